@@ -1,0 +1,13 @@
+// Everything the package exports, for every runtime. The per-runtime entry points
+// (deno.js, node.js, browser.js) only differ in how they load the .wasm bytes.
+export { AgentmemError } from "./errors.js";
+export {
+  uuid5,
+  uuid5Batch,
+  conversationId,
+  coiaThread,
+  cimThreadId,
+  supervisorThreadId,
+  parseThreadId,
+  extractDealId,
+} from "./agentmem.js";

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need. Idempotent; a second run only checks
+# versions (a few seconds). Nothing is assumed beyond the machine image (rustup, cargo,
+# node/npm, python3, apt).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+WASM_PACK_VERSION=0.15.1
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+cargo_tool() { # binary, crate, version, extra flags
+  local bin=$1 crate=$2 version=$3; shift 3
+  if [ -x "$CARGO_TOOLS/bin/$bin" ] && "$CARGO_TOOLS/bin/$bin" --version 2>/dev/null | grep -q " $version\b"; then
+    return
+  fi
+  log "cargo install $crate $version (first run only, ~2 min)"
+  cargo install "$crate" --version "$version" --root "$CARGO_TOOLS" --force "$@"
+}
+cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
+# --locked fails for wasm-bindgen-cli on this toolchain; the version itself is pinned.
+cargo_tool wasm-bindgen wasm-bindgen-cli "$(wasm_bindgen_version)"
+
+# deno + binaryen, project-local, exactly as locked in tools/package-lock.json.
+stamp="$NPM_TOOLS/node_modules/.installed-lock"
+if ! cmp -s "$NPM_TOOLS/package-lock.json" "$stamp" 2>/dev/null; then
+  log "npm install (tools: deno, binaryen)"
+  (cd "$NPM_TOOLS" && npm install --no-audit --no-fund --loglevel=error)
+  cp "$NPM_TOOLS/package-lock.json" "$stamp"
+fi
+
+# Headless Chromium for the browser test layer (Debian packages; needs root or sudo).
+if [ "${AGENTMEM_SKIP_CHROMIUM:-}" != 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+  log "apt-get install chromium chromium-driver"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+log "tools ready: $(wasm-pack --version), $(wasm-bindgen --version), $(deno --version | head -1), wasm-opt $(wasm-opt --version | awk '{print $3}')"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test layer on a fresh machine: installs tools, builds the package, then
+#   1. native:        cargo test (core logic, CPython UUIDv5 comparison)
+#   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
+#   3. package:       the built package in Deno (deno test), Node and headless Chromium
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+start=$SECONDS
+
+"$ROOT/scripts/bootstrap.sh"
+
+log "format and lints"
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+
+log "layer 1: native cargo test"
+cargo test --quiet
+
+log "layer 2: wasm-bindgen tests (core on wasm32) in Node"
+wasm-pack test --node --no-default-features
+log "layer 2: wasm-bindgen tests (core on wasm32) in headless Chromium"
+wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
+  --no-default-features --features browser-tests
+
+"$ROOT/scripts/build.sh"
+
+log "layer 3: package in Deno"
+(cd deno && deno test --quiet --allow-read --allow-run --allow-env)
+log "layer 3: package in Node (resolved by name through the exports map)"
+mkdir -p tests/node/node_modules
+ln -sfn "$PKG" tests/node/node_modules/agentmem
+node --test tests/node/
+log "layer 3: package in headless Chromium"
+node tests/browser/run.mjs
+
+log "all layers passed in $((SECONDS - start))s"

@@ -1,0 +1,52 @@
+//! Argument checks shared by every export: JS gives us `any`, the core wants typed values.
+
+use js_sys::JsString;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::error::ErrorReport;
+
+/// A JS string that is valid Unicode. Lone surrogates are refused rather than replaced
+/// with U+FFFD, which would silently hash or store a different text.
+pub fn string(field: &str, value: &JsValue) -> Result<String, ErrorReport> {
+    let js: &JsString = value.dyn_ref().ok_or_else(|| {
+        ErrorReport::invalid_input(field, format!("{field} must be a string, got {}", type_name(value)))
+    })?;
+    if !js.is_valid_utf16() {
+        return Err(ErrorReport::invalid_input(
+            field,
+            format!("{field} contains a lone UTF-16 surrogate (not valid Unicode)"),
+        ));
+    }
+    Ok(String::from(js))
+}
+
+/// `undefined` / `null` mean "not given"; anything else must be a valid string.
+pub fn optional_string(field: &str, value: &JsValue) -> Result<Option<String>, ErrorReport> {
+    if value.is_undefined() || value.is_null() { Ok(None) } else { string(field, value).map(Some) }
+}
+
+/// A non-negative integer that a JS number represents exactly.
+pub fn safe_integer(field: &str, value: &JsValue) -> Result<u64, ErrorReport> {
+    match value.as_f64() {
+        Some(n) if n.fract() == 0.0 && (0.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&n) => Ok(n as u64),
+        _ => Err(ErrorReport::invalid_input(field, format!("{field} must be an integer between 0 and 2^53-1"))),
+    }
+}
+
+/// An array whose every element is a valid string; errors name the index.
+pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, ErrorReport> {
+    let array: &js_sys::Array = value.dyn_ref().ok_or_else(|| {
+        ErrorReport::invalid_input(field, format!("{field} must be an array of strings, got {}", type_name(value)))
+    })?;
+    array.iter().enumerate().map(|(i, item)| string(&format!("{field}[{i}]"), &item)).collect()
+}
+
+fn type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(value) {
+        "array".into()
+    } else {
+        value.js_typeof().as_string().unwrap_or_default()
+    }
+}

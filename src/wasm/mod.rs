@@ -1,0 +1,95 @@
+//! The JavaScript boundary: the only module that knows about `wasm_bindgen`.
+//!
+//! Every export follows one shape: check and convert the JS arguments, call the core,
+//! convert the result back. Failures cross as `AgentmemError` (a real `Error` subclass
+//! defined in `pkg-template/errors.js`), never as strings.
+//!
+//! Panics: the core returns `Result` everywhere a caller can cause a failure, so a panic
+//! means a bug. The release build uses `panic = "abort"`, which makes the trapping call
+//! throw a `WebAssembly.RuntimeError`. Before that trap, the panic hook installed here
+//! calls `wasm_bindgen::handler::schedule_reinit()`, so the *next* call into the module
+//! runs on a fresh instance instead of on memory a half-finished call left behind. A
+//! long-lived edge worker therefore loses one call to a bug, not the whole worker. No
+//! Rust object outlives a call (the JS facade keeps all state), so nothing refers to the
+//! discarded instance.
+
+mod args;
+mod ids;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::error::ErrorReport;
+
+#[wasm_bindgen(raw_module = "./errors.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = AgentmemError)]
+    type JsAgentmemError;
+
+    #[wasm_bindgen(constructor, js_class = AgentmemError)]
+    fn new(code: &str, message: &str, props: JsValue) -> JsAgentmemError;
+}
+
+/// The optional properties of an `AgentmemError`, named as JS sees them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ErrorProps<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pgrst_code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retries: Option<u32>,
+}
+
+impl From<ErrorReport> for JsValue {
+    fn from(report: ErrorReport) -> JsValue {
+        let props = ErrorProps {
+            status: report.status,
+            pgrst_code: report.pgrst_code.as_deref(),
+            details: report.details.as_deref(),
+            hint: report.hint.as_deref(),
+            field: report.field.as_deref(),
+            retries: report.retries,
+        };
+        let props = props.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED);
+        JsAgentmemError::new(report.code.as_str(), &report.message, props).into()
+    }
+}
+
+/// What every export returns: a value, or an `AgentmemError` to throw.
+type JsResult<T> = Result<T, JsValue>;
+
+/// Serializes a core result as plain JS objects (maps become objects, not `Map`s).
+fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| {
+        ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert result to JS: {e}")).into()
+    })
+}
+
+#[wasm_bindgen(start)]
+fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        wasm_bindgen::handler::schedule_reinit();
+        console_error(&format!("agentmem: internal error, the module will reinitialize on the next call: {info}"));
+    }));
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+/// Deliberately panics. Exists so the test suite can prove a panic does not poison the
+/// module for later calls; not part of the public API.
+#[wasm_bindgen(js_name = "__agentmemPanicForTests")]
+pub fn panic_for_tests() {
+    panic!("deliberate panic requested by the test suite");
+}

@@ -1,0 +1,53 @@
+// Runs the built package in headless Chromium (Debian's /usr/bin/chromium via
+// playwright-core) and checks it against CPython. Usage: node tests/browser/run.mjs
+import { createServer } from "node:http";
+import { readFile, writeFile, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { extname, join, normalize } from "node:path";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const root = new URL("../../", import.meta.url).pathname;
+// playwright-core lives with the other project-local tools (tools/node_modules).
+const { chromium } = createRequire(join(root, "tools/package.json"))("playwright-core");
+const names = ["", "python.org", "😀 𝄞 é", "\u0000", "x".repeat(10240)];
+const namesFile = join(root, "tests/browser/names.json");
+await writeFile(namesFile, JSON.stringify(names));
+const expected = execFileSync(process.env.PYTHON ?? "python3", ["-c", "import json,sys,uuid\nfor n in json.load(sys.stdin): print(uuid.uuid5(uuid.NAMESPACE_DNS, n))"], {
+  input: JSON.stringify(names),
+}).toString().trim().split("\n");
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm" };
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  try {
+    const body = await readFile(join(root, path));
+    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+}).listen(0, "127.0.0.1");
+await new Promise((r) => server.once("listening", r));
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+  const page = await browser.newPage();
+  const logs = [];
+  page.on("console", (m) => logs.push(m.text()));
+  page.on("pageerror", (e) => logs.push(String(e)));
+  await page.goto(`http://127.0.0.1:${server.address().port}/tests/browser/smoke.html`);
+  const result = await page.waitForFunction(() => window.__result, null, { timeout: 20000 }).then((h) => h.jsonValue());
+  assert.equal(result.failure, undefined, `${result.failure}\n${logs.join("\n")}`);
+  assert.deepEqual(result.uuid5, expected);
+  assert.match(result.minted, /^landing-[0-9a-f]{12}$/);
+  assert.deepEqual(result.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
+  console.log(`chromium ${browser.version()}: package smoke ok (${names.length} uuid5 vectors, minted ${result.minted})`);
+} finally {
+  await browser.close();
+  server.close();
+  await rm(namesFile, { force: true });
+}
