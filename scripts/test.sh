@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test layer on a fresh machine: installs tools, builds the package, then
-#   1. native:        cargo test (core logic, CPython UUIDv5 comparison)
+# Runs every test layer on a fresh machine: installs tools, starts the local stack
+# (Postgres + migrations + gateway), builds the package, then
+#   1. native:        cargo test --workspace (core logic, CPython UUIDv5 comparison, and
+#                     the gateway against the real Postgres), plus the Postgres script checks
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
 #   3. package:       the built package in Deno (deno test), Node and headless Chromium
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -10,11 +12,17 @@ start=$SECONDS
 "$ROOT/scripts/bootstrap.sh"
 
 log "format and lints"
-cargo fmt --check
-cargo clippy --quiet --all-targets -- -D warnings
+cargo fmt --all --check
+cargo clippy --quiet --workspace --all-targets -- -D warnings
 
-log "layer 1: native cargo test"
-cargo test --quiet
+log "stack: Postgres + migrations + gateway"
+"$ROOT/scripts/stack.sh" up
+trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
+
+log "layer 1: native cargo test (crate, gateway against the stack)"
+cargo test --quiet --workspace
+log "layer 1: Postgres script checks"
+"$ROOT/tests/stack/postgres_test.sh"
 
 log "layer 2: wasm-bindgen tests (core on wasm32) in Node"
 wasm-pack test --node --no-default-features

@@ -1,0 +1,514 @@
+//! One request, start to finish: CORS, Supabase's API-key gate, JWT → role, the
+//! statement for the resource, one transaction, and PostgREST's response shape.
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+use crate::jwt;
+use crate::plan::{self, RpcArgs, Window};
+use crate::pool::{DbFailure, Pool};
+use crate::prefer::{Prefer, Resolution, Return};
+use crate::query::{self, QueryParams};
+use crate::schema::{Function, SchemaCache, Table};
+use crate::sql::literal;
+
+pub struct Config {
+    pub schema: String,
+    pub extra_search_path: Vec<String>,
+    pub jwt_secret: Vec<u8>,
+    pub jwt_aud: Option<String>,
+    pub anon_role: String,
+    pub max_rows: Option<u64>,
+    /// Keys Supabase's API gateway accepts in `apikey` (legacy JWT keys and opaque
+    /// `sb_publishable_…` / `sb_secret_…` keys), with the role each stands for.
+    pub api_keys: Vec<(String, String)>,
+}
+
+pub struct App {
+    pub config: Config,
+    pub schema: RwLock<Arc<SchemaCache>>,
+    pub pool: Pool,
+}
+
+pub struct Request<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub query: &'a str,
+    pub headers: &'a [(String, String)],
+    pub body: &'a [u8],
+}
+
+impl Request<'_> {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn headers_named<'b>(&'b self, name: &'b str) -> impl Iterator<Item = &'b str> + 'b {
+        self.headers.iter().filter(move |(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn error(e: &ApiError) -> Response {
+        let mut headers = vec![("Content-Type".to_owned(), "application/json; charset=utf-8".to_owned())];
+        if !e.gateway_shape {
+            headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
+        }
+        headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        Response { status: e.status, headers, body: e.body().into_bytes() }
+    }
+}
+
+/// Who the request runs as.
+struct Auth {
+    role: String,
+    claims: Map<String, Value>,
+}
+
+const SINGULAR: &str = "application/vnd.pgrst.object+json";
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+fn bearer(req: &Request) -> Option<String> {
+    let h = req.header("authorization")?;
+    let (scheme, token) = h.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+}
+
+impl App {
+    fn authenticate(&self, req: &Request, supabase: bool) -> Result<Auth, ApiError> {
+        let mut token = bearer(req);
+        if supabase {
+            // Supabase's API gateway: an API key is mandatory and must be one it knows.
+            let apikey = req
+                .header("apikey")
+                .map(str::to_owned)
+                .or_else(|| query::decode_pairs(req.query).into_iter().find(|(k, _)| k == "apikey").map(|(_, v)| v));
+            let Some(apikey) = apikey else {
+                return Err(ApiError::api_gateway(
+                    401,
+                    "No API key found in request",
+                    "No `apikey` request header or url param was found.",
+                ));
+            };
+            let Some((_, key_role)) = self.config.api_keys.iter().find(|(k, _)| *k == apikey) else {
+                return Err(ApiError::api_gateway(
+                    401,
+                    "Invalid API key",
+                    "Double check your Supabase `anon` or `service_role` API key.",
+                ));
+            };
+            // Supabase's gateway keeps a user JWT in Authorization; otherwise (no header, or a
+            // `Bearer sb_…` one) it substitutes the apikey, translating opaque sb_ keys into the
+            // role they stand for (docker/volumes/api/kong.yml, LUA_AUTH_EXPR).
+            if token.as_deref().is_none_or(|t| t.starts_with("sb_")) {
+                if apikey.starts_with("sb_") {
+                    return Ok(Auth {
+                        role: key_role.clone(),
+                        claims: Map::from_iter([("role".into(), json!(key_role))]),
+                    });
+                }
+                token = Some(apikey.clone());
+            }
+        }
+        let Some(token) = token else {
+            return Ok(Auth { role: self.config.anon_role.clone(), claims: Map::new() });
+        };
+        let claims =
+            jwt::verify(&token, &self.config.jwt_secret, self.config.jwt_aud.as_deref(), now()).map_err(|e| {
+                ApiError::pgrst(401, e.code(), e.message()).with_header(
+                    "WWW-Authenticate",
+                    format!("Bearer error=\"invalid_token\", error_description={:?}", e.message()),
+                )
+            })?;
+        let role =
+            claims.get("role").and_then(Value::as_str).map_or_else(|| self.config.anon_role.clone(), str::to_owned);
+        Ok(Auth { role, claims })
+    }
+
+    fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer) -> String {
+        let mut claims = auth.claims.clone();
+        claims.insert("role".into(), json!(auth.role));
+        let headers: Map<String, Value> = req
+            .headers
+            .iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
+            .map(|(k, v)| (k.to_ascii_lowercase(), json!(v)))
+            .collect();
+        let cookies: Map<String, Value> = req
+            .header("cookie")
+            .map(|c| {
+                c.split(';').filter_map(|kv| kv.trim().split_once('=')).map(|(k, v)| (k.to_owned(), json!(v))).collect()
+            })
+            .unwrap_or_default();
+        let mut search_path = vec![crate::sql::ident(&self.config.schema)];
+        search_path.extend(self.config.extra_search_path.iter().map(|s| crate::sql::ident(s)));
+        let set = |k: &str, v: &str| format!("set_config({}, {}, true)", literal(k), literal(v));
+        let mut parts = vec![
+            set("search_path", &search_path.join(", ")),
+            set("role", &auth.role),
+            set("request.jwt.claims", &Value::Object(claims).to_string()),
+            set("request.method", req.method),
+            set("request.path", req.path),
+            set("request.headers", &Value::Object(headers).to_string()),
+            set("request.cookies", &Value::Object(cookies).to_string()),
+        ];
+        if let Some(tz) = &prefer.timezone {
+            parts.push(set("timezone", tz));
+        }
+        format!("SELECT {}", parts.join(", "))
+    }
+
+    pub async fn handle(&self, req: &Request<'_>) -> Response {
+        match self.handle_inner(req).await {
+            Ok(r) => r,
+            Err(e) => Response::error(&e),
+        }
+    }
+
+    async fn handle_inner(&self, req: &Request<'_>) -> Result<Response, ApiError> {
+        let (supabase, path) = match req.path.strip_prefix("/rest/v1") {
+            Some(rest) => (true, rest),
+            None => (false, req.path),
+        };
+        let auth = self.authenticate(req, supabase)?;
+        let prefer = Prefer::parse(req.headers_named("prefer"));
+        prefer.check_strict()?;
+        let singular = req.header("accept").is_some_and(|a| a.contains(SINGULAR));
+        let resource = path.trim_start_matches('/');
+        let schema = self.schema.read().expect("schema lock").clone();
+        let authed = auth.role != self.config.anon_role;
+
+        if resource.is_empty() {
+            return Ok(self.root(&schema));
+        }
+        let mut pairs = query::decode_pairs(req.query);
+        if supabase {
+            // The platform's gateway consumes `apikey`; it never reaches PostgREST as a filter.
+            pairs.retain(|(k, _)| k != "apikey");
+        }
+        let (sql, kind, read_only) = if let Some(name) = resource.strip_prefix("rpc/") {
+            let funcs = schema.functions.get(name);
+            let (sql, kind, volatile) = self.call_plan(req, &schema, name, funcs, &pairs, &prefer, singular)?;
+            // GET runs read-only; POST too, unless the function is VOLATILE (MainTx.hs).
+            (sql, kind, matches!(req.method, "GET" | "HEAD") || !volatile)
+        } else {
+            let table = schema.tables.get(resource).ok_or_else(|| {
+                ApiError::pgrst(
+                    404,
+                    "PGRST205",
+                    format!("Could not find the table '{}.{resource}' in the schema cache", schema.schema),
+                )
+            })?;
+            let q = query::parse_query(&pairs, None)?;
+            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, singular)?;
+            (sql, kind, matches!(req.method, "GET" | "HEAD"))
+        };
+        let setup = self.setup_sql(req, &auth, &prefer);
+        let result = self.pool.run(&setup, &sql, read_only, |row| decide(&kind, row, singular, &prefer)).await;
+        let row = match result {
+            Ok(row) => row,
+            Err(DbFailure::Db(db)) => return Err(ApiError::from_db(&db, authed)),
+            Err(DbFailure::Api(e)) => return Err(e),
+            Err(DbFailure::Connection(msg)) => {
+                return Err(ApiError::pgrst(503, "PGRST001", "Database client error. Retrying the connection.")
+                    .with_details(msg));
+            }
+        };
+        respond(&kind, &row, &prefer, singular)
+    }
+
+    fn root(&self, schema: &SchemaCache) -> Response {
+        let mut names: Vec<&String> = schema.tables.keys().collect();
+        names.sort();
+        let body = json!({ "tables": names, "note": "this gateway does not serve OpenAPI" }).to_string();
+        Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/json; charset=utf-8".into())],
+            body: body.into_bytes(),
+        }
+    }
+
+    fn table_plan(
+        &self,
+        req: &Request,
+        schema: &SchemaCache,
+        table: &Table,
+        q: &QueryParams,
+        prefer: &Prefer,
+        singular: bool,
+    ) -> Result<(String, Kind), ApiError> {
+        let s = &schema.schema;
+        match req.method {
+            "GET" | "HEAD" => {
+                // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
+                let range =
+                    if req.method == "GET" { req.header("range").and_then(query::parse_range_header) } else { None };
+                let window = Window::new(range, q, self.config.max_rows);
+                Ok((
+                    plan::read(s, table, q, window, prefer, singular)?,
+                    Kind::Read { window, head: req.method == "HEAD" },
+                ))
+            }
+            "POST" => {
+                if !table.insertable {
+                    return Err(ApiError::pgrst(405, "PGRST100", format!("Cannot insert into '{}'", table.name)));
+                }
+                let p = plan::payload(req.body, q.columns.as_deref())?;
+                let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
+                    && (q.on_conflict.is_some() || !table.primary_key.is_empty());
+                Ok((plan::insert(s, table, q, &p, prefer, singular)?, Kind::Insert { merge }))
+            }
+            "PATCH" => {
+                let p = plan::payload(req.body, q.columns.as_deref())?;
+                Ok((plan::update(s, table, q, &p, prefer, singular)?, Kind::Update))
+            }
+            "DELETE" => Ok((plan::delete(s, table, q, prefer, singular)?, Kind::Delete)),
+            m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call_plan(
+        &self,
+        req: &Request,
+        schema: &SchemaCache,
+        name: &str,
+        funcs: Option<&Vec<Function>>,
+        pairs: &[(String, String)],
+        prefer: &Prefer,
+        singular: bool,
+    ) -> Result<(String, Kind, bool), ApiError> {
+        let (keys, json_args): (Vec<String>, Option<plan::Payload>) = match req.method {
+            "POST" => {
+                let body = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { req.body };
+                let p = plan::payload(body, None)?;
+                (p.keys.clone(), Some(p))
+            }
+            "GET" | "HEAD" => {
+                let reserved =
+                    ["select", "order", "limit", "offset", "or", "and", "not.or", "not.and", "columns", "on_conflict"];
+                (pairs.iter().map(|(k, _)| k.clone()).filter(|k| !reserved.contains(&k.as_str())).collect(), None)
+            }
+            m => return Err(ApiError::pgrst(405, "PGRST101", format!("Cannot use the {m} method on RPC"))),
+        };
+        let not_found = || {
+            let sig = if keys.is_empty() { String::new() } else { keys.join(", ") };
+            ApiError::pgrst(404, "PGRST202", format!("Could not find the function {}.{name}({sig}) in the schema cache", schema.schema))
+                .with_details(format!(
+                    "Searched for the function {}.{name} with parameters {sig} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                    schema.schema
+                ))
+        };
+        let candidates: Vec<&Function> = funcs
+            .map(|fs| {
+                fs.iter()
+                    .filter(|f| {
+                        if f.single_unnamed_json() || (prefer.single_object && f.args.len() == 1) {
+                            return json_args.is_some();
+                        }
+                        keys.iter().all(|k| f.args.iter().any(|a| a.name == *k))
+                            && f.args.iter().all(|a| a.has_default || keys.contains(&a.name))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let func = match candidates.as_slice() {
+            [] => return Err(not_found()),
+            [f] => *f,
+            _ => {
+                return Err(ApiError::pgrst(300, "PGRST203", format!("Could not choose the best candidate function between: {name}"))
+                    .with_hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved"));
+            }
+        };
+        let names: Vec<String> = func.args.iter().map(|a| a.name.clone()).collect();
+        let q = query::parse_query(pairs, Some(&names))?;
+        let args = match json_args {
+            Some(p) => RpcArgs::Json(p),
+            None => RpcArgs::Direct(q.rpc_args.clone()),
+        };
+        let range = if req.method == "GET" { req.header("range").and_then(query::parse_range_header) } else { None };
+        let window = Window::new(
+            range,
+            &q,
+            self.config.max_rows.filter(|_| {
+                func.returns == crate::schema::ReturnShape::SetofComposite
+                    || func.returns == crate::schema::ReturnShape::SetofScalar
+            }),
+        );
+        let sql = plan::call(&schema.schema, func, &args, &q, window, prefer, singular)?;
+        Ok((sql, Kind::Call { window, void: func.returns == crate::schema::ReturnShape::Void }, func.volatility == "v"))
+    }
+}
+
+/// What kind of statement ran, for shaping the response.
+pub enum Kind {
+    Read { window: Window, head: bool },
+    Insert { merge: bool },
+    Update,
+    Delete,
+    Call { window: Window, void: bool },
+}
+
+/// The outer select's one row.
+pub struct Row {
+    pub total: Option<i64>,
+    pub page_total: i64,
+    pub body: Option<String>,
+    pub guc_headers: Option<String>,
+    pub guc_status: Option<String>,
+    pub inserted: Option<i64>,
+}
+
+/// Runs inside the transaction, after the statement: a failure here rolls back. Returns
+/// whether to commit.
+fn decide(kind: &Kind, row: &Row, singular: bool, prefer: &Prefer) -> Result<bool, ApiError> {
+    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
+    if singular && row.page_total != 1 && !matches!(kind, Kind::Call { void: true, .. }) {
+        return Err(ApiError::pgrst(406, "PGRST116", "Cannot coerce the result to a single JSON object")
+            .with_details(format!("The result contains {} rows", row.page_total)));
+    }
+    if mutation
+        && let Some(max) = prefer.max_affected
+        && prefer.strict
+        && row.page_total as u64 > max
+    {
+        return Err(ApiError::pgrst(400, "PGRST124", "Query result exceeds max-affected preference constraint")
+            .with_details(format!("The query affects {} rows", row.page_total)));
+    }
+    Ok(prefer.tx_rollback != Some(true))
+}
+
+fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
+    let range = if total != Some(0) && lower <= upper { format!("{lower}-{upper}") } else { "*".into() };
+    format!("{range}/{}", total.map_or("*".to_owned(), |t| t.to_string()))
+}
+
+fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Response, ApiError> {
+    let ct =
+        if singular { "application/vnd.pgrst.object+json; charset=utf-8" } else { "application/json; charset=utf-8" };
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut applied = Vec::new();
+    let body = row.body.clone().unwrap_or_default().into_bytes();
+    let counted_total = |t: Option<i64>| if prefer.counting() { t } else { None };
+    let (status, body) = match kind {
+        Kind::Read { window, .. } | Kind::Call { window, void: false } => {
+            let lower = window.offset as i64;
+            let upper = lower + row.page_total - 1;
+            let total = counted_total(row.total);
+            let status = match total {
+                Some(t) if lower > t => 416,
+                Some(t) if (1 + upper - lower) < t => 206,
+                _ => 200,
+            };
+            if status == 416 {
+                let e = ApiError::pgrst(416, "PGRST103", "Requested range not satisfiable")
+                    .with_details(format!(
+                        "An offset of {lower} was requested, but there are only {} rows.",
+                        total.unwrap_or(0)
+                    ))
+                    .with_header("Content-Range", format!("*/{}", total.unwrap_or(0)));
+                return Ok(Response::error(&e));
+            }
+            headers.push(("Content-Range".into(), content_range(lower, upper, total)));
+            headers.push(("Content-Type".into(), ct.into()));
+            let head = matches!(kind, Kind::Read { head: true, .. });
+            (status, if head { Vec::new() } else { body })
+        }
+        Kind::Call { .. } => (204, Vec::new()),
+        Kind::Insert { merge } => {
+            headers.push(("Content-Range".into(), content_range(1, 0, counted_total(Some(row.page_total)))));
+            let status = match (merge, row.inserted) {
+                (true, Some(i)) if i <= 0 => 200,
+                (true, None) if row.page_total == 0 => 200,
+                _ => 201,
+            };
+            if let Some(r) =
+                prefer.resolution.filter(|_| *merge || prefer.resolution == Some(Resolution::IgnoreDuplicates))
+            {
+                applied.push(match r {
+                    Resolution::MergeDuplicates => "resolution=merge-duplicates",
+                    Resolution::IgnoreDuplicates => "resolution=ignore-duplicates",
+                });
+            }
+            if plan::want_body(prefer) {
+                headers.push(("Content-Type".into(), ct.into()));
+                (status, body)
+            } else {
+                (status, Vec::new())
+            }
+        }
+        Kind::Update | Kind::Delete => {
+            let range = if matches!(kind, Kind::Update) {
+                content_range(0, row.page_total - 1, counted_total(Some(row.page_total)))
+            } else {
+                content_range(1, 0, counted_total(Some(row.page_total)))
+            };
+            headers.push(("Content-Range".into(), range));
+            if plan::want_body(prefer) {
+                headers.push(("Content-Type".into(), ct.into()));
+                (200, body)
+            } else {
+                (204, Vec::new())
+            }
+        }
+    };
+    match prefer.ret {
+        Some(Return::Representation) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
+            applied.push("return=representation")
+        }
+        Some(Return::Minimal) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
+            applied.push("return=minimal")
+        }
+        _ => {}
+    }
+    match prefer.count {
+        Some(crate::prefer::Count::Exact) => applied.push("count=exact"),
+        Some(crate::prefer::Count::Planned) => applied.push("count=planned"),
+        Some(crate::prefer::Count::Estimated) => applied.push("count=estimated"),
+        None => {}
+    }
+    match prefer.tx_rollback {
+        Some(true) => applied.push("tx=rollback"),
+        Some(false) => applied.push("tx=commit"),
+        None => {}
+    }
+    if !applied.is_empty() {
+        headers.push(("Preference-Applied".into(), applied.join(", ")));
+    }
+    let mut status = status;
+    if let Some(s) = row.guc_status.as_deref() {
+        status = s
+            .trim()
+            .parse()
+            .map_err(|_| ApiError::pgrst(500, "PGRST112", "response.status guc must be a valid status code"))?;
+    }
+    if let Some(h) = row.guc_headers.as_deref() {
+        let list: Vec<Map<String, Value>> = serde_json::from_str(h).map_err(|_| {
+            ApiError::pgrst(
+                500,
+                "PGRST111",
+                "response.headers guc must be a JSON array composed of objects with a single key and a string value",
+            )
+        })?;
+        for obj in list {
+            for (k, v) in obj {
+                let v = v.as_str().unwrap_or_default().to_owned();
+                headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(&k));
+                headers.push((k, v));
+            }
+        }
+    }
+    Ok(Response { status, headers, body })
+}

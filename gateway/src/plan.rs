@@ -1,0 +1,510 @@
+//! Whole statements for each request kind, shaped like PostgREST's
+//! (src/PostgREST/Query/Statements.hs, QueryBuilder.hs, SqlFragment.hs): the operation runs
+//! in a `pgrst_source` CTE and one outer SELECT returns `total_result_set`, `page_total`,
+//! `body` (JSON text built by Postgres), the `response.headers`/`response.status` GUCs and,
+//! for upserts, how many rows were inserted rather than updated.
+
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::prefer::{Prefer, Resolution, Return};
+use crate::query::{QueryParams, SelectItem};
+use crate::schema::{Function, ReturnShape, Table};
+use crate::sql::{check_no_nul, ident, limit_offset, literal, order_clause, qualified, select_list, where_clause};
+
+/// Rows to skip and the most to return (None = all), after `Range`, `limit`, `offset`
+/// and `db-max-rows` were combined as PostgREST's RangeQuery does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub offset: u64,
+    pub limit: Option<u64>,
+}
+
+impl Window {
+    pub fn new(header: Option<(u64, Option<u64>)>, q: &QueryParams, max_rows: Option<u64>) -> Window {
+        let (mut offset, mut limit) = header.unwrap_or((0, None));
+        if let Some(o) = q.offset {
+            // Intersection of [header range] and [offset, ∞).
+            if o > offset {
+                limit = limit.map(|l| l.saturating_sub(o - offset));
+                offset = o;
+            }
+        }
+        if let Some(l) = q.limit {
+            limit = Some(limit.map_or(l, |x| x.min(l)));
+        }
+        if let Some(m) = max_rows {
+            limit = Some(limit.map_or(m, |x| x.min(m)));
+        }
+        Window { offset, limit }
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.offset == 0 && self.limit.is_none()
+    }
+}
+
+const GUC_HEADERS: &str = "nullif(current_setting('response.headers', true), '')";
+const GUC_STATUS: &str = "nullif(current_setting('response.status', true), '')";
+
+fn outer(total: &str, page_total: &str, body: &str, inserted: &str, from: &str) -> String {
+    format!(
+        "SELECT {total}::text AS total_result_set, {page_total}::text AS page_total, {body}::text AS body, \
+         {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted \
+         FROM ({from}) _postgrest_t"
+    )
+}
+
+fn body_expr(singular: bool, scalar: bool, set: bool) -> &'static str {
+    match (singular, scalar, set) {
+        (true, true, _) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
+        (true, false, _) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
+        (false, true, true) => "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')",
+        (false, true, false) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
+        (false, false, true) => "coalesce(json_agg(_postgrest_t), '[]')",
+        (false, false, false) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
+    }
+}
+
+fn default_select() -> Vec<SelectItem> {
+    vec![SelectItem::Star]
+}
+
+pub fn read(
+    schema: &str,
+    table: &Table,
+    q: &QueryParams,
+    window: Window,
+    prefer: &Prefer,
+    singular: bool,
+) -> Result<String, ApiError> {
+    let rel = qualified(schema, &table.name);
+    let alias = table.name.as_str();
+    let items = q.select.clone().unwrap_or_else(default_select);
+    let select = select_list(alias, table, &items)?;
+    let filters = where_clause(alias, Some(table), &q.conditions)?;
+    let order = order_clause(alias, Some(table), &q.order)?;
+    let source = format!(
+        "SELECT {select} FROM {rel} AS {a}{filters}{order}{lo}",
+        a = ident(alias),
+        lo = limit_offset(window.limit, Some(window.offset))
+    );
+    let (count_cte, total) = count_parts(prefer, window, &format!("SELECT 1 FROM {rel} AS {}{filters}", ident(alias)));
+    Ok(format!(
+        "WITH pgrst_source AS ({source}){count_cte} {}",
+        outer(
+            &total,
+            "pg_catalog.count(_postgrest_t)",
+            body_expr(singular, false, true),
+            "''",
+            "SELECT * FROM pgrst_source"
+        )
+    ))
+}
+
+/// PostgREST's countF: a separate count only when the page may be smaller than the set.
+fn count_parts(prefer: &Prefer, window: Window, count_query: &str) -> (String, String) {
+    if !prefer.counting() {
+        return (String::new(), "null::bigint".into());
+    }
+    if window.is_all() {
+        (String::new(), "pg_catalog.count(_postgrest_t)".into())
+    } else {
+        (
+            format!(", pgrst_source_count AS ({count_query})"),
+            "(SELECT pg_catalog.count(*) FROM pgrst_source_count)".into(),
+        )
+    }
+}
+
+/// The request body as PostgREST reads it: an object or an array of objects.
+pub struct Payload {
+    pub json: String,
+    pub is_object: bool,
+    pub keys: Vec<String>,
+}
+
+pub fn payload(body: &[u8], columns: Option<&[String]>) -> Result<Payload, ApiError> {
+    let invalid = || ApiError::pgrst(400, "PGRST102", "Empty or invalid json");
+    let text = std::str::from_utf8(body).map_err(|_| invalid())?;
+    let value: Value = serde_json::from_str(text).map_err(|_| invalid())?;
+    if text.contains("\\u0000") {
+        return Err(ApiError::pgrst(400, "22P05", "unsupported Unicode escape sequence")
+            .with_details("\\u0000 cannot be converted to text."));
+    }
+    let (is_object, objects): (bool, Vec<&serde_json::Map<String, Value>>) = match &value {
+        Value::Object(o) => (true, vec![o]),
+        Value::Array(items) => {
+            let objs = items.iter().map(Value::as_object).collect::<Option<Vec<_>>>().ok_or_else(invalid)?;
+            (false, objs)
+        }
+        _ => return Err(invalid()),
+    };
+    let keys: Vec<String> = match columns {
+        Some(cols) => cols.to_vec(),
+        None => {
+            let first: Vec<String> = objects.first().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+            let mut sorted_first = first.clone();
+            sorted_first.sort();
+            for o in objects.iter().skip(1) {
+                let mut k: Vec<&String> = o.keys().collect();
+                k.sort();
+                if k.len() != sorted_first.len() || k.iter().zip(&sorted_first).any(|(a, b)| *a != b) {
+                    return Err(ApiError::pgrst(400, "PGRST102", "All object keys must match"));
+                }
+            }
+            first
+        }
+    };
+    Ok(Payload { json: text.to_owned(), is_object, keys })
+}
+
+fn typed_columns(table: &Table, keys: &[String]) -> Result<String, ApiError> {
+    keys.iter()
+        .map(|k| {
+            table.column(k).map(|c| format!("{} {}", ident(&c.name), c.type_name)).ok_or_else(|| {
+                ApiError::pgrst(
+                    400,
+                    "PGRST204",
+                    format!("Could not find the '{k}' column of '{}' in the schema cache", table.name),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|v| v.join(", "))
+}
+
+/// `FROM (SELECT '<json>'::json AS json_data) pgrst_payload, LATERAL (SELECT cols FROM
+/// json_to_record[set](...) AS _(typed cols)) pgrst_body` (SqlFragment.fromJsonBodyF).
+fn json_body_source(table: &Table, p: &Payload) -> Result<String, ApiError> {
+    let func = if p.is_object { "json_to_record" } else { "json_to_recordset" };
+    let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
+    let source = if p.keys.is_empty() {
+        if p.is_object {
+            "(values(1)) _".to_owned()
+        } else {
+            "json_array_elements(pgrst_payload.json_data) _".to_owned()
+        }
+    } else {
+        format!("{func}(pgrst_payload.json_data) AS _({})", typed_columns(table, &p.keys)?)
+    };
+    Ok(format!(
+        "FROM (SELECT {}::json AS json_data) pgrst_payload, LATERAL (SELECT {} FROM {source}) pgrst_body",
+        literal(&p.json),
+        if cols.is_empty() { "1".to_owned() } else { cols }
+    ))
+}
+
+/// What RETURNING must produce for the outer select (RETURNING 1 when no body is wanted,
+/// so RLS SELECT policies are not consulted, as in PostgREST's returningF).
+fn returning(schema: &str, table: &Table, items: &[SelectItem], want_body: bool) -> String {
+    if !want_body {
+        return "RETURNING 1".into();
+    }
+    let rel = qualified(schema, &table.name);
+    if items.iter().any(|i| matches!(i, SelectItem::Star)) {
+        return format!("RETURNING {rel}.*");
+    }
+    let mut cols: Vec<&str> = Vec::new();
+    for i in items {
+        if let SelectItem::Field { field, .. } = i
+            && !cols.contains(&field.column.as_str())
+        {
+            cols.push(&field.column);
+        }
+    }
+    format!("RETURNING {}", cols.iter().map(|c| format!("{rel}.{}", ident(c))).collect::<Vec<_>>().join(", "))
+}
+
+fn mutation_outer(
+    table: &Table,
+    items: &[SelectItem],
+    want_body: bool,
+    singular: bool,
+    inserted: &str,
+) -> Result<String, ApiError> {
+    let from = if want_body {
+        format!("SELECT {} FROM pgrst_source", select_list("pgrst_source", table, items)?)
+    } else {
+        "SELECT * FROM pgrst_source".to_owned()
+    };
+    let body = if want_body { body_expr(singular, false, true) } else { "null" };
+    Ok(outer("''", "pg_catalog.count(_postgrest_t)", body, inserted, &from))
+}
+
+pub fn want_body(prefer: &Prefer) -> bool {
+    prefer.ret == Some(Return::Representation)
+}
+
+pub fn insert(
+    schema: &str,
+    table: &Table,
+    q: &QueryParams,
+    p: &Payload,
+    prefer: &Prefer,
+    singular: bool,
+) -> Result<String, ApiError> {
+    let rel = qualified(schema, &table.name);
+    let items = q.select.clone().unwrap_or_else(default_select);
+    let body = want_body(prefer);
+    let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
+    let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
+    let resolution = prefer.resolution.filter(|_| !conflict_cols.is_empty());
+    for c in &conflict_cols {
+        if resolution.is_some() && table.column(c).is_none() {
+            return Err(ApiError::pgrst(400, "42703", format!("column \"{c}\" does not exist")));
+        }
+    }
+    let merge = resolution == Some(Resolution::MergeDuplicates);
+    let counted = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0'";
+    let uncounted = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) - 1)::text, true) <> '-1'";
+    let mut sql = format!(
+        "INSERT INTO {rel}{} SELECT {} {}",
+        if cols.is_empty() { String::new() } else { format!("({cols})") },
+        if cols.is_empty() {
+            String::new()
+        } else {
+            p.keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ")
+        },
+        json_body_source(table, p)?
+    );
+    if merge {
+        sql.push_str(&format!(" WHERE {counted}"));
+    }
+    if let Some(res) = resolution {
+        sql.push_str(&format!(
+            " ON CONFLICT({}) ",
+            conflict_cols.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
+        ));
+        match res {
+            Resolution::IgnoreDuplicates => sql.push_str("DO NOTHING"),
+            Resolution::MergeDuplicates if p.keys.is_empty() => sql.push_str("DO NOTHING"),
+            Resolution::MergeDuplicates => sql.push_str(&format!(
+                "DO UPDATE SET {} WHERE {uncounted}",
+                p.keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+    sql.push(' ');
+    sql.push_str(&returning(schema, table, &items, body));
+    let inserted = if merge { "nullif(current_setting('pgrst.inserted', true), '')::int" } else { "''" };
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, inserted)?))
+}
+
+pub fn update(
+    schema: &str,
+    table: &Table,
+    q: &QueryParams,
+    p: &Payload,
+    prefer: &Prefer,
+    singular: bool,
+) -> Result<String, ApiError> {
+    if !p.is_object {
+        return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
+            .with_details("PATCH expects a single JSON object"));
+    }
+    let rel = qualified(schema, &table.name);
+    let items = q.select.clone().unwrap_or_else(default_select);
+    let body = want_body(prefer);
+    let filters = where_clause(&table.name, Some(table), &q.conditions)?;
+    let sql = if p.keys.is_empty() {
+        format!("SELECT {rel}.* FROM {rel} WHERE false")
+    } else {
+        format!(
+            "UPDATE {rel} AS {a} SET {} {}{filters} {}",
+            p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
+            json_body_source(table, p)?,
+            returning_alias(&table.name, &items, body),
+            a = ident(&table.name),
+        )
+    };
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, "''")?))
+}
+
+/// RETURNING for statements that alias the table by its own name (UPDATE/DELETE).
+fn returning_alias(alias: &str, items: &[SelectItem], want_body: bool) -> String {
+    if !want_body {
+        return "RETURNING 1".into();
+    }
+    if items.iter().any(|i| matches!(i, SelectItem::Star)) {
+        return format!("RETURNING {}.*", ident(alias));
+    }
+    let mut cols: Vec<&str> = Vec::new();
+    for i in items {
+        if let SelectItem::Field { field, .. } = i
+            && !cols.contains(&field.column.as_str())
+        {
+            cols.push(&field.column);
+        }
+    }
+    format!(
+        "RETURNING {}",
+        cols.iter().map(|c| format!("{}.{}", ident(alias), ident(c))).collect::<Vec<_>>().join(", ")
+    )
+}
+
+pub fn delete(
+    schema: &str,
+    table: &Table,
+    q: &QueryParams,
+    prefer: &Prefer,
+    singular: bool,
+) -> Result<String, ApiError> {
+    let rel = qualified(schema, &table.name);
+    let items = q.select.clone().unwrap_or_else(default_select);
+    let body = want_body(prefer);
+    let filters = where_clause(&table.name, Some(table), &q.conditions)?;
+    let sql =
+        format!("DELETE FROM {rel} AS {}{filters} {}", ident(&table.name), returning_alias(&table.name, &items, body));
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, "''")?))
+}
+
+/// The arguments of an RPC: a JSON object body (POST) or query parameters (GET).
+pub enum RpcArgs {
+    Json(Payload),
+    Direct(Vec<(String, String)>),
+}
+
+pub fn call(
+    schema: &str,
+    func: &Function,
+    args: &RpcArgs,
+    q: &QueryParams,
+    window: Window,
+    prefer: &Prefer,
+    singular: bool,
+) -> Result<String, ApiError> {
+    let fq = qualified(schema, &func.name);
+    let scalar = matches!(func.returns, ReturnShape::Scalar | ReturnShape::SetofScalar | ReturnShape::Void);
+    let set = matches!(func.returns, ReturnShape::SetofScalar | ReturnShape::SetofComposite);
+    let call_it = |argument: String| {
+        if scalar {
+            format!("(SELECT {fq}({argument}) pgrst_scalar) pgrst_call")
+        } else {
+            format!("{fq}({argument}) pgrst_call")
+        }
+    };
+    let from_call = if func.single_unnamed_json() || (prefer.single_object && func.args.len() == 1) {
+        let json = match args {
+            RpcArgs::Json(p) => p.json.clone(),
+            RpcArgs::Direct(pairs) => {
+                Value::Object(pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect()).to_string()
+            }
+        };
+        format!("FROM {}", call_it(format!("{}::{}", literal(&json), func.args[0].type_name)))
+    } else {
+        match args {
+            RpcArgs::Json(p) => {
+                let named: Vec<&crate::schema::Arg> = func.args.iter().filter(|a| p.keys.contains(&a.name)).collect();
+                if named.is_empty() {
+                    format!("FROM {}", call_it(String::new()))
+                } else {
+                    let typed = named
+                        .iter()
+                        .map(|a| format!("{} {}", ident(&a.name), a.type_name))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let cols = named.iter().map(|a| ident(&a.name)).collect::<Vec<_>>().join(", ");
+                    let func_rec = if p.is_object { "json_to_record" } else { "json_to_recordset" };
+                    let params = named
+                        .iter()
+                        .map(|a| {
+                            format!(
+                                "{}{} := pgrst_body.{}",
+                                if a.variadic { "VARIADIC " } else { "" },
+                                ident(&a.name),
+                                ident(&a.name)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    format!(
+                        "FROM (SELECT {}::json AS json_data) pgrst_payload, LATERAL (SELECT {cols} FROM {func_rec}(pgrst_payload.json_data) AS _({typed}) LIMIT 1) pgrst_body, LATERAL {}",
+                        literal(&p.json),
+                        call_it(params)
+                    )
+                }
+            }
+            RpcArgs::Direct(pairs) => {
+                let mut parts = Vec::new();
+                for a in &func.args {
+                    if let Some((_, v)) = pairs.iter().find(|(k, _)| *k == a.name) {
+                        check_no_nul(v)?;
+                        parts.push(format!("{} := {}::{}", ident(&a.name), literal(v), a.type_name));
+                    }
+                }
+                format!("FROM {}", call_it(parts.join(", ")))
+            }
+        }
+    };
+    let source = format!("SELECT {} {from_call}", if scalar { "pgrst_call.pgrst_scalar" } else { "pgrst_call.*" });
+    let items = q.select.clone().unwrap_or_else(default_select);
+    let select = if scalar {
+        "pgrst_source.pgrst_scalar".to_owned()
+    } else if items.iter().all(|i| matches!(i, SelectItem::Star)) {
+        "pgrst_source.*".to_owned()
+    } else {
+        rpc_select(&items)?
+    };
+    let filters = where_clause("pgrst_source", None, &q.conditions)?;
+    let order = order_clause("pgrst_source", None, &q.order)?;
+    let inner =
+        format!("SELECT {select} FROM pgrst_source{filters}{order}{}", limit_offset(window.limit, Some(window.offset)));
+    let single = !set;
+    let (count_cte, total) = if prefer.counting() {
+        count_parts(prefer, window, &format!("SELECT 1 FROM pgrst_source{filters}"))
+    } else {
+        (String::new(), "null::bigint".into())
+    };
+    let page_total = if single { "1" } else { "pg_catalog.count(_postgrest_t)" };
+    Ok(format!(
+        "WITH pgrst_source AS ({source}){count_cte} {}",
+        outer(&total, page_total, body_expr(singular, scalar, set), "''", &inner)
+    ))
+}
+
+/// A select list over a function's result, whose columns the schema cache does not know.
+fn rpc_select(items: &[SelectItem]) -> Result<String, ApiError> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            SelectItem::Star => out.push("pgrst_source.*".to_owned()),
+            SelectItem::Field { field, alias, cast } => {
+                let mut expr = crate::sql::field_expr("pgrst_source", field);
+                if let Some(c) = cast {
+                    expr = format!("CAST({expr} AS {c})");
+                }
+                out.push(format!("{expr} AS {}", ident(alias.as_deref().unwrap_or(field.output_name()))));
+            }
+        }
+    }
+    Ok(out.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_combines_range_limit_offset_and_max_rows() {
+        let q = |s: &str| crate::query::parse_query(&crate::query::decode_pairs(s), None).unwrap();
+        assert_eq!(Window::new(None, &q(""), None), Window { offset: 0, limit: None });
+        assert_eq!(Window::new(None, &q("limit=5&offset=10"), None), Window { offset: 10, limit: Some(5) });
+        assert_eq!(Window::new(Some((0, Some(10))), &q("limit=3"), None), Window { offset: 0, limit: Some(3) });
+        assert_eq!(Window::new(Some((0, Some(10))), &q("offset=4"), None), Window { offset: 4, limit: Some(6) });
+        assert_eq!(Window::new(None, &q(""), Some(1000)), Window { offset: 0, limit: Some(1000) });
+        assert_eq!(Window::new(None, &q("limit=5000"), Some(1000)), Window { offset: 0, limit: Some(1000) });
+    }
+
+    #[test]
+    fn payload_rules() {
+        assert_eq!(payload(br#"[{"a":1,"b":2},{"b":3,"a":4}]"#, None).unwrap().keys, ["a", "b"]);
+        assert_eq!(payload(br#"[{"a":1},{"b":3}]"#, None).err().unwrap().message, "All object keys must match");
+        assert_eq!(payload(br#"[{"a":1},{"b":3}]"#, Some(&["a".into()])).unwrap().keys, ["a"]);
+        assert_eq!(payload(b"nope", None).err().unwrap().code, "PGRST102");
+        assert_eq!(payload(b"42", None).err().unwrap().code, "PGRST102");
+        assert_eq!(payload(br#"{"a":"x\u0000y"}"#, None).err().unwrap().code, "22P05");
+        let p = payload(b"[]", None).unwrap();
+        assert_eq!((p.keys.len(), p.is_object), (0, false));
+    }
+}
