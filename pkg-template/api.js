@@ -1,6 +1,7 @@
 // Everything the package exports, for every runtime. The per-runtime entry points
 // (deno.js, node.js, browser.js) only differ in how they load the .wasm bytes.
 export { AgentmemError } from "./errors.js";
+export { AgentmemClient, createClient } from "./client.js";
 export {
   uuid5,
   uuid5Batch,
@@ -10,4 +11,5 @@ export {
   supervisorThreadId,
   parseThreadId,
   extractDealId,
+  inspectToken,
 } from "./agentmem.js";

@@ -2,7 +2,10 @@
 # The local Supabase-like stack: Postgres (+pgvector, Supabase roles and auth schema) →
 # migrations → agentmem-gateway (PostgREST-compatible, Supabase API-key gate).
 #
-#   scripts/stack.sh up         start everything (idempotent); prints URL and keys
+#   scripts/stack.sh up [--test-fixtures]
+#                               start everything (idempotent); prints URL and keys; with
+#                               --test-fixtures also applies tests/fixtures/*.sql (test-only
+#                               tables and functions, never migrations)
 #   scripts/stack.sh down       stop the gateway and Postgres
 #   scripts/stack.sh env        the stack's settings as shell assignments (source-able)
 #   scripts/stack.sh jwt SUB [ROLE] [SECONDS]   mint a user JWT (default role authenticated, 1 h)
@@ -32,6 +35,11 @@ up() {
   build_gateway
   "$ROOT/scripts/postgres.sh" start >/dev/null
   "$ROOT/scripts/migrate.sh" >&2
+  if [ "${1:-}" = "--test-fixtures" ]; then
+    for f in "$ROOT"/tests/fixtures/*.sql; do
+      PGOPTIONS="-c client_min_messages=warning" "$ROOT/scripts/postgres.sh" psql -X -q -v ON_ERROR_STOP=1 --single-transaction -f "$f" >&2
+    done
+  fi
   mkdir -p "$GW_DIR"
   if gateway_running; then
     # Pick up new migrations without a restart, as PostgREST does.
@@ -76,7 +84,7 @@ down() {
 }
 
 case "${1:-}" in
-  up) up ;;
+  up) up "${2:-}" ;;
   down) down ;;
   env) cat "$STACK_DIR/env" ;;
   status) gateway_running && echo "gateway running (pid $(cat "$GW_DIR/pid"))" || echo "gateway stopped"; "$ROOT/scripts/postgres.sh" status || true ;;
@@ -84,5 +92,5 @@ case "${1:-}" in
     [ -n "${2:-}" ] || { echo "usage: stack.sh jwt SUB [ROLE] [SECONDS]" >&2; exit 2; }
     [ -x "$GATEWAY_BIN" ] || build_gateway
     "$GATEWAY_BIN" mint --jwt-secret "$JWT_SECRET" --sub "$2" --role "${3:-authenticated}" --expires-in "${4:-3600}" ;;
-  *) sed -n '2,13p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
 esac

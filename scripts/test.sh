@@ -14,9 +14,10 @@ start=$SECONDS
 log "format and lints"
 cargo fmt --all --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
+cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
 
 log "stack: Postgres + migrations + gateway"
-"$ROOT/scripts/stack.sh" up
+"$ROOT/scripts/stack.sh" up --test-fixtures
 trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
 
 log "layer 1: native cargo test (crate, gateway against the stack)"
@@ -33,7 +34,7 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
 "$ROOT/scripts/build.sh"
 
 log "layer 3: package in Deno"
-(cd deno && deno test --quiet --allow-read --allow-run --allow-env)
+(cd deno && deno test --quiet --allow-read --allow-run --allow-env --allow-net)
 log "layer 3: package in Node (resolved by name through the exports map)"
 mkdir -p tests/node/node_modules
 ln -sfn "$PKG" tests/node/node_modules/agentmem

@@ -137,6 +137,19 @@ impl App {
         Ok(Auth { role, claims })
     }
 
+    /// Schema negotiation (ApiRequest.hs `getSchema`): reads name the schema in
+    /// `Accept-Profile`, writes in `Content-Profile`; only the exposed schema is served.
+    fn check_profile(&self, req: &Request) -> Result<(), ApiError> {
+        let header = if matches!(req.method, "GET" | "HEAD") { "accept-profile" } else { "content-profile" };
+        match req.header(header) {
+            Some(profile) if profile != self.config.schema => {
+                Err(ApiError::pgrst(406, "PGRST106", format!("Invalid schema: {profile}"))
+                    .with_hint(format!("Only the following schemas are exposed: {}", self.config.schema)))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer) -> String {
         let mut claims = auth.claims.clone();
         claims.insert("role".into(), json!(auth.role));
@@ -183,6 +196,7 @@ impl App {
             None => (false, req.path),
         };
         let auth = self.authenticate(req, supabase)?;
+        self.check_profile(req)?;
         let prefer = Prefer::parse(req.headers_named("prefer"));
         prefer.check_strict()?;
         let singular = req.header("accept").is_some_and(|a| a.contains(SINGULAR));

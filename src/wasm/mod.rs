@@ -14,7 +14,9 @@
 //! discarded instance.
 
 mod args;
+mod http;
 mod ids;
+mod transport;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -50,6 +52,13 @@ struct ErrorProps<'a> {
 
 impl From<ErrorReport> for JsValue {
     fn from(report: ErrorReport) -> JsValue {
+        js_error(report, None)
+    }
+}
+
+/// An `AgentmemError`, with the platform error that caused it (e.g. fetch's TypeError).
+fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
+    {
         let props = ErrorProps {
             status: report.status,
             pgrst_code: report.pgrst_code.as_deref(),
@@ -58,7 +67,12 @@ impl From<ErrorReport> for JsValue {
             field: report.field.as_deref(),
             retries: report.retries,
         };
-        let props = props.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED);
+        let props = to_js(&props).unwrap_or(JsValue::UNDEFINED);
+        if let Some(cause) = cause
+            && props.is_object()
+        {
+            let _ = js_sys::Reflect::set(&props, &"cause".into(), &cause);
+        }
         JsAgentmemError::new(report.code.as_str(), &report.message, props).into()
     }
 }
@@ -66,11 +80,25 @@ impl From<ErrorReport> for JsValue {
 /// What every export returns: a value, or an `AgentmemError` to throw.
 type JsResult<T> = Result<T, JsValue>;
 
-/// Serializes a core result as plain JS objects (maps become objects, not `Map`s).
+/// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
+/// and produced by the engine's own `JSON`: one serde implementation (serde_json) serves
+/// every type, which keeps the module small, and JS objects arrive as plain objects.
 fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| {
-        ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert result to JS: {e}")).into()
-    })
+    let text = serde_json::to_string(value).map_err(|e| {
+        JsValue::from(ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert a result to JS: {e}")))
+    })?;
+    js_sys::JSON::parse(&text)
+}
+
+/// A JS value as `T`, through `JSON.stringify` (so `Date`s become ISO strings and
+/// `undefined` properties disappear, as in any JSON API). Unknown option names are
+/// rejected by the types' `deny_unknown_fields`.
+fn from_js<T: serde::de::DeserializeOwned>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
+    let text = js_sys::JSON::stringify(v)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} cannot be converted to JSON")))?;
+    serde_json::from_str(&text).map_err(|e| ErrorReport::invalid_input(field, format!("{field}: {e}")))
 }
 
 #[wasm_bindgen(start)]

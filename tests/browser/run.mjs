@@ -1,5 +1,7 @@
 // Runs the built package in headless Chromium (Debian's /usr/bin/chromium via
-// playwright-core) and checks it against CPython. Usage: node tests/browser/run.mjs
+// playwright-core): a smoke page checked against CPython, then the shared transport cases
+// (tests/transport/cases.js) against the running stack (scripts/stack.sh up --test-fixtures).
+// Usage: node tests/browser/run.mjs
 import { createServer } from "node:http";
 import { readFile, writeFile, rm } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
@@ -17,9 +19,20 @@ const expected = execFileSync(process.env.PYTHON ?? "python3", ["-c", "import js
   input: JSON.stringify(names),
 }).toString().trim().split("\n");
 
+const stackDir = process.env.AGENTMEM_STACK_DIR ?? "/tmp/agentmem-stack";
+const stackEnv = Object.fromEntries(
+  (await readFile(join(stackDir, "env"), "utf8").catch(() => {
+    throw new Error(`no stack settings in ${stackDir}/env: start it with scripts/stack.sh up --test-fixtures`);
+  })).split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+);
+
 const types = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm" };
 const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  if (path === "/__env.json") {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stackEnv));
+    return;
+  }
   try {
     const body = await readFile(join(root, path));
     res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
@@ -46,6 +59,19 @@ try {
   assert.match(result.minted, /^landing-[0-9a-f]{12}$/);
   assert.deepEqual(result.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
   console.log(`chromium ${browser.version()}: package smoke ok (${names.length} uuid5 vectors, minted ${result.minted})`);
+
+  const transport = await browser.newPage();
+  const tlogs = [];
+  transport.on("console", (m) => tlogs.push(m.text()));
+  transport.on("pageerror", (e) => tlogs.push(String(e)));
+  await transport.goto(`http://127.0.0.1:${server.address().port}/tests/browser/transport.html`);
+  const t = await transport.waitForFunction(() => window.__result, null, { timeout: 120000, polling: 200 }).then((h) => h.jsonValue());
+  for (const r of t.results) console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name}${r.ok ? ` (${r.ms} ms)` : `\n${r.error}`}`);
+  assert.equal(t.failure, undefined, `${t.failure}\n${tlogs.join("\n")}`);
+  const failed = t.results.filter((r) => !r.ok);
+  assert.ok(t.results.length > 0, "no transport cases ran");
+  assert.equal(failed.length, 0, `${failed.length} transport case(s) failed in Chromium`);
+  console.log(`chromium: ${t.results.length} transport cases passed against the stack`);
 } finally {
   await browser.close();
   server.close();

@@ -1,0 +1,9 @@
+// The transport against the real stack, in Deno. The cases are shared with the Chromium
+// run (tests/browser/transport.html), so both runtimes are held to the same behaviour.
+import * as agentmem from "agentmem";
+import { transportCases } from "../tests/transport/cases.js";
+import { stackEnv } from "./stack.ts";
+
+for (const { name, fn } of transportCases({ agentmem, env: stackEnv() })) {
+  Deno.test(name, fn);
+}

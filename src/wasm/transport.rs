@@ -1,0 +1,156 @@
+//! Exports for `crate::transport`: client options, the request entry point behind the
+//! facade's `AgentmemClient` methods, and token inspection.
+
+use js_sys::{Function, Reflect};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+use super::http::JsHttp;
+use super::{JsResult, args, from_js, js_error, to_js};
+use crate::error::ErrorReport;
+use crate::transport::client::{RetryPolicy, execute};
+use crate::transport::credentials;
+use crate::transport::request::{self, HttpRequest, Target};
+
+/// `createClient` options, as the user writes them.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClientOptions {
+    url: String,
+    api_key: String,
+    access_token: Option<String>,
+    timeout_ms: Option<u32>,
+    retries: Option<u32>,
+    schema: Option<String>,
+    #[serde(default)]
+    headers: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    dangerously_allow_secret_key_in_browser: bool,
+    /// Read separately (JSON.stringify drops functions); declared so it is not "unknown".
+    #[serde(default)]
+    #[allow(dead_code)]
+    fetch: Option<serde::de::IgnoredAny>,
+}
+
+/// The validated client, as the facade keeps it between calls.
+struct Client {
+    target: Target,
+    policy: RetryPolicy,
+    http: JsHttp,
+}
+
+fn optional<T: DeserializeOwned + Default>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
+    if v.is_undefined() || v.is_null() { Ok(T::default()) } else { from_js(field, v) }
+}
+
+/// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
+/// Supabase's hosted edge runtime is built on, defines `window` too).
+fn in_browser() -> bool {
+    let global = js_sys::global();
+    let has = |name: &str| Reflect::get(&global, &name.into()).is_ok_and(|v| !v.is_undefined());
+    has("document") || (has("window") && !has("Deno"))
+}
+
+fn client(options: &JsValue) -> Result<Client, ErrorReport> {
+    if !options.is_object() {
+        return Err(ErrorReport::invalid_input("options", "createClient needs an options object { url, apiKey, ... }"));
+    }
+    let o: ClientOptions = from_js("options", options)?;
+    let mut target = Target::new(&o.url, &o.api_key, o.access_token.as_deref())?;
+    credentials::check_browser_use(
+        &o.api_key,
+        o.access_token.as_deref(),
+        in_browser(),
+        o.dangerously_allow_secret_key_in_browser,
+    )?;
+    target.schema = o.schema;
+    target.headers = o.headers.into_iter().collect();
+    let defaults = RetryPolicy::default();
+    let retries = o.retries.unwrap_or(defaults.retries);
+    if retries > RetryPolicy::MAX_RETRIES {
+        return Err(ErrorReport::invalid_input(
+            "retries",
+            format!("retries must be between 0 and {}", RetryPolicy::MAX_RETRIES),
+        ));
+    }
+    let timeout_ms = o.timeout_ms.unwrap_or(defaults.timeout_ms);
+    if timeout_ms == 0 || timeout_ms > RetryPolicy::MAX_TIMEOUT_MS {
+        return Err(ErrorReport::invalid_input(
+            "timeoutMs",
+            format!("timeoutMs must be between 1 and {}", RetryPolicy::MAX_TIMEOUT_MS),
+        ));
+    }
+    let fetch = Reflect::get(options, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
+    let fetch = if fetch.is_undefined() || fetch.is_null() {
+        Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        fetch
+    };
+    let fetch: Function = fetch.dyn_into().map_err(|_| {
+        ErrorReport::invalid_input("fetch", "fetch must be a function (no global fetch in this runtime?)")
+    })?;
+    Ok(Client { target, policy: RetryPolicy { retries, timeout_ms, ..defaults }, http: JsHttp { fetch } })
+}
+
+/// Validates client options up front, so `createClient` fails fast on bad input.
+#[wasm_bindgen(js_name = checkClientOptions)]
+pub fn check_client_options(options: JsValue) -> JsResult<String> {
+    Ok(client(&options)?.target.rest_url)
+}
+
+fn build(c: &Client, op: &str, name: &str, payload: &JsValue, options: &JsValue) -> Result<HttpRequest, ErrorReport> {
+    let t = &c.target;
+    let req = match op {
+        "select" => request::select(t, name, &optional("options", options)?),
+        "insert" => request::insert(t, name, &from_js("rows", payload)?, &optional("options", options)?),
+        "upsert" => request::upsert(t, name, &from_js("rows", payload)?, &optional("options", options)?),
+        "update" => request::update(t, name, &from_js("patch", payload)?, &optional("options", options)?),
+        "delete" => request::delete(t, name, &optional("options", options)?),
+        "rpc" => {
+            let args = if payload.is_undefined() || payload.is_null() {
+                serde_json::json!({})
+            } else {
+                from_js("args", payload)?
+            };
+            request::rpc(t, name, &args, &optional("options", options)?)
+        }
+        other => return Err(ErrorReport::invalid_input("op", format!("unknown operation {other:?}"))),
+    };
+    req.map_err(ErrorReport::from)
+}
+
+/// Sends one request through the client; resolves to `{ data, count, status }`.
+#[wasm_bindgen(js_name = clientRequest)]
+pub async fn client_request(
+    options: JsValue,
+    op: String,
+    name: JsValue,
+    payload: JsValue,
+    request_options: JsValue,
+) -> JsResult<JsValue> {
+    let c = client(&options)?;
+    let name = args::string(if op == "rpc" { "function" } else { "table" }, &name)?;
+    let req = build(&c, &op, &name, &payload, &request_options)?;
+    let secrets: Vec<&str> =
+        [Some(c.target.api_key.as_str()), c.target.access_token.as_deref()].into_iter().flatten().collect();
+    let decoded = execute(&c.http, &c.policy, &req, &secrets).await.map_err(|f| js_error(f.report, f.cause))?;
+    let data = match &decoded.body {
+        None => JsValue::NULL,
+        Some(text) => js_sys::JSON::parse(text).map_err(|e| {
+            js_error(ErrorReport::new(crate::ErrorCode::Server, "the server sent invalid JSON"), Some(e))
+        })?,
+    };
+    let out = js_sys::Object::new();
+    let _ = Reflect::set(&out, &"data".into(), &data);
+    let _ = Reflect::set(&out, &"count".into(), &decoded.count.map_or(JsValue::NULL, |c| JsValue::from_f64(c as f64)));
+    let _ = Reflect::set(&out, &"status".into(), &JsValue::from(decoded.status));
+    Ok(out.into())
+}
+
+/// What a key or access token stands for (decoded, not verified).
+#[wasm_bindgen(js_name = inspectToken)]
+pub fn inspect_token(token: JsValue) -> JsResult<JsValue> {
+    let token = args::string("token", &token)?;
+    to_js(&credentials::inspect("token", &token).map_err(ErrorReport::from)?)
+}
