@@ -1,0 +1,659 @@
+-- LangGraph checkpoints over PostgREST RPC, with row-level security (issue 5, spec 002).
+--
+-- Three tables in the shape of @langchain/langgraph-checkpoint-postgres (checkpoints
+-- without channel values; one blob row per channel version, so unchanged channels are
+-- not rewritten; pending writes with task_path), plus `owner_id` and `created_at`.
+-- Each saver operation is ONE RPC (= one HTTP request, one transaction), SECURITY
+-- INVOKER, so row-level security decides as the caller:
+--
+--   langgraph_put(...)                  blobs (new versions only) + checkpoint upsert
+--   langgraph_put_writes(...)           pending writes (special channels upserted)
+--   langgraph_get_tuple(...)            checkpoint + its blobs + its writes (+ v<4 sends)
+--   langgraph_list(...)                 the same shape, newest first, filtered
+--   langgraph_delete_thread(...)        every row of a thread, all namespaces
+--   cleanup_old_checkpoints(days_old)   retention (spec 002), keeps each latest checkpoint
+--   langgraph_checkpoint_metrics(...)   counts and bytes (spec 002 observability)
+--
+-- Blobs cross the API as standard base64 text (padded, no line breaks), never as bytea.
+--
+-- Ownership: a thread belongs to its first writer. Every row records `owner_id`
+-- (auth.uid() of the writer). An authenticated user reads, changes and deletes only
+-- their own rows, and may add rows to a thread only if no other user owns it (a write
+-- into another user's thread fails with SQLSTATE 42501). service_role bypasses RLS; its
+-- writes through these functions inherit the owner of an existing thread (null for a
+-- new one, making it a service-owned thread that no user can write into). anon has no
+-- access at all. The deal-scoped access of spec 002 (org members share `cim-{dealId}-…`
+-- threads) is opt-in: supabase/optional/langgraph_deal_scoped.sql.
+--
+-- Key columns use the "C" collation, so ordering (checkpoint_id DESC, pending writes by
+-- task_path, task_id, idx) and `before` comparisons are by code point, as LangGraph
+-- requires, whatever the database's default collation is.
+
+-- Tables ---------------------------------------------------------------------------------
+create table if not exists public.langgraph_checkpoints (
+  thread_id            text collate "C" not null,
+  checkpoint_ns        text collate "C" not null default '',
+  checkpoint_id        text collate "C" not null,
+  parent_checkpoint_id text collate "C",
+  type                 text,
+  checkpoint           jsonb not null,
+  metadata             jsonb not null default '{}'::jsonb,
+  created_at           timestamptz not null default now(),
+  owner_id             uuid default auth.uid() references auth.users (id) on delete cascade,
+  primary key (thread_id, checkpoint_ns, checkpoint_id)
+);
+
+create table if not exists public.langgraph_checkpoint_blobs (
+  thread_id     text collate "C" not null,
+  checkpoint_ns text collate "C" not null default '',
+  channel       text collate "C" not null,
+  version       text collate "C" not null,
+  type          text not null,
+  blob          bytea,
+  created_at    timestamptz not null default now(),
+  owner_id      uuid default auth.uid() references auth.users (id) on delete cascade,
+  primary key (thread_id, checkpoint_ns, channel, version)
+);
+
+create table if not exists public.langgraph_checkpoint_writes (
+  thread_id     text collate "C" not null,
+  checkpoint_ns text collate "C" not null default '',
+  checkpoint_id text collate "C" not null,
+  task_id       text collate "C" not null,
+  task_path     text collate "C" not null default '',
+  idx           integer not null,
+  channel       text collate "C" not null,
+  type          text,
+  blob          bytea not null,
+  created_at    timestamptz not null default now(),
+  owner_id      uuid default auth.uid() references auth.users (id) on delete cascade,
+  primary key (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+
+comment on table public.langgraph_checkpoints is
+  'LangGraph checkpoints (without channel_values; those live in langgraph_checkpoint_blobs). Written through rpc/langgraph_put. Thread ids: any text; spec 002 uses cim-{dealId}-{cimId} and supervisor-{dealId}-{timestamp}.';
+comment on table public.langgraph_checkpoint_blobs is
+  'One serialized channel value per (thread, namespace, channel, version); type "empty" with a null blob marks a channel without a value.';
+comment on table public.langgraph_checkpoint_writes is
+  'Pending writes of a checkpoint, per task; idx is WRITES_IDX_MAP[channel] (-1..-4) for special channels, else the write''s position.';
+comment on column public.langgraph_checkpoints.owner_id is
+  'The writer (auth.uid()); a thread belongs to its first writer. Null for rows written by service_role into a new thread.';
+comment on column public.langgraph_checkpoints.metadata is
+  'CheckpointMetadata (source, step, parents, ...); may carry deal_id. Filtered with @> by rpc/langgraph_list.';
+
+-- get_tuple/list by thread+namespace use the primary key; these serve the rest.
+create index if not exists langgraph_checkpoints_thread_idx
+  on public.langgraph_checkpoints (thread_id, checkpoint_id desc);
+create index if not exists langgraph_checkpoints_owner_idx
+  on public.langgraph_checkpoints (owner_id, checkpoint_id desc);
+create index if not exists langgraph_checkpoints_created_at_idx
+  on public.langgraph_checkpoints (created_at);
+create index if not exists langgraph_checkpoints_metadata_idx
+  on public.langgraph_checkpoints using gin (metadata jsonb_path_ops);
+create index if not exists langgraph_checkpoint_blobs_owner_idx
+  on public.langgraph_checkpoint_blobs (owner_id);
+create index if not exists langgraph_checkpoint_writes_owner_idx
+  on public.langgraph_checkpoint_writes (owner_id);
+
+-- Thread ownership -----------------------------------------------------------------------
+-- The owner of a thread: the owner of its earliest checkpoint (by checkpoint_id), else of
+-- any of its blobs or writes; null when the thread has no rows; the nil UUID when its first
+-- rows have no owner (written by service_role), so no user can write into it.
+-- SECURITY DEFINER: it must see rows the caller cannot (that is its purpose). A signed-in
+-- caller (auth.uid() set) learns no one else's id: the answer is their own id, null (the
+-- thread is free) or the nil UUID (it is someone else's). Callers without a uid
+-- (service_role, postgres) get the real owner. Used by the RLS policies below.
+create or replace function public.langgraph_thread_owner(p_thread_id text)
+returns uuid
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case
+           when o.owner is null or auth.uid() is null or o.owner = auth.uid() then o.owner
+           else '00000000-0000-0000-0000-000000000000'::uuid
+         end
+    from (select coalesce(
+            (select coalesce(c.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
+               from public.langgraph_checkpoints c
+              where c.thread_id = p_thread_id
+              order by c.checkpoint_id
+              limit 1),
+            (select coalesce(b.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
+               from public.langgraph_checkpoint_blobs b
+              where b.thread_id = p_thread_id
+              limit 1),
+            (select coalesce(w.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
+               from public.langgraph_checkpoint_writes w
+              where w.thread_id = p_thread_id
+              limit 1)) as owner) o
+$$;
+
+comment on function public.langgraph_thread_owner(text) is
+  'Owner of a LangGraph thread (its first writer), for RLS policies: null = no rows; nil UUID = service-owned, or (to a signed-in caller) owned by someone else.';
+
+-- Row-level security ---------------------------------------------------------------------
+alter table public.langgraph_checkpoints enable row level security;
+alter table public.langgraph_checkpoint_blobs enable row level security;
+alter table public.langgraph_checkpoint_writes enable row level security;
+
+do $$
+declare
+  t text;
+begin
+  foreach t in array array['langgraph_checkpoints', 'langgraph_checkpoint_blobs',
+                           'langgraph_checkpoint_writes']
+  loop
+    execute format('drop policy if exists %I on public.%I', t || '_select_own', t);
+    execute format('drop policy if exists %I on public.%I', t || '_insert_own', t);
+    execute format('drop policy if exists %I on public.%I', t || '_update_own', t);
+    execute format('drop policy if exists %I on public.%I', t || '_delete_own', t);
+
+    execute format($p$
+      create policy %I on public.%I for select to authenticated
+        using (owner_id = (select auth.uid()))
+    $p$, t || '_select_own', t);
+    -- Own rows only, and only into a thread that is new or already the caller's.
+    execute format($p$
+      create policy %I on public.%I for insert to authenticated
+        with check (
+          owner_id = (select auth.uid())
+          and coalesce(public.langgraph_thread_owner(thread_id), (select auth.uid()))
+              = (select auth.uid())
+        )
+    $p$, t || '_insert_own', t);
+    -- The thread check also stops an UPDATE from moving an own row into another thread.
+    execute format($p$
+      create policy %I on public.%I for update to authenticated
+        using (owner_id = (select auth.uid()))
+        with check (
+          owner_id = (select auth.uid())
+          and coalesce(public.langgraph_thread_owner(thread_id), (select auth.uid()))
+              = (select auth.uid())
+        )
+    $p$, t || '_update_own', t);
+    execute format($p$
+      create policy %I on public.%I for delete to authenticated
+        using (owner_id = (select auth.uid()))
+    $p$, t || '_delete_own', t);
+
+    -- Supabase's default privileges give anon (and TRUNCATE, which ignores RLS) to
+    -- every new table: state the grants explicitly.
+    execute format('revoke all on public.%I from public, anon, authenticated', t);
+    execute format('grant select, insert, update, delete on public.%I to authenticated', t);
+    execute format('grant all on public.%I to service_role', t);
+  end loop;
+end
+$$;
+
+-- Internals ------------------------------------------------------------------------------
+-- One checkpoint row as the JSON that get_tuple/list return.
+create or replace function public.langgraph_tuple_json(c public.langgraph_checkpoints)
+returns jsonb
+language sql
+stable
+security invoker
+set search_path = public
+as $$
+  select jsonb_build_object(
+    'thread_id', c.thread_id,
+    'checkpoint_ns', c.checkpoint_ns,
+    'checkpoint_id', c.checkpoint_id,
+    'parent_checkpoint_id', c.parent_checkpoint_id,
+    'type', c.type,
+    'checkpoint', c.checkpoint,
+    'metadata', c.metadata,
+    'blobs', coalesce((
+      select jsonb_agg(jsonb_build_object(
+               'channel', b.channel, 'version', b.version, 'type', b.type,
+               'blob', translate(encode(b.blob, 'base64'), E'\n', ''))
+             order by b.channel)
+        from jsonb_each_text(case when jsonb_typeof(c.checkpoint -> 'channel_versions') = 'object'
+                                  then c.checkpoint -> 'channel_versions' end) v
+        join langgraph_checkpoint_blobs b
+          on b.thread_id = c.thread_id
+         and b.checkpoint_ns = c.checkpoint_ns
+         and b.channel = v.key
+         and b.version = v.value), '[]'::jsonb),
+    'writes', coalesce((
+      select jsonb_agg(jsonb_build_object(
+               'task_id', w.task_id, 'channel', w.channel, 'type', w.type,
+               'blob', translate(encode(w.blob, 'base64'), E'\n', ''), 'idx', w.idx, 'task_path', w.task_path)
+             order by w.task_path, w.task_id, w.idx)
+        from langgraph_checkpoint_writes w
+       where w.thread_id = c.thread_id
+         and w.checkpoint_ns = c.checkpoint_ns
+         and w.checkpoint_id = c.checkpoint_id), '[]'::jsonb),
+    -- Only for checkpoints older than format v4 that have a parent (LangGraph then moves
+    -- the parent's '__pregel_tasks' writes into channel_values); '[]' otherwise.
+    'pending_sends', case
+      when c.parent_checkpoint_id is not null
+       and jsonb_typeof(c.checkpoint -> 'v') = 'number'
+       and (c.checkpoint ->> 'v')::numeric < 4
+      then coalesce((
+        select jsonb_agg(jsonb_build_object('type', w.type, 'blob', translate(encode(w.blob, 'base64'), E'\n', ''))
+               order by w.task_path, w.task_id, w.idx)
+          from langgraph_checkpoint_writes w
+         where w.thread_id = c.thread_id
+           and w.checkpoint_ns = c.checkpoint_ns
+           and w.checkpoint_id = c.parent_checkpoint_id
+           and w.channel = '__pregel_tasks'), '[]'::jsonb)
+      else '[]'::jsonb
+    end
+  )
+$$;
+
+-- RPC: put -------------------------------------------------------------------------------
+-- p_blobs: [{channel, version, type, blob}] for the channels in newVersions; blob is
+-- base64 or null (type "empty"). Existing (channel, version) rows are kept as they are.
+create or replace function public.langgraph_put(
+  p_thread_id text,
+  p_checkpoint_ns text,
+  p_checkpoint_id text,
+  p_parent_checkpoint_id text,
+  p_type text,
+  p_checkpoint jsonb,
+  p_metadata jsonb,
+  p_blobs jsonb
+)
+returns jsonb
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_ns text := coalesce(p_checkpoint_ns, '');
+  v_owner uuid := auth.uid();
+begin
+  if p_thread_id is null or p_thread_id = '' then
+    raise exception 'langgraph_put: p_thread_id is required' using errcode = '22023';
+  end if;
+  if p_checkpoint_id is null or p_checkpoint_id = '' then
+    raise exception 'langgraph_put: p_checkpoint_id is required' using errcode = '22023';
+  end if;
+  if p_checkpoint is null or jsonb_typeof(p_checkpoint) <> 'object' then
+    raise exception 'langgraph_put: p_checkpoint must be a JSON object' using errcode = '22023';
+  end if;
+  if jsonb_typeof(p_checkpoint -> 'channel_versions') not in ('object', 'null') then
+    raise exception 'langgraph_put: p_checkpoint.channel_versions must be an object'
+      using errcode = '22023';
+  end if;
+  if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
+    raise exception 'langgraph_put: p_metadata must be a JSON object' using errcode = '22023';
+  end if;
+  if p_blobs is not null and jsonb_typeof(p_blobs) <> 'array' then
+    raise exception 'langgraph_put: p_blobs must be a JSON array' using errcode = '22023';
+  end if;
+  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
+              where jsonb_typeof(b) <> 'object'
+                 or jsonb_typeof(b -> 'channel') is distinct from 'string'
+                 or coalesce(jsonb_typeof(b -> 'version'), '') not in ('string', 'number')
+                 or jsonb_typeof(b -> 'type') is distinct from 'string'
+                 or coalesce(jsonb_typeof(b -> 'blob'), 'null') not in ('string', 'null')) then
+    raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null)'
+      using errcode = '22023';
+  end if;
+
+  -- Serialize writers of one thread, so that two users racing to be a new thread's
+  -- first writer cannot both succeed (the second then sees the first's rows).
+  perform pg_advisory_xact_lock(1818585975, hashtext(p_thread_id));
+  if v_owner is null then -- service_role: keep an existing thread's owner
+    v_owner := nullif(langgraph_thread_owner(p_thread_id), '00000000-0000-0000-0000-000000000000'::uuid);
+  end if;
+
+  insert into langgraph_checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, owner_id)
+  select p_thread_id, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type',
+         decode(b ->> 'blob', 'base64'), v_owner
+    from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
+  on conflict (thread_id, checkpoint_ns, channel, version) do nothing;
+
+  insert into langgraph_checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, owner_id)
+  values
+    (p_thread_id, v_ns, p_checkpoint_id, p_parent_checkpoint_id, p_type,
+     p_checkpoint - 'channel_values', coalesce(p_metadata, '{}'::jsonb), v_owner)
+  on conflict (thread_id, checkpoint_ns, checkpoint_id) do update set
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    type = excluded.type,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata;
+
+  return jsonb_build_object('thread_id', p_thread_id, 'checkpoint_ns', v_ns,
+                            'checkpoint_id', p_checkpoint_id);
+end
+$$;
+
+-- RPC: put_writes ------------------------------------------------------------------------
+-- p_writes: [{idx, channel, type, blob}] in the task's order; blob is base64. idx may be
+-- omitted: it then defaults to WRITES_IDX_MAP[channel] or the element's position (0-based).
+-- All channels special (__error__, __scheduled__, __interrupt__, __resume__): upsert (the
+-- last element wins for a repeated idx); otherwise insert-once (existing rows are kept).
+create or replace function public.langgraph_put_writes(
+  p_thread_id text,
+  p_checkpoint_ns text,
+  p_checkpoint_id text,
+  p_task_id text,
+  p_task_path text,
+  p_writes jsonb
+)
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_ns text := coalesce(p_checkpoint_ns, '');
+  v_path text := coalesce(p_task_path, '');
+  v_owner uuid := auth.uid();
+  v_special constant text[] := array['__error__', '__scheduled__', '__interrupt__', '__resume__'];
+  v_all_special boolean;
+  v_count integer;
+begin
+  if p_thread_id is null or p_thread_id = '' then
+    raise exception 'langgraph_put_writes: p_thread_id is required' using errcode = '22023';
+  end if;
+  if p_checkpoint_id is null or p_checkpoint_id = '' then
+    raise exception 'langgraph_put_writes: p_checkpoint_id is required' using errcode = '22023';
+  end if;
+  if p_task_id is null then
+    raise exception 'langgraph_put_writes: p_task_id is required' using errcode = '22023';
+  end if;
+  if p_writes is null or jsonb_typeof(p_writes) <> 'array' then
+    raise exception 'langgraph_put_writes: p_writes must be a JSON array' using errcode = '22023';
+  end if;
+  if exists (select 1 from jsonb_array_elements(p_writes) w
+              where jsonb_typeof(w) <> 'object'
+                 or jsonb_typeof(w -> 'channel') is distinct from 'string'
+                 or coalesce(jsonb_typeof(w -> 'type'), 'null') not in ('string', 'null')
+                 or jsonb_typeof(w -> 'blob') is distinct from 'string'
+                 or coalesce(jsonb_typeof(w -> 'idx'), 'null') not in ('number', 'null')) then
+    raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) and optionally idx'
+      using errcode = '22023';
+  end if;
+  if jsonb_array_length(p_writes) = 0 then
+    return 0;
+  end if;
+
+  select bool_and((w ->> 'channel') = any (v_special)) into v_all_special
+    from jsonb_array_elements(p_writes) w;
+
+  -- Serialize writers of one thread, so that two users racing to be a new thread's
+  -- first writer cannot both succeed (the second then sees the first's rows).
+  perform pg_advisory_xact_lock(1818585975, hashtext(p_thread_id));
+  if v_owner is null then -- service_role: keep an existing thread's owner
+    v_owner := nullif(langgraph_thread_owner(p_thread_id), '00000000-0000-0000-0000-000000000000'::uuid);
+  end if;
+
+  if v_all_special then
+    insert into langgraph_checkpoint_writes
+      (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, owner_id)
+    select distinct on (x.idx)
+           p_thread_id, v_ns, p_checkpoint_id, p_task_id, v_path, x.idx, x.channel, x.type,
+           decode(x.blob, 'base64'), v_owner
+      from (select coalesce((w ->> 'idx')::integer,
+                            -array_position(v_special, w ->> 'channel')) as idx,
+                   w ->> 'channel' as channel, w ->> 'type' as type, w ->> 'blob' as blob, o
+              from jsonb_array_elements(p_writes) with ordinality as e(w, o)) x
+     order by x.idx, x.o desc
+    on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) do update set
+      channel = excluded.channel,
+      type = excluded.type,
+      blob = excluded.blob,
+      task_path = excluded.task_path;
+  else
+    insert into langgraph_checkpoint_writes
+      (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, owner_id)
+    select p_thread_id, v_ns, p_checkpoint_id, p_task_id, v_path,
+           coalesce((w ->> 'idx')::integer,
+                    -array_position(v_special, w ->> 'channel'),
+                    (o - 1)::integer),
+           w ->> 'channel', w ->> 'type', decode(w ->> 'blob', 'base64'), v_owner
+      from jsonb_array_elements(p_writes) with ordinality as e(w, o)
+     order by o
+    on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) do nothing;
+  end if;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+-- RPC: get_tuple -------------------------------------------------------------------------
+-- The checkpoint p_checkpoint_id of (thread, namespace), or the latest one (greatest
+-- checkpoint_id) when p_checkpoint_id is null; null when there is none (or the caller
+-- may not see it).
+create or replace function public.langgraph_get_tuple(
+  p_thread_id text,
+  p_checkpoint_ns text default '',
+  p_checkpoint_id text default null
+)
+returns jsonb
+language plpgsql
+stable
+security invoker
+set search_path = public
+as $$
+declare
+  v_ns text := coalesce(p_checkpoint_ns, '');
+  v_result jsonb;
+begin
+  if p_checkpoint_id is not null then
+    select langgraph_tuple_json(c) into v_result
+      from langgraph_checkpoints c
+     where c.thread_id = p_thread_id and c.checkpoint_ns = v_ns
+       and c.checkpoint_id = p_checkpoint_id;
+  else
+    select langgraph_tuple_json(c) into v_result
+      from langgraph_checkpoints c
+     where c.thread_id = p_thread_id and c.checkpoint_ns = v_ns
+     order by c.checkpoint_id desc
+     limit 1;
+  end if;
+  return v_result;
+end
+$$;
+
+-- RPC: list ------------------------------------------------------------------------------
+-- Null arguments do not filter: p_thread_id null = every thread the caller can see,
+-- p_checkpoint_ns null = every namespace. p_filter: metadata @> p_filter. p_before:
+-- checkpoint_id < p_before. p_limit null = no limit (but PostgREST's max-rows still caps
+-- the response). Newest first: checkpoint_id desc, then thread_id, checkpoint_ns.
+create or replace function public.langgraph_list(
+  p_thread_id text default null,
+  p_checkpoint_ns text default null,
+  p_checkpoint_id text default null,
+  p_filter jsonb default null,
+  p_before text default null,
+  p_limit integer default null
+)
+returns setof jsonb
+language plpgsql
+stable
+security invoker
+set search_path = public
+as $$
+declare
+  v_where text[] := array['true'];
+begin
+  if p_limit < 0 then
+    raise exception 'langgraph_list: p_limit must not be negative' using errcode = '22023';
+  end if;
+  if p_filter is not null and jsonb_typeof(p_filter) <> 'object' then
+    raise exception 'langgraph_list: p_filter must be a JSON object' using errcode = '22023';
+  end if;
+  -- Only the predicates in use, so every call gets a plan for its own shape.
+  if p_thread_id is not null then v_where := array_append(v_where, 'c.thread_id = $1'); end if;
+  if p_checkpoint_ns is not null then v_where := array_append(v_where, 'c.checkpoint_ns = $2'); end if;
+  if p_checkpoint_id is not null then v_where := array_append(v_where, 'c.checkpoint_id = $3'); end if;
+  if p_filter is not null and p_filter <> '{}'::jsonb then
+    v_where := array_append(v_where, 'c.metadata @> $4');
+  end if;
+  if p_before is not null then v_where := array_append(v_where, 'c.checkpoint_id < $5'); end if;
+  return query execute
+    'select langgraph_tuple_json(c) from langgraph_checkpoints c where '
+    || array_to_string(v_where, ' and ')
+    || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6'
+    using p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_filter, p_before, p_limit;
+end
+$$;
+
+-- RPC: delete_thread ---------------------------------------------------------------------
+-- Deletes the caller's rows of the thread in every namespace; returns how many rows were
+-- deleted across the three tables (0 for a thread the caller does not own).
+create or replace function public.langgraph_delete_thread(p_thread_id text)
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_count integer;
+begin
+  if p_thread_id is null then
+    raise exception 'langgraph_delete_thread: p_thread_id is required' using errcode = '22023';
+  end if;
+  with w as (delete from langgraph_checkpoint_writes where thread_id = p_thread_id returning 1),
+       b as (delete from langgraph_checkpoint_blobs where thread_id = p_thread_id returning 1),
+       c as (delete from langgraph_checkpoints where thread_id = p_thread_id returning 1)
+  select (select count(*) from w) + (select count(*) from b) + (select count(*) from c)
+    into v_count;
+  return v_count;
+end
+$$;
+
+-- RPC: retention (spec 002) --------------------------------------------------------------
+-- Deletes checkpoints created more than days_old days ago, except the latest checkpoint
+-- (greatest checkpoint_id) of every thread/namespace; with them their pending writes,
+-- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
+-- of the affected thread/namespaces that no remaining checkpoint references. Returns the
+-- number of checkpoints deleted. As the caller: service_role cleans every thread, a user
+-- only their own. Not scheduled anywhere: checkpoints are kept forever unless called.
+create or replace function public.cleanup_old_checkpoints(days_old integer)
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_cutoff timestamptz;
+  v_count integer;
+begin
+  if days_old is null or days_old < 1 then
+    raise exception 'cleanup_old_checkpoints: days_old must be at least 1 (got %)', days_old
+      using errcode = '22023';
+  end if;
+  v_cutoff := now() - make_interval(days => days_old);
+
+  -- One statement, so every part sees the same snapshot: "remaining" = not in doomed.
+  with doomed as (
+    delete from langgraph_checkpoints c
+     where c.created_at < v_cutoff
+       and exists (select 1 from langgraph_checkpoints n
+                    where n.thread_id = c.thread_id and n.checkpoint_ns = c.checkpoint_ns
+                      and n.checkpoint_id > c.checkpoint_id)
+    returning c.thread_id, c.checkpoint_ns, c.checkpoint_id
+  ), doomed_writes as (
+    delete from langgraph_checkpoint_writes w
+     using doomed d
+     where w.thread_id = d.thread_id and w.checkpoint_ns = d.checkpoint_ns
+       and w.checkpoint_id = d.checkpoint_id
+    returning 1
+  ), doomed_blobs as (
+    delete from langgraph_checkpoint_blobs b
+     where exists (select 1 from doomed d
+                    where d.thread_id = b.thread_id and d.checkpoint_ns = b.checkpoint_ns)
+       and not exists (
+         select 1 from langgraph_checkpoints c
+          where c.thread_id = b.thread_id and c.checkpoint_ns = b.checkpoint_ns
+            and c.checkpoint -> 'channel_versions' ->> b.channel = b.version
+            and not exists (select 1 from doomed d
+                             where d.thread_id = c.thread_id and d.checkpoint_ns = c.checkpoint_ns
+                               and d.checkpoint_id = c.checkpoint_id))
+    returning 1
+  )
+  select count(*) into v_count from doomed;
+
+  -- Pending writes left without their checkpoint, once they are as old as the cutoff.
+  delete from langgraph_checkpoint_writes w
+   where w.created_at < v_cutoff
+     and not exists (select 1 from langgraph_checkpoints c
+                      where c.thread_id = w.thread_id and c.checkpoint_ns = w.checkpoint_ns
+                        and c.checkpoint_id = w.checkpoint_id);
+
+  return v_count;
+end
+$$;
+
+comment on function public.cleanup_old_checkpoints(integer) is
+  'Delete LangGraph checkpoints older than N days (keeping the latest per thread/namespace), their writes and unreferenced blobs. Off by default: nothing calls it.';
+
+-- RPC: metrics (spec 002) ----------------------------------------------------------------
+-- Over the rows the caller can see, for one thread or (null) all of them. total_bytes =
+-- stored size of checkpoint + metadata jsonb (pg_column_size) + blob bytes (octet_length).
+create or replace function public.langgraph_checkpoint_metrics(p_thread_id text default null)
+returns jsonb
+language sql
+stable
+security invoker
+set search_path = public
+as $$
+  with c as (
+    select count(*) as n,
+           count(distinct thread_id) as threads,
+           coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) as bytes,
+           max(created_at) as last_at
+      from langgraph_checkpoints
+     where p_thread_id is null or thread_id = p_thread_id
+  ), b as (
+    select count(*) as n, coalesce(sum(octet_length(blob)), 0) as bytes
+      from langgraph_checkpoint_blobs
+     where p_thread_id is null or thread_id = p_thread_id
+  ), w as (
+    select count(*) as n, coalesce(sum(octet_length(blob)), 0) as bytes
+      from langgraph_checkpoint_writes
+     where p_thread_id is null or thread_id = p_thread_id
+  )
+  select jsonb_build_object(
+    'checkpoint_count', c.n,
+    'write_count', w.n,
+    'blob_count', b.n,
+    'total_bytes', c.bytes + b.bytes + w.bytes,
+    'checkpoint_bytes', c.bytes,
+    'blob_bytes', b.bytes,
+    'write_bytes', w.bytes,
+    'last_checkpoint_at', c.last_at,
+    'thread_count', c.threads)
+  from c, b, w
+$$;
+
+-- Function privileges --------------------------------------------------------------------
+-- Nothing for anon; the RPCs for authenticated and service_role. The internal helpers need
+-- EXECUTE too, since the RPCs and the policies run them as the caller.
+revoke all on function
+  public.langgraph_thread_owner(text),
+  public.langgraph_tuple_json(public.langgraph_checkpoints),
+  public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb),
+  public.langgraph_put_writes(text, text, text, text, text, jsonb),
+  public.langgraph_get_tuple(text, text, text),
+  public.langgraph_list(text, text, text, jsonb, text, integer),
+  public.langgraph_delete_thread(text),
+  public.cleanup_old_checkpoints(integer),
+  public.langgraph_checkpoint_metrics(text)
+  from public, anon;
+grant execute on function
+  public.langgraph_thread_owner(text),
+  public.langgraph_tuple_json(public.langgraph_checkpoints),
+  public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb),
+  public.langgraph_put_writes(text, text, text, text, text, jsonb),
+  public.langgraph_get_tuple(text, text, text),
+  public.langgraph_list(text, text, text, jsonb, text, integer),
+  public.langgraph_delete_thread(text),
+  public.cleanup_old_checkpoints(integer),
+  public.langgraph_checkpoint_metrics(text)
+  to authenticated, service_role;
+
+notify pgrst, 'reload schema';

@@ -1,0 +1,883 @@
+-- Agent memory (issue 6, spec 003): long-term memories of an AI agent per signed-in
+-- user, with pgvector semantic search, full-text search, importance, expiry and access
+-- tracking. Three tables, RLS per user, and the RPC functions the agentmem memory tools
+-- call through PostgREST (POST /rest/v1/rpc/<name>, JSON object of named arguments).
+--
+-- Tables
+--   agent_memories      one memory: content, memory_type, importance_score 0..1,
+--                       embedding vector(384), expiry, access counters, full-text column
+--   memory_references   links a memory to an RFP, bid, artifact, message, user profile...
+--   memory_access_log   one row each time a memory is retrieved (search/read/context)
+--
+-- Functions (all SECURITY INVOKER, so row-level security applies as the caller, except
+-- set_agent_memory_dimensions, which alters the table and therefore runs as its owner)
+--   create_agent_memory, update_agent_memory, delete_agent_memory,
+--   search_agent_memories, update_memory_access,
+--   get_memory_context, cleanup_expired_memories, get_memory_statistics,
+--   agent_memory_dimensions, set_agent_memory_dimensions
+--
+-- Errors raised by the functions (PostgREST returns them as {code, message, details, hint}):
+--   22023 invalid_parameter_value  bad argument; the message starts with the argument's
+--                                  tool-facing name (content, memory_type, ...)
+--   22000 data_exception           embedding of the wrong size; the message contains
+--                                  "dimension" (pgvector raises 22000 "expected N
+--                                  dimensions, not M" itself on direct table writes)
+--   42501 insufficient_privilege   no signed-in user where one is needed (and, raised by
+--                                  Postgres, anon or a missing grant)
+--   55000 object_not_in_prerequisite_state  set_agent_memory_dimensions with embeddings stored
+-- Table constraints raise 23514 (check), 23502 (not null), 23503 (foreign key) and 23505
+-- (unique) for direct table writes (e.g. PATCH /rest/v1/agent_memories).
+--
+-- Embedding dimension. The column is vector(384) (all-MiniLM-L6-v2 and friends). A
+-- project that uses another embedding model changes it once, before storing embeddings:
+--   select public.set_agent_memory_dimensions(1536);   -- as postgres or service_role
+-- or with a follow-up migration that alters the column type and recreates the HNSW index
+-- exactly as that function does. agent_memory_dimensions() reports the current value,
+-- and the functions check query/insert vectors against the column, not against 384.
+--
+-- search_path: functions pin `public, extensions` (pgvector lives in `extensions` on
+-- Supabase); objects are schema-qualified in DDL so the file applies under any path.
+
+-- =====================================================================================
+-- Tables
+-- =====================================================================================
+
+create table public.agent_memories (
+  id               uuid primary key default gen_random_uuid(),
+  user_id          uuid not null default auth.uid()
+                     references auth.users (id) on delete cascade,
+  agent_id         text not null
+                     constraint agent_memories_agent_id_check
+                     check (char_length(btrim(agent_id)) between 1 and 255),
+  session_id       text
+                     constraint agent_memories_session_id_check
+                     check (session_id is null or char_length(session_id) <= 255),
+  content          text not null
+                     constraint agent_memories_content_check
+                     check (char_length(btrim(content)) >= 1 and char_length(content) <= 10000),
+  memory_type      text not null
+                     constraint agent_memories_memory_type_check
+                     check (memory_type in ('conversation', 'preference', 'fact', 'decision', 'context')),
+  -- NaN fails `between` (Postgres orders NaN above every number), so NaN is rejected too.
+  importance_score double precision not null default 0.5
+                     constraint agent_memories_importance_score_check
+                     check (importance_score between 0 and 1),
+  embedding        extensions.vector(384),
+  metadata         jsonb not null default '{}'::jsonb
+                     constraint agent_memories_metadata_check
+                     check (jsonb_typeof(metadata) = 'object'),
+  expires_at       timestamptz,
+  access_count     integer not null default 0
+                     constraint agent_memories_access_count_check check (access_count >= 0),
+  last_accessed_at timestamptz,
+  created_at       timestamptz not null default now(),
+  updated_at       timestamptz not null default now(),
+  content_tsv      tsvector generated always as (to_tsvector('english'::regconfig, content)) stored,
+  -- The target of the (memory_id, user_id) foreign keys below: a reference or log row
+  -- always belongs to the memory's owner, whoever writes it.
+  constraint agent_memories_id_user_id_key unique (id, user_id)
+);
+
+comment on table public.agent_memories is
+  'Long-term memories of AI agents, per user (spec 003). RLS: a user sees only own rows.';
+comment on column public.agent_memories.importance_score is
+  '0..1. Defaults by type in create_agent_memory: preference 0.9, decision 0.7, fact 0.6, context 0.5, conversation 0.3.';
+comment on column public.agent_memories.embedding is
+  'Cosine-searched embedding; dimension: agent_memory_dimensions() (384 unless set_agent_memory_dimensions changed it).';
+comment on column public.agent_memories.content_tsv is
+  'Full-text search column (english), generated from content.';
+
+create table public.memory_references (
+  id             uuid primary key default gen_random_uuid(),
+  memory_id      uuid not null,
+  user_id        uuid not null default auth.uid()
+                   references auth.users (id) on delete cascade,
+  -- Spec 003 names rfp, bid, artifact, message and user_profile; the system is meant to be
+  -- flexible, so any lowercase identifier is accepted.
+  reference_type text not null
+                   constraint memory_references_reference_type_check
+                   check (reference_type ~ '^[a-z][a-z0-9_]{0,62}$'),
+  reference_id   uuid not null,
+  created_at     timestamptz not null default now(),
+  constraint memory_references_memory_fkey foreign key (memory_id, user_id)
+    references public.agent_memories (id, user_id) on update cascade on delete cascade,
+  constraint memory_references_unique unique (memory_id, reference_type, reference_id)
+);
+
+comment on table public.memory_references is
+  'Links a memory to another entity (rfp, bid, artifact, message, user_profile, ...).';
+
+create table public.memory_access_log (
+  id              uuid primary key default gen_random_uuid(),
+  memory_id       uuid not null,
+  user_id         uuid not null default auth.uid()
+                    references auth.users (id) on delete cascade,
+  agent_id        text,
+  session_id      text,
+  access_type     text not null default 'read'
+                    constraint memory_access_log_access_type_check
+                    check (access_type in ('search', 'read', 'context', 'update')),
+  -- Cosine similarity of the retrieval (search, context with a query), else null.
+  relevance_score double precision
+                    constraint memory_access_log_relevance_score_check
+                    check (relevance_score between -1 and 1),
+  accessed_at     timestamptz not null default now(),
+  constraint memory_access_log_memory_fkey foreign key (memory_id, user_id)
+    references public.agent_memories (id, user_id) on update cascade on delete cascade
+);
+
+comment on table public.memory_access_log is
+  'One row per retrieval of a memory, with the relevance score of that retrieval. Append-only for users.';
+
+-- =====================================================================================
+-- Indexes
+-- =====================================================================================
+
+create index agent_memories_embedding_hnsw_idx on public.agent_memories
+  using hnsw (embedding extensions.vector_cosine_ops);
+create index agent_memories_content_tsv_idx on public.agent_memories using gin (content_tsv);
+create index agent_memories_user_agent_idx on public.agent_memories (user_id, agent_id, created_at desc);
+create index agent_memories_expires_at_idx on public.agent_memories (expires_at)
+  where expires_at is not null;
+
+create index memory_references_memory_idx on public.memory_references (memory_id);
+create index memory_references_target_idx on public.memory_references (user_id, reference_type, reference_id);
+
+create index memory_access_log_memory_idx on public.memory_access_log (memory_id, accessed_at desc);
+create index memory_access_log_user_idx on public.memory_access_log (user_id, accessed_at desc);
+create index memory_access_log_session_idx on public.memory_access_log (session_id)
+  where session_id is not null;
+
+-- =====================================================================================
+-- updated_at: moves when the memory itself changes, not when it is merely accessed
+-- =====================================================================================
+
+create function public.agent_memories_set_updated_at()
+returns trigger
+language plpgsql
+security invoker
+set search_path = public, extensions
+as $$
+begin
+  new.created_at := old.created_at;
+  if new.user_id          is distinct from old.user_id
+  or new.agent_id         is distinct from old.agent_id
+  or new.session_id       is distinct from old.session_id
+  or new.content          is distinct from old.content
+  or new.memory_type      is distinct from old.memory_type
+  or new.importance_score is distinct from old.importance_score
+  or new.embedding        is distinct from old.embedding
+  or new.metadata         is distinct from old.metadata
+  or new.expires_at       is distinct from old.expires_at then
+    new.updated_at := now();
+  else
+    new.updated_at := old.updated_at;
+  end if;
+  return new;
+end;
+$$;
+
+create trigger agent_memories_set_updated_at
+  before update on public.agent_memories
+  for each row execute function public.agent_memories_set_updated_at();
+
+revoke all on function public.agent_memories_set_updated_at() from public, anon, authenticated, service_role;
+
+-- =====================================================================================
+-- Row-level security and grants
+-- =====================================================================================
+
+alter table public.agent_memories enable row level security;
+alter table public.memory_references enable row level security;
+alter table public.memory_access_log enable row level security;
+
+create policy agent_memories_select_own on public.agent_memories
+  for select to authenticated using (user_id = (select auth.uid()));
+create policy agent_memories_insert_own on public.agent_memories
+  for insert to authenticated with check (user_id = (select auth.uid()));
+create policy agent_memories_update_own on public.agent_memories
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create policy agent_memories_delete_own on public.agent_memories
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+create policy memory_references_select_own on public.memory_references
+  for select to authenticated using (user_id = (select auth.uid()));
+create policy memory_references_insert_own on public.memory_references
+  for insert to authenticated with check (user_id = (select auth.uid()));
+create policy memory_references_update_own on public.memory_references
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create policy memory_references_delete_own on public.memory_references
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+create policy memory_access_log_select_own on public.memory_access_log
+  for select to authenticated using (user_id = (select auth.uid()));
+create policy memory_access_log_insert_own on public.memory_access_log
+  for insert to authenticated with check (user_id = (select auth.uid()));
+create policy memory_access_log_delete_own on public.memory_access_log
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+-- Supabase's default privileges grant ALL (truncate, references, trigger included) on new
+-- tables in public to anon, authenticated and service_role. anon gets nothing here;
+-- the others get exactly what the policies are written for (TRUNCATE would bypass RLS).
+revoke all on table public.agent_memories, public.memory_references, public.memory_access_log
+  from public, anon, authenticated, service_role;
+grant select, insert, update, delete on table public.agent_memories, public.memory_references
+  to authenticated, service_role;
+grant select, insert, delete on table public.memory_access_log to authenticated;
+grant select, insert, update, delete on table public.memory_access_log to service_role;
+
+-- =====================================================================================
+-- RPC result type: a memory without its embedding and tsvector, plus the similarity
+-- =====================================================================================
+
+create type public.agent_memory_match as (
+  id               uuid,
+  user_id          uuid,
+  agent_id         text,
+  session_id       text,
+  content          text,
+  memory_type      text,
+  importance_score double precision,
+  metadata         jsonb,
+  expires_at       timestamptz,
+  access_count     integer,
+  last_accessed_at timestamptz,
+  created_at       timestamptz,
+  updated_at       timestamptz,
+  similarity       double precision
+);
+
+comment on type public.agent_memory_match is
+  'A memory as returned by search_agent_memories / get_memory_context: no embedding, plus similarity (cosine, 1 - distance; null when not computed).';
+
+-- =====================================================================================
+-- Functions
+-- =====================================================================================
+
+-- The embedding column's dimension (its vector(N) type modifier).
+create function public.agent_memory_dimensions()
+returns integer
+language sql
+stable
+security invoker
+set search_path = public, extensions
+as $$
+  select nullif(a.atttypmod, -1)
+  from pg_catalog.pg_attribute a
+  where a.attrelid = 'public.agent_memories'::regclass
+    and a.attname = 'embedding'
+    and not a.attisdropped
+$$;
+
+comment on function public.agent_memory_dimensions() is
+  'The dimension of agent_memories.embedding (384 unless set_agent_memory_dimensions changed it).';
+
+-- create_agent_memory: one memory and, optionally, its reference(s), atomically.
+create function public.create_agent_memory(
+  p_agent_id         text,
+  p_content          text,
+  p_memory_type      text,
+  p_importance_score double precision default null,
+  p_embedding        extensions.vector default null,
+  p_session_id       text default null,
+  p_metadata         jsonb default '{}'::jsonb,
+  p_expires_at       timestamptz default null,
+  p_reference        jsonb default null
+)
+returns public.agent_memories
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_memory     public.agent_memories;
+  v_importance double precision;
+  v_dims       integer;
+  v_refs       jsonb;
+  v_ref        jsonb;
+begin
+  if (select auth.uid()) is null then
+    raise exception 'create_agent_memory needs a signed-in user (auth.uid() is null): call it with a user JWT'
+      using errcode = '42501';
+  end if;
+  if p_agent_id is null or char_length(btrim(p_agent_id)) = 0 or char_length(p_agent_id) > 255 then
+    raise exception 'agent_id must be a non-empty string of at most 255 characters'
+      using errcode = '22023';
+  end if;
+  if p_session_id is not null and char_length(p_session_id) > 255 then
+    raise exception 'session_id must be at most 255 characters' using errcode = '22023';
+  end if;
+  if p_content is null or char_length(btrim(p_content)) = 0 then
+    raise exception 'content must not be empty' using errcode = '22023';
+  end if;
+  if char_length(p_content) > 10000 then
+    raise exception 'content must be at most 10000 characters (got %)', char_length(p_content)
+      using errcode = '22023';
+  end if;
+  if p_memory_type is null
+     or p_memory_type not in ('conversation', 'preference', 'fact', 'decision', 'context') then
+    raise exception 'memory_type must be one of conversation, preference, fact, decision, context (got %)',
+      coalesce(quote_literal(p_memory_type), 'null')
+      using errcode = '22023';
+  end if;
+  v_importance := coalesce(p_importance_score, case p_memory_type
+    when 'preference' then 0.9
+    when 'decision' then 0.7
+    when 'fact' then 0.6
+    when 'context' then 0.5
+    else 0.3 end);
+  if not (v_importance between 0 and 1) then -- NaN included
+    raise exception 'importance_score must be between 0 and 1 (got %)', v_importance
+      using errcode = '22023';
+  end if;
+  if p_embedding is not null then
+    v_dims := public.agent_memory_dimensions();
+    if v_dims is not null and extensions.vector_dims(p_embedding) <> v_dims then
+      raise exception 'embedding has % dimensions, expected % (dimension mismatch)',
+        extensions.vector_dims(p_embedding), v_dims
+        using errcode = '22000';
+    end if;
+    if extensions.vector_norm(p_embedding) = 0 then
+      raise exception 'embedding must not be the zero vector (cosine similarity is undefined for it)'
+        using errcode = '22023';
+    end if;
+  end if;
+  if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
+    raise exception 'metadata must be a JSON object' using errcode = '22023';
+  end if;
+
+  -- References: one object {reference_type, reference_id} or an array of them.
+  if p_reference is not null and jsonb_typeof(p_reference) <> 'null' then
+    v_refs := case jsonb_typeof(p_reference)
+                when 'object' then jsonb_build_array(p_reference)
+                when 'array' then p_reference
+              end;
+    if v_refs is null then
+      raise exception 'reference must be an object {"reference_type": ..., "reference_id": ...} or an array of them'
+        using errcode = '22023';
+    end if;
+    for v_ref in select value from jsonb_array_elements(v_refs) loop
+      if jsonb_typeof(v_ref) <> 'object'
+         or jsonb_typeof(v_ref -> 'reference_type') is distinct from 'string'
+         or jsonb_typeof(v_ref -> 'reference_id') is distinct from 'string' then
+        raise exception 'reference must be an object with string fields reference_type and reference_id'
+          using errcode = '22023';
+      end if;
+      if (v_ref ->> 'reference_type') !~ '^[a-z][a-z0-9_]{0,62}$' then
+        raise exception 'reference_type must be a lowercase identifier such as rfp, bid, artifact, message, user_profile (got %)',
+          quote_literal(v_ref ->> 'reference_type')
+          using errcode = '22023';
+      end if;
+      if (v_ref ->> 'reference_id') !~* '^\{?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\}?$' then
+        raise exception 'reference_id must be a UUID (got %)', quote_literal(v_ref ->> 'reference_id')
+          using errcode = '22023';
+      end if;
+    end loop;
+  end if;
+
+  insert into public.agent_memories
+    (agent_id, session_id, content, memory_type, importance_score, embedding, metadata, expires_at)
+  values
+    (p_agent_id, p_session_id, p_content, p_memory_type, v_importance, p_embedding,
+     coalesce(p_metadata, '{}'::jsonb), p_expires_at)
+  returning * into v_memory;
+
+  if v_refs is not null then
+    insert into public.memory_references (memory_id, user_id, reference_type, reference_id)
+    select v_memory.id, v_memory.user_id, r ->> 'reference_type', (r ->> 'reference_id')::uuid
+    from jsonb_array_elements(v_refs) as r;
+  end if;
+
+  return v_memory;
+end;
+$$;
+
+comment on function public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb) is
+  'Creates a memory of the calling user (and its reference(s) from p_reference: {"reference_type","reference_id"} or an array of them) in one transaction; returns the agent_memories row.';
+
+-- search_agent_memories: cosine search over the caller's unexpired memories; records the
+-- access of what it returns (counter, time, log row) in the same statement.
+create function public.search_agent_memories(
+  p_query_embedding extensions.vector,
+  p_agent_id        text default null,
+  p_match_threshold double precision default 0.5,
+  p_match_count     integer default 10,
+  p_memory_types    text[] default null,
+  p_record_access   boolean default true,
+  p_session_id      text default null
+)
+returns setof public.agent_memory_match
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_threshold double precision := coalesce(p_match_threshold, 0.5);
+  v_count     integer := coalesce(p_match_count, 10);
+  v_types     text[] := case when cardinality(p_memory_types) > 0 then p_memory_types end;
+  v_record    boolean := coalesce(p_record_access, true);
+  v_dims      integer;
+  v_version   integer[];
+begin
+  if p_query_embedding is null then
+    raise exception 'query_embedding is required' using errcode = '22023';
+  end if;
+  v_dims := public.agent_memory_dimensions();
+  if v_dims is not null and extensions.vector_dims(p_query_embedding) <> v_dims then
+    raise exception 'query embedding has % dimensions, expected % (dimension mismatch)',
+      extensions.vector_dims(p_query_embedding), v_dims
+      using errcode = '22000';
+  end if;
+  if extensions.vector_norm(p_query_embedding) = 0 then
+    raise exception 'query_embedding must not be the zero vector (cosine similarity is undefined for it)'
+      using errcode = '22023';
+  end if;
+  if v_count < 1 then
+    raise exception 'match_count must be at least 1 (got %)', v_count using errcode = '22023';
+  end if;
+  v_count := least(v_count, 100);
+  if not (v_threshold between -1 and 1) then -- NaN included
+    raise exception 'match_threshold must be between -1 and 1 (got %)', v_threshold
+      using errcode = '22023';
+  end if;
+  if exists (select 1 from unnest(v_types) t
+             where t is null or t not in ('conversation', 'preference', 'fact', 'decision', 'context')) then
+    raise exception 'memory_types must contain only conversation, preference, fact, decision, context (got %)',
+      array_to_string(v_types, ', ', 'null')
+      using errcode = '22023';
+  end if;
+
+  -- pgvector >= 0.8: let the HNSW scan continue past filtered-out rows (other users'
+  -- rows under RLS, other agents, expired, other types) instead of returning too few.
+  select string_to_array(e.extversion, '.')::integer[] into v_version
+  from pg_catalog.pg_extension e where e.extname = 'vector';
+  if v_version >= array[0, 8, 0] then
+    perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
+  end if;
+
+  return query
+  with nearest as materialized (
+    -- Top N by distance first (index-friendly ORDER BY ... LIMIT), the threshold after:
+    -- both orders give the same rows, this one lets HNSW do the work.
+    select m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type,
+           m.importance_score, m.metadata, m.expires_at, m.access_count,
+           m.last_accessed_at, m.created_at, m.updated_at,
+           m.embedding <=> p_query_embedding as distance
+    from public.agent_memories m
+    where m.embedding is not null
+      and (p_agent_id is null or m.agent_id = p_agent_id)
+      and (m.expires_at is null or m.expires_at > now())
+      and (v_types is null or m.memory_type = any (v_types))
+    order by m.embedding <=> p_query_embedding
+    limit v_count
+  ),
+  matches as (
+    select n.* from nearest n where n.distance <= 1 - v_threshold -- NaN never passes
+  ),
+  bumped as (
+    update public.agent_memories m
+       set access_count = m.access_count + 1,
+           last_accessed_at = now()
+      from matches x
+     where v_record and m.id = x.id
+    returning m.id, m.access_count, m.last_accessed_at
+  ),
+  logged as (
+    insert into public.memory_access_log
+      (memory_id, user_id, agent_id, session_id, access_type, relevance_score)
+    select x.id, x.user_id, x.agent_id, p_session_id, 'search',
+           greatest(-1, least(1, 1 - x.distance))
+    from matches x
+    where v_record
+  )
+  select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
+         x.importance_score, x.metadata, x.expires_at,
+         coalesce(b.access_count, x.access_count),
+         coalesce(b.last_accessed_at, x.last_accessed_at),
+         x.created_at, x.updated_at,
+         (1 - x.distance)::double precision
+  from matches x
+  left join bumped b on b.id = x.id
+  order by x.distance, x.id;
+end;
+$$;
+
+comment on function public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text) is
+  'Cosine-similarity search over the caller''s unexpired memories (similarity >= p_match_threshold, at most min(p_match_count, 100), optional agent and type filters), most similar first. With p_record_access (default) bumps access_count/last_accessed_at and logs one memory_access_log row per result (access_type search, session p_session_id).';
+
+-- update_memory_access: record that memories were used (read, update, ...).
+create function public.update_memory_access(
+  p_memory_ids  uuid[],
+  p_access_type text default 'read'
+)
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_type  text := coalesce(p_access_type, 'read');
+  v_count integer;
+begin
+  if v_type not in ('search', 'read', 'context', 'update') then
+    raise exception 'access_type must be one of search, read, context, update (got %)', quote_literal(v_type)
+      using errcode = '22023';
+  end if;
+  if cardinality(p_memory_ids) > 1000 then
+    raise exception 'memory_ids must hold at most 1000 ids (got %)', cardinality(p_memory_ids)
+      using errcode = '22023';
+  end if;
+
+  with ids as (
+    select distinct i as id from unnest(p_memory_ids) as i where i is not null
+  ),
+  bumped as (
+    update public.agent_memories m
+       set access_count = m.access_count + 1,
+           last_accessed_at = now()
+      from ids
+     where m.id = ids.id
+    returning m.id, m.user_id, m.agent_id
+  ),
+  logged as (
+    insert into public.memory_access_log (memory_id, user_id, agent_id, access_type)
+    select b.id, b.user_id, b.agent_id, v_type from bumped b
+  )
+  select count(*) into v_count from bumped;
+
+  return v_count;
+end;
+$$;
+
+comment on function public.update_memory_access(uuid[], text) is
+  'Bumps access_count/last_accessed_at of the given memories the caller can see and logs one access row each; returns how many memories it touched.';
+
+-- get_memory_context: the session-start context, most important first, within budgets.
+create function public.get_memory_context(
+  p_agent_id        text default null,
+  p_query_embedding extensions.vector default null,
+  p_max_chars       integer default 4000,
+  p_max_memories    integer default 20,
+  p_min_importance  double precision default 0
+)
+returns setof public.agent_memory_match
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_max_chars integer := coalesce(p_max_chars, 4000);
+  v_max       integer := coalesce(p_max_memories, 20);
+  v_min       double precision := coalesce(p_min_importance, 0);
+  v_dims      integer;
+begin
+  if p_query_embedding is not null then
+    v_dims := public.agent_memory_dimensions();
+    if v_dims is not null and extensions.vector_dims(p_query_embedding) <> v_dims then
+      raise exception 'query embedding has % dimensions, expected % (dimension mismatch)',
+        extensions.vector_dims(p_query_embedding), v_dims
+        using errcode = '22000';
+    end if;
+    if extensions.vector_norm(p_query_embedding) = 0 then
+      raise exception 'query_embedding must not be the zero vector (cosine similarity is undefined for it)'
+        using errcode = '22023';
+    end if;
+  end if;
+  if v_max_chars < 1 then
+    raise exception 'max_chars must be at least 1 (got %)', v_max_chars using errcode = '22023';
+  end if;
+  if v_max < 1 then
+    raise exception 'max_memories must be at least 1 (got %)', v_max using errcode = '22023';
+  end if;
+  v_max := least(v_max, 100);
+  if not (v_min between 0 and 1) then -- NaN included
+    raise exception 'min_importance must be between 0 and 1 (got %)', v_min using errcode = '22023';
+  end if;
+
+  return query
+  with candidates as (
+    select m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type,
+           m.importance_score, m.metadata, m.expires_at, m.access_count,
+           m.last_accessed_at, m.created_at, m.updated_at,
+           case when p_query_embedding is not null and m.embedding is not null
+                then 1 - (m.embedding <=> p_query_embedding) end as similarity
+    from public.agent_memories m
+    where (p_agent_id is null or m.agent_id = p_agent_id)
+      and (m.expires_at is null or m.expires_at > now())
+      and m.importance_score >= v_min
+  ),
+  ranked as (
+    select c.*,
+           row_number() over w as rank,
+           sum(char_length(c.content)) over w as running_chars
+    from candidates c
+    window w as (order by c.importance_score desc,
+                          (case when c.similarity = 'NaN'::float8 then null else c.similarity end) desc nulls last,
+                          c.created_at desc, c.id
+                 rows between unbounded preceding and current row)
+  ),
+  chosen as (
+    select r.* from ranked r where r.running_chars <= v_max_chars and r.rank <= v_max
+  ),
+  bumped as (
+    update public.agent_memories m
+       set access_count = m.access_count + 1,
+           last_accessed_at = now()
+      from chosen x
+     where m.id = x.id
+    returning m.id, m.access_count, m.last_accessed_at
+  ),
+  logged as (
+    insert into public.memory_access_log (memory_id, user_id, agent_id, access_type, relevance_score)
+    select x.id, x.user_id, x.agent_id, 'context',
+           case when x.similarity is null or x.similarity = 'NaN'::float8 then null
+                else greatest(-1, least(1, x.similarity)) end
+    from chosen x
+  )
+  select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
+         x.importance_score, x.metadata, x.expires_at,
+         coalesce(b.access_count, x.access_count),
+         coalesce(b.last_accessed_at, x.last_accessed_at),
+         x.created_at, x.updated_at,
+         case when x.similarity = 'NaN'::float8 then null else x.similarity end::double precision
+  from chosen x
+  left join bumped b on b.id = x.id
+  order by x.rank;
+end;
+$$;
+
+comment on function public.get_memory_context(text, extensions.vector, integer, integer, double precision) is
+  'The caller''s unexpired memories for the start of a session: importance desc, then similarity to p_query_embedding (if given), then newest; the longest prefix of that order whose total content length is <= p_max_chars, at most min(p_max_memories, 100). Records access (access_type context).';
+
+-- cleanup_expired_memories: deletes expired memories (the caller's; all for service_role).
+create function public.cleanup_expired_memories()
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_count integer;
+begin
+  with deleted as (
+    delete from public.agent_memories m
+    where m.expires_at is not null and m.expires_at <= now()
+    returning 1
+  )
+  select count(*) into v_count from deleted;
+  return v_count;
+end;
+$$;
+
+comment on function public.cleanup_expired_memories() is
+  'Deletes the expired memories the caller can see (own rows; every row for service_role); returns the count.';
+
+-- get_memory_statistics: one JSON object about the caller's memories.
+create function public.get_memory_statistics(p_agent_id text default null)
+returns jsonb
+language sql
+stable
+security invoker
+set search_path = public, extensions
+as $$
+  with m as (
+    select * from public.agent_memories m
+    where p_agent_id is null or m.agent_id = p_agent_id
+  )
+  select jsonb_build_object(
+    'total',              (select count(*) from m),
+    'active',             (select count(*) from m where m.expires_at is null or m.expires_at > now()),
+    'expired',            (select count(*) from m where m.expires_at <= now()),
+    'with_embedding',     (select count(*) from m where m.embedding is not null),
+    'by_type',            (select jsonb_object_agg(t.memory_type,
+                                    (select count(*) from m where m.memory_type = t.memory_type))
+                           from unnest(array['conversation', 'preference', 'fact', 'decision', 'context'])
+                                as t(memory_type)),
+    'avg_importance',     (select avg(m.importance_score) from m),
+    'total_accesses',     (select coalesce(sum(m.access_count), 0) from m),
+    'oldest_created_at',  (select min(m.created_at) from m),
+    'newest_created_at',  (select max(m.created_at) from m),
+    'last_accessed_at',   (select max(m.last_accessed_at) from m)
+  )
+$$;
+
+comment on function public.get_memory_statistics(text) is
+  'Statistics of the caller''s memories (optionally of one agent): total, active, expired, with_embedding, by_type{conversation,preference,fact,decision,context}, avg_importance, total_accesses, oldest_created_at, newest_created_at, last_accessed_at.';
+
+-- set_agent_memory_dimensions: changes the embedding dimension while no embeddings exist.
+-- SECURITY DEFINER on purpose: altering the table needs its owner, and the emptiness check
+-- must see every user's rows; execute is granted to service_role only.
+create function public.set_agent_memory_dimensions(p_dimensions integer)
+returns jsonb
+language plpgsql
+volatile
+security definer
+set search_path = public, extensions
+as $$
+declare
+  v_previous integer;
+begin
+  if p_dimensions is null or p_dimensions < 1 or p_dimensions > 2000 then
+    raise exception 'dimensions must be between 1 and 2000 (the HNSW limit for vector), got %',
+      coalesce(p_dimensions::text, 'null')
+      using errcode = '22023';
+  end if;
+  lock table public.agent_memories in access exclusive mode;
+  v_previous := public.agent_memory_dimensions();
+  if v_previous is not distinct from p_dimensions then
+    return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', false);
+  end if;
+  if exists (select 1 from public.agent_memories where embedding is not null) then
+    raise exception 'agent_memories already stores embeddings of % dimensions; clear them (update agent_memories set embedding = null) before changing the dimension', v_previous
+      using errcode = '55000';
+  end if;
+  drop index if exists public.agent_memories_embedding_hnsw_idx;
+  execute format('alter table public.agent_memories alter column embedding type extensions.vector(%s)', p_dimensions);
+  create index agent_memories_embedding_hnsw_idx on public.agent_memories
+    using hnsw (embedding extensions.vector_cosine_ops);
+  perform pg_notify('pgrst', 'reload schema');
+  return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', true);
+end;
+$$;
+
+comment on function public.set_agent_memory_dimensions(integer) is
+  'Changes agent_memories.embedding to vector(p_dimensions) and rebuilds the HNSW index; refused (55000) while any embedding is stored. postgres / service_role only.';
+
+-- update_agent_memory: changes one memory of the caller. The embedding follows the
+-- content: when p_content differs from the stored content, p_embedding (of the new
+-- content) is required, so a memory is never left with the vector of an older text;
+-- when the content is unchanged the stored embedding is kept and p_embedding ignored.
+-- That lets a client skip the embedding callback for content it knows is unchanged,
+-- and learn (SQLSTATE AM001, nothing written) when its knowledge was stale.
+-- Returns the memory (agent_memory_match, similarity null), or null when the caller has
+-- no such unexpired memory.
+create function public.update_agent_memory(
+  p_memory_id        uuid,
+  p_content          text default null,
+  p_embedding        extensions.vector default null,
+  p_memory_type      text default null,
+  p_importance_score double precision default null,
+  p_expires_at       timestamptz default null,
+  p_clear_expiry     boolean default false,
+  p_metadata         jsonb default null
+)
+returns public.agent_memory_match
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_old    public.agent_memories;
+  v_new    public.agent_memories;
+  v_dims   integer;
+  v_change boolean;
+begin
+  if p_memory_id is null then
+    raise exception 'memory_id is required' using errcode = '22023';
+  end if;
+  if p_content is not null and (char_length(btrim(p_content)) = 0 or char_length(p_content) > 10000) then
+    raise exception 'content must be 1 to 10000 characters' using errcode = '22023';
+  end if;
+  if p_memory_type is not null
+     and p_memory_type not in ('conversation', 'preference', 'fact', 'decision', 'context') then
+    raise exception 'memory_type must be one of conversation, preference, fact, decision, context (got %)',
+      quote_literal(p_memory_type) using errcode = '22023';
+  end if;
+  if p_importance_score is not null and not (p_importance_score between 0 and 1) then
+    raise exception 'importance_score must be between 0 and 1 (got %)', p_importance_score using errcode = '22023';
+  end if;
+  if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
+    raise exception 'metadata must be a JSON object' using errcode = '22023';
+  end if;
+
+  select * into v_old from public.agent_memories m
+  where m.id = p_memory_id and (m.expires_at is null or m.expires_at > now())
+  for update;
+  if not found then
+    return null;
+  end if;
+
+  v_change := p_content is not null and p_content is distinct from v_old.content;
+  if v_change then
+    if p_embedding is null then
+      raise exception 'content changed: the embedding of the new content is required'
+        using errcode = 'AM001', hint = 'call again with p_embedding';
+    end if;
+    v_dims := public.agent_memory_dimensions();
+    if v_dims is not null and extensions.vector_dims(p_embedding) <> v_dims then
+      raise exception 'embedding has % dimensions, expected % (dimension mismatch)',
+        extensions.vector_dims(p_embedding), v_dims using errcode = '22000';
+    end if;
+  end if;
+
+  update public.agent_memories m set
+    content          = case when v_change then p_content else m.content end,
+    embedding        = case when v_change then p_embedding else m.embedding end,
+    memory_type      = coalesce(p_memory_type, m.memory_type),
+    importance_score = coalesce(p_importance_score, m.importance_score),
+    expires_at       = case when p_clear_expiry then null else coalesce(p_expires_at, m.expires_at) end,
+    metadata         = coalesce(p_metadata, m.metadata)
+  where m.id = p_memory_id
+  returning * into v_new;
+
+  return (v_new.id, v_new.user_id, v_new.agent_id, v_new.session_id, v_new.content, v_new.memory_type,
+          v_new.importance_score, v_new.metadata, v_new.expires_at, v_new.access_count,
+          v_new.last_accessed_at, v_new.created_at, v_new.updated_at, null)::public.agent_memory_match;
+end;
+$$;
+
+comment on function public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb) is
+  'Updates one memory of the caller; a content change requires the new embedding (AM001 otherwise). Returns the memory or null.';
+
+-- delete_agent_memory: true when the caller had that memory (its references and access
+-- log go with it by cascade), false otherwise.
+create function public.delete_agent_memory(p_memory_id uuid)
+returns boolean
+language sql
+volatile
+security invoker
+set search_path = public
+as $$
+  with gone as (delete from public.agent_memories where id = p_memory_id returning 1)
+  select exists (select 1 from gone)
+$$;
+
+comment on function public.delete_agent_memory(uuid) is
+  'Deletes one memory of the caller; true when it existed and was visible.';
+
+-- Function privileges: Postgres grants EXECUTE to PUBLIC and Supabase's default privileges
+-- grant it to anon; the memory functions are for signed-in users and the service role.
+revoke all on function
+  public.agent_memory_dimensions(),
+  public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb),
+  public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text),
+  public.update_memory_access(uuid[], text),
+  public.get_memory_context(text, extensions.vector, integer, integer, double precision),
+  public.cleanup_expired_memories(),
+  public.get_memory_statistics(text),
+  public.set_agent_memory_dimensions(integer),
+  public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb),
+  public.delete_agent_memory(uuid)
+  from public, anon, authenticated, service_role;
+grant execute on function
+  public.agent_memory_dimensions(),
+  public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb),
+  public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text),
+  public.update_memory_access(uuid[], text),
+  public.get_memory_context(text, extensions.vector, integer, integer, double precision),
+  public.cleanup_expired_memories(),
+  public.get_memory_statistics(text),
+  public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb),
+  public.delete_agent_memory(uuid)
+  to authenticated, service_role;
+grant execute on function public.set_agent_memory_dimensions(integer) to service_role;
+
+notify pgrst, 'reload schema';

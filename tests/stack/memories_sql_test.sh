@@ -1,0 +1,461 @@
+#!/usr/bin/env bash
+# The agent memory schema (supabase/migrations/20261122000200_agent_memories.sql) against
+# the real local Postgres, exactly as PostgREST drives it: connected as authenticator,
+# `set local role` + request.jwt.claims inside one transaction per request.
+#
+# Runs on the stack named by AGENTMEM_PG_PORT / AGENTMEM_STACK_DIR (default: the main
+# stack, 54329 / /tmp/agentmem-stack); applies pending migrations (starting Postgres if
+# needed, and stopping it again at the end if this script started it). Its data lives
+# under two fresh users that are deleted at the end (ON DELETE CASCADE removes the rest);
+# checks that need other writes run in transactions that roll back.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+
+PG="$ROOT/scripts/postgres.sh"
+started=0
+"$PG" status >/dev/null 2>&1 || started=1
+
+A=$(cat /proc/sys/kernel/random/uuid)
+B=$(cat /proc/sys/kernel/random/uuid)
+
+cleanup() {
+  local rc=$?
+  "$PG" psql -X -q -At -c "delete from auth.users where id in ('$A', '$B')" >/dev/null 2>&1 || true
+  if [ "$started" = 1 ]; then "$PG" stop >/dev/null 2>&1 || true; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+checks=0
+failed=0
+ok() { checks=$((checks + 1)); printf '  ok  %s\n' "$1"; }
+bad() { checks=$((checks + 1)); failed=$((failed + 1)); printf '  FAIL %s\n' "$1" >&2; }
+expect() { # name, expected, actual
+  if [ "$2" == "$3" ]; then ok "$1"; else bad "$1: expected [$2], got [$3]"; fi
+}
+expect_match() { # name, regex, actual
+  if [[ $3 =~ $2 ]]; then ok "$1"; else bad "$1: expected to match /$2/, got [$3]"; fi
+}
+q() { "$PG" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+q_continue() { "$PG" psql -X -q -At "$@" 2>/dev/null; } # as postgres; errors do not stop
+
+# One PostgREST-style request: as the login role authenticator, inside one transaction,
+# as `role` with the JWT claims of `sub`. A failing statement is rolled back alone
+# (ON_ERROR_ROLLBACK) so later statements still run; :SQLSTATE is available.
+api() { # end (commit|rollback), role, sub ('' for none), sql
+  local claims
+  if [ -n "$3" ]; then claims="{\"sub\":\"$3\",\"role\":\"$2\"}"; else claims="{\"role\":\"$2\"}"; fi
+  printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' "set local role $2;" \
+    "select set_config('request.jwt.claims', '$claims', true) \\g /dev/null" "$4" "$1;" |
+    "$PG" psql -X -q -At -U authenticator 2>/dev/null
+}
+as_api() { api rollback "$@"; }   # role, sub, sql
+as_commit() { api commit "$@"; }  # role, sub, sql
+# The SQLSTATE (00000 on success) of one statement, as role/sub; output discarded.
+state() { # role, sub, statement
+  as_api "$1" "$2" "\\o /dev/null
+$3
+\\o
+\\echo :SQLSTATE"
+}
+# SQLSTATE and error message of one statement, "STATE|message".
+state_msg() { # role, sub, statement
+  as_api "$1" "$2" "\\o /dev/null
+$3
+\\o
+\\echo :SQLSTATE|:LAST_ERROR_MESSAGE"
+}
+
+# A vector literal of $DIMS dimensions (default 384): the given leading values, then zeros.
+vec() {
+  local n=${DIMS:-384} out="" i
+  local -a v=("$@")
+  for ((i = 0; i < n; i++)); do out+="${v[i]:-0},"; done
+  printf '[%s]' "${out%,}"
+}
+E1=$(vec 1)
+E2=$(vec 0 1)
+
+log "agent memory SQL test (port ${AGENTMEM_PG_PORT:-54329}, users A=$A B=$B)"
+"$ROOT/scripts/migrate.sh" >&2
+q -c "insert into auth.users (id, email) values ('$A', 'mem-a-$A@example.test'), ('$B', 'mem-b-$B@example.test')"
+
+FNS="'agent_memory_dimensions','create_agent_memory','search_agent_memories','update_memory_access',
+     'get_memory_context','cleanup_expired_memories','get_memory_statistics','set_agent_memory_dimensions'"
+
+# --- shape -------------------------------------------------------------------------------
+expect "the eight functions exist once each" 8 \
+  "$(q -c "select count(*) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+expect "RLS on the three tables" "agent_memories|true,memory_access_log|true,memory_references|true" \
+  "$(q -c "select string_agg(relname || '|' || relrowsecurity, ',' order by relname) from pg_class
+           where oid in ('public.agent_memories'::regclass, 'public.memory_references'::regclass, 'public.memory_access_log'::regclass)")"
+expect "embedding is vector(384)" "vector(384)|384" \
+  "$(q -c "select format_type(atttypid, atttypmod), agent_memory_dimensions() from pg_attribute
+           where attrelid = 'public.agent_memories'::regclass and attname = 'embedding'")"
+expect "content_tsv is a stored generated tsvector" "tsvector|s" \
+  "$(q -c "select format_type(atttypid, atttypmod), attgenerated from pg_attribute
+           where attrelid = 'public.agent_memories'::regclass and attname = 'content_tsv'")"
+expect "indexes: HNSW cosine, GIN tsvector, (user_id, agent_id), expires_at" "hnsw:vector_cosine_ops,gin,btree:user_id,btree:expires_at" \
+  "$(q -c "select concat_ws(',',
+     (select am.amname || ':' || oc.opcname from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+        join pg_opclass oc on oc.oid = i.indclass[0] where c.relname = 'agent_memories_embedding_hnsw_idx'),
+     (select am.amname from pg_class c join pg_am am on am.oid = c.relam where c.relname = 'agent_memories_content_tsv_idx'),
+     (select am.amname || ':' || pg_get_indexdef(c.oid, 1, true) from pg_class c join pg_am am on am.oid = c.relam
+        where c.relname = 'agent_memories_user_agent_idx' and pg_get_indexdef(c.oid, 2, true) = 'agent_id'),
+     (select am.amname || ':' || pg_get_indexdef(c.oid, 1, true) from pg_class c join pg_am am on am.oid = c.relam
+        where c.relname = 'agent_memories_expires_at_idx'))")"
+expect "only set_agent_memory_dimensions is security definer" "set_agent_memory_dimensions" \
+  "$(q -c "select string_agg(proname, ',') from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS) and prosecdef")"
+expect "every function pins search_path = public, extensions" 8 \
+  "$(q -c "select count(*) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)
+           and proconfig @> array['search_path=public, extensions']")"
+expect "volatility (create/search/update/context/cleanup volatile; stats, dimensions stable)" \
+  "agent_memory_dimensions:s,cleanup_expired_memories:v,create_agent_memory:v,get_memory_context:v,get_memory_statistics:s,search_agent_memories:v,set_agent_memory_dimensions:v,update_memory_access:v" \
+  "$(q -c "select string_agg(proname || ':' || provolatile::text, ',' order by proname) from pg_proc
+           where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+expect "anon has no privilege on the tables" "f" \
+  "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest(array['public.agent_memories', 'public.memory_references', 'public.memory_access_log']) t,
+           unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p")"
+expect "authenticated: CRUD on memories and references, no truncate; log append-only" \
+  "agent_memories:SELECT,INSERT,UPDATE,DELETE;memory_access_log:SELECT,INSERT,DELETE;memory_references:SELECT,INSERT,UPDATE,DELETE" \
+  "$(q -c "select string_agg(t || ':' || privs, ';' order by t) from (
+             select t, string_agg(upper(p), ',' order by o) filter (where has_table_privilege('authenticated', 'public.' || t, p)) privs
+             from unnest(array['agent_memories', 'memory_references', 'memory_access_log']) t,
+                  unnest(array['select', 'insert', 'update', 'delete', 'truncate']) with ordinality x(p, o) group by t) s")"
+expect "anon and PUBLIC cannot execute any memory function" "f" \
+  "$(q -c "select bool_or(has_function_privilege('anon', p.oid, 'execute')) or bool_or(has_function_privilege('public', p.oid, 'execute'))
+           from pg_proc p where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+expect "authenticated executes all but set_agent_memory_dimensions; service_role all" "7|8" \
+  "$(q -c "select count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute')),
+                  count(*) filter (where has_function_privilege('service_role', p.oid, 'execute'))
+           from pg_proc p where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+
+# --- seed (committed): user A's memories in agent-test, one in agent-other; B's -------------
+create() { # sub, args...  → id
+  as_commit authenticated "$1" "select id from create_agent_memory($2);"
+}
+NEAR=$(create "$A" "'agent-test', 'User prefers energy-efficient LED fixtures with 90% efficiency', 'preference', p_embedding => '$E1', p_metadata => '{\"label\":\"near\"}'")
+MID=$(create "$A" "'agent-test', 'User decided on US-based vendors', 'decision', p_embedding => '$(vec 1 1)', p_metadata => '{\"label\":\"mid\"}'")
+FAR=$(create "$A" "'agent-test', 'The company is a hospital', 'fact', p_embedding => '$E2', p_metadata => '{\"label\":\"far\"}'")
+EXPIRED=$(create "$A" "'agent-test', 'Temporary note about an old quote', 'context', p_embedding => '$(vec 1 0.1)', p_expires_at => now() - interval '1 hour', p_metadata => '{\"label\":\"expired\"}'")
+FUTURE=$(create "$A" "'agent-test', 'Quote valid until tomorrow', 'context', p_embedding => '$(vec 0.9 0 0.1)', p_expires_at => now() + interval '1 day', p_metadata => '{\"label\":\"future\"}'")
+NOEMB=$(create "$A" "'agent-test', 'Small talk about the weather', 'conversation', p_metadata => '{\"label\":\"noemb\"}'")
+OTHER=$(create "$A" "'agent-other', 'Another agent''s fact', 'fact', p_embedding => '$(vec 0.1 0 1)', p_metadata => '{\"label\":\"other\"}'")
+BNEAR=$(create "$B" "'agent-test', 'B prefers blue', 'preference', p_embedding => '$E1', p_metadata => '{\"label\":\"b-near\"}'")
+BEXP=$(create "$B" "'agent-test', 'B old note', 'context', p_embedding => '$E2', p_expires_at => now() - interval '1 day', p_metadata => '{\"label\":\"b-expired\"}'")
+uuid_re='^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+all_ids="$NEAR $MID $FAR $EXPIRED $FUTURE $NOEMB $OTHER $BNEAR $BEXP"
+bad_ids=0
+for id in $all_ids; do [[ $id =~ $uuid_re ]] || bad_ids=$((bad_ids + 1)); done
+expect "seed: create_agent_memory returned 9 ids" 0 "$bad_ids"
+# One committed reference and one access log row of A's, for the isolation checks.
+as_commit authenticated "$A" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$NEAR');
+insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'update');" >/dev/null
+expect "seed: rows belong to the caller (user_id defaults to auth.uid())" "7|2" \
+  "$(q -c "select count(*) filter (where user_id = '$A'), count(*) filter (where user_id = '$B') from agent_memories where user_id in ('$A', '$B')")"
+
+# --- create --------------------------------------------------------------------------------
+expect "create returns the full row (user, agent, type, importance, embedding dims, metadata)" \
+  "$A|agent-x|fact|0.25|384|{\"k\": 1}|sess-1|0" \
+  "$(as_api authenticated "$A" "select user_id, agent_id, memory_type, importance_score, vector_dims(embedding), metadata, session_id, access_count
+     from create_agent_memory('agent-x', 'Budget is 10k', 'fact', 0.25, '$E1', 'sess-1', '{\"k\":1}');")"
+expect "default importance by type" "context=0.5,conversation=0.3,decision=0.7,fact=0.6,preference=0.9" \
+  "$(as_api authenticated "$A" "select string_agg(t || '=' || (select importance_score from create_agent_memory('agent-defaults', 'x', t)), ',' order by t)
+     from unnest(array['conversation', 'preference', 'fact', 'decision', 'context']) t;")"
+REF=$(cat /proc/sys/kernel/random/uuid)
+expect "create with a reference writes both rows" "rfp|$REF|t" \
+  "$(as_api authenticated "$A" "select id from create_agent_memory('agent-test', 'Linked to an RFP', 'context', p_reference => '{\"reference_type\":\"rfp\",\"reference_id\":\"$REF\"}') \\g /dev/null
+select r.reference_type, r.reference_id, r.user_id = '$A' from memory_references r join agent_memories m on m.id = r.memory_id where m.content = 'Linked to an RFP';")"
+expect "create with an array of two references" 2 \
+  "$(as_api authenticated "$A" "select create_agent_memory('agent-test', 'Two links', 'context',
+       p_reference => '[{\"reference_type\":\"bid\",\"reference_id\":\"$REF\"},{\"reference_type\":\"artifact\",\"reference_id\":\"$REF\"}]') \\g /dev/null
+select count(*) from memory_references r join agent_memories m on m.id = r.memory_id where m.content = 'Two links';")"
+expect "a failing reference insert (duplicate) rolls the memory back" "23505|7|1" \
+  "$(as_api authenticated "$A" "\\o /dev/null
+select create_agent_memory('agent-test', 'Dup links', 'context',
+  p_reference => '[{\"reference_type\":\"bid\",\"reference_id\":\"$REF\"},{\"reference_type\":\"bid\",\"reference_id\":\"$REF\"}]');
+\\o
+\\echo :SQLSTATE
+select count(*) from agent_memories;
+select count(*) from memory_references;" | paste -sd'|')"
+expect "a bad reference_id is refused (22023) and nothing is stored" "22023|reference_id must be a UUID (got 'nope')|7" \
+  "$(as_api authenticated "$A" "\\o /dev/null
+select create_agent_memory('agent-test', 'Bad link', 'fact', p_reference => '{\"reference_type\":\"rfp\",\"reference_id\":\"nope\"}');
+\\o
+\\echo :SQLSTATE|:LAST_ERROR_MESSAGE
+select count(*) from agent_memories;" | paste -sd'|')"
+expect "a bad reference_type is refused (22023)" 22023 \
+  "$(state authenticated "$A" "select create_agent_memory('agent-test', 'x', 'fact', p_reference => '{\"reference_type\":\"Bad Type\",\"reference_id\":\"$REF\"}');")"
+expect "a reference without reference_id is refused (22023)" 22023 \
+  "$(state authenticated "$A" "select create_agent_memory('agent-test', 'x', 'fact', p_reference => '{\"reference_type\":\"rfp\"}');")"
+expect "p_reference = JSON null means no reference" "00000" \
+  "$(state authenticated "$A" "select create_agent_memory('agent-test', 'x', 'fact', p_reference => 'null');")"
+
+for c in "bad memory_type|'agent-test', 'x', 'opinion'|memory_type must be one of" \
+  "importance 1.5|'agent-test', 'x', 'fact', 1.5|importance_score must be between 0 and 1" \
+  "importance -0.1|'agent-test', 'x', 'fact', -0.1|importance_score must be between 0 and 1" \
+  "importance NaN|'agent-test', 'x', 'fact', 'NaN'|importance_score must be between 0 and 1" \
+  "empty content|'agent-test', '', 'fact'|content must not be empty" \
+  "blank content|'agent-test', '  ', 'fact'|content must not be empty" \
+  "10001-char content|'agent-test', repeat('x', 10001), 'fact'|content must be at most 10000 characters" \
+  "empty agent_id|'', 'x', 'fact'|agent_id must be" \
+  "metadata not an object|'agent-test', 'x', 'fact', p_metadata => '[1]'|metadata must be a JSON object" \
+  "zero embedding|'agent-test', 'x', 'fact', p_embedding => '$(vec 0)'|embedding must not be the zero vector"; do
+  IFS='|' read -r name args msg <<<"$c"
+  out=$(state_msg authenticated "$A" "select create_agent_memory($args);")
+  expect_match "create refuses $name (22023: $msg)" "^22023\|$msg" "$out"
+done
+expect "create accepts exactly 10000 characters" "00000" \
+  "$(state authenticated "$A" "select create_agent_memory('agent-test', repeat('x', 10000), 'fact');")"
+expect_match "create refuses a 3-dim embedding (22000, 'dimension')" '^22000\|.*dimension' \
+  "$(state_msg authenticated "$A" "select create_agent_memory('agent-test', 'x', 'fact', p_embedding => '[1,2,3]');")"
+expect "create as service_role (no user) is refused (42501)" 42501 \
+  "$(state service_role "" "select create_agent_memory('agent-test', 'x', 'fact');")"
+
+# The same constraints hold for direct table writes (PATCH/POST /rest/v1/agent_memories).
+for c in "bad memory_type|'x', 'opinion', 0.5" "importance 1.5|'x', 'fact', 1.5" "importance NaN|'x', 'fact', 'NaN'" \
+  "blank content|'   ', 'fact', 0.5" "10001-char content|repeat('x', 10001), 'fact', 0.5"; do
+  IFS='|' read -r name vals <<<"$c"
+  expect "table check refuses $name (23514)" 23514 \
+    "$(state authenticated "$A" "insert into agent_memories (agent_id, content, memory_type, importance_score) values ('agent-test', $vals);")"
+done
+expect "table refuses a 3-dim embedding (pgvector 22000)" 22000 \
+  "$(state authenticated "$A" "insert into agent_memories (agent_id, content, memory_type, embedding) values ('agent-test', 'x', 'fact', '[1,2,3]');")"
+expect "full-text column finds a stemmed word" "$NEAR" \
+  "$(as_api authenticated "$A" "select id from agent_memories where agent_id = 'agent-test' and content_tsv @@ websearch_to_tsquery('english', 'efficient');")"
+expect "updated_at moves when content changes, created_at is kept" "t|t" \
+  "$(as_api authenticated "$A" "update agent_memories set content = 'changed', created_at = now() - interval '1 year' where id = '$MID'
+     returning updated_at > created_at, created_at > now() - interval '1 day';")"
+
+# --- search --------------------------------------------------------------------------------
+search_labels() { # sub, args (after the query vector)
+  as_api authenticated "$1" "select coalesce(string_agg(s.metadata->>'label', ',' order by s.ordinality), '')
+     from search_agent_memories('$E1', p_record_access => false$2) with ordinality s;"
+}
+expect "search ranks by similarity, threshold 0.5 (near, future, mid)" "near,future,mid" \
+  "$(search_labels "$A" ", p_agent_id => 'agent-test'")"
+expect "search similarity = 1 - cosine distance" "1.000|0.994|0.707" \
+  "$(as_api authenticated "$A" "select string_agg(round(similarity::numeric, 3)::text, '|' order by similarity desc)
+     from search_agent_memories('$E1', 'agent-test', p_record_access => false);")"
+expect "search returns no embedding/tsvector, plus similarity" \
+  "id,user_id,agent_id,session_id,content,memory_type,importance_score,metadata,expires_at,access_count,last_accessed_at,created_at,updated_at,similarity" \
+  "$(as_api authenticated "$A" "select string_agg(k, ',' order by o) from search_agent_memories('$E1', p_record_access => false, p_match_count => 1) s,
+     json_each(to_json(s)) with ordinality x(k, v, o);" | tr -d '\n')"
+expect "threshold -1: every unexpired memory with an embedding; expired and B's never" "near,future,mid,far" \
+  "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => -1")"
+expect "threshold 0.99" "near,future" "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => 0.99")"
+expect "match_count limits" "near,future" "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => -1, p_match_count => 2")"
+expect "match_count above 100 is capped, not refused" "near,future,mid,far" \
+  "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => -1, p_match_count => 100000")"
+expect "type filter {fact}" "far" "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => -1, p_memory_types => '{fact}'")"
+expect "type filter {preference,decision}" "near,mid" \
+  "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => -1, p_memory_types => array['preference', 'decision']")"
+expect "empty type filter = no filter" "near,future,mid" "$(search_labels "$A" ", p_agent_id => 'agent-test', p_memory_types => '{}'")"
+expect "no agent filter: all of A's agents" "near,future,mid,other,far" "$(search_labels "$A" ", p_match_threshold => -1")"
+expect "nulls mean defaults (threshold 0.5, count 10)" "near,future,mid" \
+  "$(search_labels "$A" ", p_agent_id => 'agent-test', p_match_threshold => null, p_match_count => null, p_memory_types => null")"
+expect "search as B: only B's memory" "b-near" "$(search_labels "$B" ", p_match_threshold => -1")"
+
+for c in "match_count 0|p_match_count => 0|match_count must be at least 1" \
+  "match_count -5|p_match_count => -5|match_count must be at least 1" \
+  "threshold 2|p_match_threshold => 2|match_threshold must be between -1 and 1" \
+  "threshold NaN|p_match_threshold => 'NaN'|match_threshold must be between -1 and 1" \
+  "unknown memory type|p_memory_types => '{fact,opinion}'|memory_types must contain only"; do
+  IFS='|' read -r name args msg <<<"$c"
+  expect_match "search refuses $name (22023)" "^22023\|$msg" \
+    "$(state_msg authenticated "$A" "select * from search_agent_memories('$E1', $args);")"
+done
+expect_match "search refuses a 3-dim query (22000, 'dimension')" '^22000\|query embedding has 3 dimensions, expected 384 \(dimension mismatch\)$' \
+  "$(state_msg authenticated "$A" "select * from search_agent_memories('[1,2,3]');")"
+expect_match "search refuses a 385-dim query (22000)" '^22000\|.*dimension' \
+  "$(state_msg authenticated "$A" "select * from search_agent_memories('$(DIMS=385 vec 1)');")"
+expect_match "search refuses a null query (22023)" '^22023\|query_embedding is required' \
+  "$(state_msg authenticated "$A" "select * from search_agent_memories(null);")"
+expect_match "search refuses a zero query (22023)" '^22023\|query_embedding must not be the zero vector' \
+  "$(state_msg authenticated "$A" "select * from search_agent_memories('$(vec 0)');")"
+
+# PostgREST: POST /rpc/search_agent_memories {"p_query_embedding":[...], ...} becomes
+# json_to_record(body) AS x(p_query_embedding vector, ...) and a call with named args.
+expect "RPC body with a JSON-array vector (json_to_record), as PostgREST sends it" "near,future,mid" \
+  "$(as_api authenticated "$A" "select string_agg(s.metadata->>'label', ',' order by s.ordinality)
+     from json_to_record('{\"p_query_embedding\": $E1, \"p_agent_id\": \"agent-test\", \"p_memory_types\": null, \"p_record_access\": false}'::json)
+          as x(p_query_embedding extensions.vector, p_agent_id text, p_memory_types text[], p_record_access boolean),
+     lateral search_agent_memories(p_query_embedding => x.p_query_embedding, p_agent_id => x.p_agent_id,
+                                   p_memory_types => x.p_memory_types, p_record_access => x.p_record_access) with ordinality s;")"
+expect "RPC body for create: JSON-array embedding and JSON reference" "384|1" \
+  "$(as_api authenticated "$A" "select vector_dims(c.embedding)
+     from json_to_record('{\"p_agent_id\":\"agent-test\",\"p_content\":\"via rpc\",\"p_memory_type\":\"fact\",\"p_embedding\":$E2,
+                          \"p_reference\":{\"reference_type\":\"message\",\"reference_id\":\"$REF\"}}'::json)
+          as x(p_agent_id text, p_content text, p_memory_type text, p_embedding extensions.vector, p_reference jsonb),
+     lateral create_agent_memory(p_agent_id => x.p_agent_id, p_content => x.p_content, p_memory_type => x.p_memory_type,
+                                 p_embedding => x.p_embedding, p_reference => x.p_reference) c;
+select count(*) from memory_references where reference_type = 'message';" | paste -sd'|')"
+
+# Access recording, in the same call.
+expect "search records access: returned counts, rows bumped, one log row each, updated_at untouched" \
+  "1,1,1|near:1:true:true,future:1:true:true,mid:1:true:true,far:0:false:true|3|search:sess-9:1.000" \
+  "$(as_api authenticated "$A" "select string_agg(access_count::text, ',' order by similarity desc) from search_agent_memories('$E1', 'agent-test', p_session_id => 'sess-9');
+select string_agg(metadata->>'label' || ':' || access_count || ':' || (last_accessed_at is not null) || ':' || (updated_at = created_at), ','
+                  order by array_position(array['near', 'future', 'mid', 'far'], metadata->>'label'))
+  from agent_memories where id in ('$NEAR', '$FUTURE', '$MID', '$FAR');
+select count(*) from memory_access_log where access_type = 'search' and session_id = 'sess-9';
+select access_type || ':' || session_id || ':' || round(relevance_score::numeric, 3) from memory_access_log where memory_id = '$NEAR' and access_type = 'search';" |
+    paste -sd'|')"
+expect "search with p_record_access => false records nothing" "0|0" \
+  "$(as_api authenticated "$A" "select count(*) from search_agent_memories('$E1', 'agent-test', p_record_access => false) \\g /dev/null
+select sum(access_count) from agent_memories where agent_id = 'agent-test';
+select count(*) from memory_access_log where access_type = 'search';" | paste -sd'|')"
+expect "HNSW index serves cosine nearest-neighbour order" "t" \
+  "$(q -c "set enable_seqscan = off" -c "explain (costs off) select id from agent_memories order by embedding <=> '$E1' limit 5" |
+     grep -q agent_memories_embedding_hnsw_idx && echo t || echo f)"
+
+# --- update_memory_access ---------------------------------------------------------------------
+expect "update_memory_access: distinct visible ids, logs each (B's id ignored)" "2|2|2" \
+  "$(as_api authenticated "$A" "select update_memory_access(array['$NEAR', '$MID', '$NEAR', '$BNEAR', null]::uuid[]);
+select sum(access_count) from agent_memories;
+select count(*) from memory_access_log where access_type = 'read';" | paste -sd'|')"
+expect "update_memory_access with access_type update" "1|update" \
+  "$(as_api authenticated "$A" "select update_memory_access(array['$FAR']::uuid[], 'update');
+select access_type from memory_access_log where memory_id = '$FAR';" | paste -sd'|')"
+expect "update_memory_access: empty/null array touches nothing" "0|0" \
+  "$(as_api authenticated "$A" "select update_memory_access('{}');
+select update_memory_access(null);" | paste -sd'|')"
+expect_match "update_memory_access refuses an unknown access_type (22023)" '^22023\|access_type must be one of' \
+  "$(state_msg authenticated "$A" "select update_memory_access(array['$NEAR']::uuid[], 'peek');")"
+
+# --- isolation: B never sees or changes A's memories ------------------------------------------
+expect "B selects none of A's memories" 0 \
+  "$(as_api authenticated "$B" "select count(*) from agent_memories where user_id = '$A' or id in ('$NEAR', '$MID', '$FAR');")"
+expect "B sees only own rows" 2 "$(as_api authenticated "$B" "select count(*) from agent_memories;")"
+expect "B cannot update A's memory" 0 \
+  "$(as_api authenticated "$B" "with u as (update agent_memories set content = 'pwned' where id = '$NEAR' returning 1) select count(*) from u;")"
+expect "B cannot delete A's memory" 0 \
+  "$(as_api authenticated "$B" "with d as (delete from agent_memories where id = '$NEAR' returning 1) select count(*) from d;")"
+expect "B's update_memory_access on A's ids touches nothing" 0 \
+  "$(as_api authenticated "$B" "select update_memory_access(array['$NEAR', '$MID']::uuid[]);")"
+expect "B cannot insert a memory as A (RLS, 42501)" 42501 \
+  "$(state authenticated "$B" "insert into agent_memories (user_id, agent_id, content, memory_type) values ('$A', 'agent-test', 'x', 'fact');")"
+expect "B cannot move own memory to A (42501)" 42501 \
+  "$(state authenticated "$B" "update agent_memories set user_id = '$A' where id = '$BNEAR';")"
+expect "B cannot attach a reference to A's memory (23503)" 23503 \
+  "$(state authenticated "$B" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$REF');")"
+expect "B cannot log an access to A's memory (23503)" 23503 \
+  "$(state authenticated "$B" "insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'read');")"
+expect "A sees own reference and access log" "1|1" \
+  "$(as_api authenticated "$A" "select count(*) from memory_references;
+select count(*) from memory_access_log;" | paste -sd'|')"
+expect "B sees none of A's references or access logs" "0|0" \
+  "$(as_api authenticated "$B" "select count(*) from memory_references;
+select count(*) from memory_access_log;" | paste -sd'|')"
+expect "B's context has only B's memories" "b-near" \
+  "$(as_api authenticated "$B" "select string_agg(metadata->>'label', ',') from get_memory_context();")"
+expect "service_role sees both users (bypasses RLS)" 9 \
+  "$(as_api service_role "" "select count(*) from agent_memories where user_id in ('$A', '$B');")"
+
+# --- anon --------------------------------------------------------------------------------------
+for stmt in "select 1 from agent_memories limit 1" "select 1 from memory_references limit 1" "select 1 from memory_access_log limit 1" \
+  "insert into agent_memories (agent_id, content, memory_type) values ('a', 'x', 'fact')" \
+  "select * from search_agent_memories('$E1')" "select create_agent_memory('a', 'x', 'fact')" \
+  "select get_memory_statistics()" "select * from get_memory_context()" "select cleanup_expired_memories()" \
+  "select update_memory_access(array['$NEAR']::uuid[])" "select agent_memory_dimensions()" "select set_agent_memory_dimensions(8)"; do
+  expect "anon: permission denied: ${stmt:0:60}" 42501 "$(state anon "" "$stmt;")"
+done
+
+# --- get_memory_context --------------------------------------------------------------------------
+C100=$(printf 'c%.0s' {1..99}) # 99 chars + a 1-char label prefix = 100
+ctx_seed="insert into agent_memories (agent_id, content, memory_type, importance_score, embedding, expires_at, created_at, metadata) values
+  ('agent-ctx', '1$C100', 'preference', 0.9, '$E1', null, now() - interval '5 minutes', '{\"label\":\"c1\"}'),
+  ('agent-ctx', '2$C100', 'decision', 0.7, '$E2', null, now() - interval '2 minutes', '{\"label\":\"c2\"}'),
+  ('agent-ctx', '3$C100', 'decision', 0.7, '$E1', null, now() - interval '3 minutes', '{\"label\":\"c3\"}'),
+  ('agent-ctx', '4$C100', 'context', 0.5, null, null, now() - interval '1 minute', '{\"label\":\"c4\"}'),
+  ('agent-ctx', '5$C100', 'preference', 0.95, '$E1', now() - interval '1 second', now(), '{\"label\":\"c5\"}'),
+  ('agent-ctx', repeat('6', 2000), 'conversation', 0.3, '$E1', null, now(), '{\"label\":\"c6\"}');"
+as_commit authenticated "$A" "$ctx_seed" >/dev/null
+ctx() { # args → labels in returned order
+  as_api authenticated "$A" "select coalesce(string_agg(s.metadata->>'label', ',' order by s.ordinality), '')
+     from get_memory_context($1) with ordinality s;"
+}
+expect "context: importance desc, then newest; expired excluded" "c1,c2,c3,c4,c6" "$(ctx "'agent-ctx'")"
+expect "context with a query: importance desc, then similarity" "c1,c3,c2,c4,c6" "$(ctx "'agent-ctx', '$E1'")"
+expect "context: char budget 250 keeps the prefix that fits" "c1,c2" "$(ctx "'agent-ctx', p_max_chars => 250")"
+expect "context: char budget 2399 stops before the 2000-char memory" "c1,c2,c3,c4" "$(ctx "'agent-ctx', p_max_chars => 2399")"
+expect "context: char budget 2400 fits all five" "c1,c2,c3,c4,c6" "$(ctx "'agent-ctx', p_max_chars => 2400")"
+expect "context: budget smaller than the first memory returns nothing" "" "$(ctx "'agent-ctx', p_max_chars => 99")"
+expect "context: max_memories" "c1,c2,c3" "$(ctx "'agent-ctx', p_max_memories => 3")"
+expect "context: min_importance" "c1,c2,c3" "$(ctx "'agent-ctx', p_min_importance => 0.6")"
+expect "context: similarity null without a query; set with one (null where no embedding)" "||||;1.000|1.000|0.000||1.000" \
+  "$(as_api authenticated "$A" "select string_agg(coalesce(round(similarity::numeric, 3)::text, ''), '|' order by o) from get_memory_context('agent-ctx') with ordinality x(id,u,a,s,c,t,i,m,e,ac,la,ca,ua,similarity,o);
+select string_agg(coalesce(round(similarity::numeric, 3)::text, ''), '|' order by o) from get_memory_context('agent-ctx', '$E1') with ordinality x(id,u,a,s,c,t,i,m,e,ac,la,ca,ua,similarity,o);" | paste -sd';')"
+expect "context records access (count, time, 'context' log rows)" "1,1,1,1,1|5|5" \
+  "$(as_api authenticated "$A" "select string_agg(access_count::text, ',') from get_memory_context('agent-ctx');
+select count(*) from agent_memories where agent_id = 'agent-ctx' and access_count = 1 and last_accessed_at is not null;
+select count(*) from memory_access_log where access_type = 'context' and relevance_score is null;" | paste -sd'|')"
+expect "context all agents (A): importance order across agents" "near,c1" "$(ctx "p_max_memories => 2")"
+expect_match "context refuses a 3-dim query (22000)" '^22000\|.*dimension' \
+  "$(state_msg authenticated "$A" "select * from get_memory_context(null, '[1,2,3]');")"
+expect_match "context refuses max_chars 0 (22023)" '^22023\|max_chars must be at least 1' \
+  "$(state_msg authenticated "$A" "select * from get_memory_context(p_max_chars => 0);")"
+expect_match "context refuses max_memories 0 (22023)" '^22023\|max_memories must be at least 1' \
+  "$(state_msg authenticated "$A" "select * from get_memory_context(p_max_memories => 0);")"
+expect_match "context refuses min_importance 2 (22023)" '^22023\|min_importance must be between 0 and 1' \
+  "$(state_msg authenticated "$A" "select * from get_memory_context(p_min_importance => 2);")"
+
+# --- statistics ----------------------------------------------------------------------------------
+expect "statistics: keys" "active,avg_importance,by_type,expired,last_accessed_at,newest_created_at,oldest_created_at,total,total_accesses,with_embedding" \
+  "$(as_api authenticated "$A" "select string_agg(k, ',' order by k) from jsonb_object_keys(get_memory_statistics()) k;")"
+expect "statistics (A, all agents): total, active, expired, with_embedding, by_type, accesses" \
+  "13|11|2|11|{\"fact\": 2, \"context\": 3, \"decision\": 3, \"preference\": 3, \"conversation\": 2}|0|number|string|string|null" \
+  "$(as_api authenticated "$A" "select s->>'total', s->>'active', s->>'expired', s->>'with_embedding', s->'by_type', s->>'total_accesses',
+       jsonb_typeof(s->'avg_importance'), jsonb_typeof(s->'oldest_created_at'), jsonb_typeof(s->'newest_created_at'), jsonb_typeof(s->'last_accessed_at')
+     from get_memory_statistics() s;")"
+expect "statistics for one agent; accesses counted" "6|1|0.6750|2" \
+  "$(as_api authenticated "$A" "select update_memory_access(array(select id from agent_memories where agent_id = 'agent-ctx' and importance_score >= 0.9)) \\g /dev/null
+select s->>'total', s->>'expired', round((s->>'avg_importance')::numeric, 4), s->>'total_accesses' from get_memory_statistics('agent-ctx') s;")"
+expect "statistics of B" "2|1" "$(as_api authenticated "$B" "select s->>'total', s->>'expired' from get_memory_statistics() s;")"
+expect "statistics of an agent with no memories" "0|null|0" \
+  "$(as_api authenticated "$A" "select s->>'total', jsonb_typeof(s->'avg_importance'), s->'by_type'->>'fact' from get_memory_statistics('nobody') s;")"
+
+# --- cleanup -------------------------------------------------------------------------------------
+expect "cleanup (A) deletes only A's expired memories; B's expired one stays" "2|0|11|1" \
+  "$(printf '%s\n' 'begin;' 'set local role authenticated;' \
+       "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
+       'select cleanup_expired_memories();' 'reset role;' \
+       "select count(*) from agent_memories where user_id = '$A' and expires_at <= now();" \
+       "select count(*) from agent_memories where user_id = '$A';" \
+       "select count(*) from agent_memories where user_id = '$B' and expires_at <= now();" 'rollback;' |
+     q | paste -sd'|')"
+expect "cleanup as service_role deletes every user's expired memories" "t|0" \
+  "$(as_api service_role "" "select cleanup_expired_memories() >= 3;
+select count(*) from agent_memories where expires_at <= now();" | paste -sd'|')"
+
+# --- set_agent_memory_dimensions --------------------------------------------------------------------
+expect "set_agent_memory_dimensions refused for authenticated (42501)" 42501 \
+  "$(state authenticated "$A" "select set_agent_memory_dimensions(8);")"
+expect_match "set_agent_memory_dimensions refused while embeddings exist (55000)" '^55000\|agent_memories already stores embeddings of 384 dimensions' \
+  "$(state_msg service_role "" "select set_agent_memory_dimensions(8);")"
+expect_match "set_agent_memory_dimensions refuses 2001 (22023)" '^22023\|dimensions must be between 1 and 2000' \
+  "$(state_msg service_role "" "select set_agent_memory_dimensions(2001);")"
+expect "set_agent_memory_dimensions to the current value is a no-op" "false" \
+  "$(as_api service_role "" "select set_agent_memory_dimensions(384)->>'changed';")"
+E8=$(DIMS=8 vec 1)
+expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-dim create/search work and 384 fails" \
+  "{\"changed\": true, \"dimensions\": 8, \"previous_dimensions\": 384}|vector(8)|8|t|fresh|1.000|22000" \
+  "$(printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' "set local lock_timeout = '10s';" 'set local role service_role;' \
+       'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
+       'select set_agent_memory_dimensions(8);' \
+       "select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'public.agent_memories'::regclass and attname = 'embedding';" \
+       'select agent_memory_dimensions();' \
+       "select exists (select from pg_indexes where indexname = 'agent_memories_embedding_hnsw_idx' and indexdef like '%hnsw%vector_cosine_ops%');" \
+       'set local role authenticated;' \
+       "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
+       "select create_agent_memory('agent-8', 'eight dims', 'fact', p_embedding => '$E8', p_metadata => '{\"label\":\"fresh\"}') \\g /dev/null" \
+       "select metadata->>'label', round(similarity::numeric, 3) from search_agent_memories('$E8', 'agent-8');" \
+       '\o /dev/null' "select * from search_agent_memories('$E1');" '\o' '\echo :SQLSTATE' 'rollback;' |
+     q_continue | tr '\n' '|' | sed 's/|$//')"
+expect "after the rolled-back change the column is vector(384) again" 384 "$(q -c 'select agent_memory_dimensions()')"
+
+# --- done ------------------------------------------------------------------------------------------
+if [ "$failed" != 0 ]; then
+  log "agent memory SQL test FAILED: $failed of $checks checks"
+  exit 1
+fi
+log "agent memory SQL test passed: $checks checks"
