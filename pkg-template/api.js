@@ -2,6 +2,7 @@
 // (deno.js, node.js, browser.js) only differ in how they load the .wasm bytes.
 export { AgentmemError } from "./errors.js";
 export { AgentmemClient, createClient } from "./client.js";
+export { MemoryTools } from "./memory.js";
 export {
   uuid5,
   uuid5Batch,

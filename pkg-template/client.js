@@ -2,6 +2,17 @@
 // a module re-initialised after an internal error never sees stale Rust objects.
 import { checkClientOptions, clientRequest, inspectToken } from "./agentmem.js";
 
+// The validated options of each client, for the package's other classes (MemoryTools,
+// the checkpoint saver) that hand them to the module on every call.
+const optionsOf = new WeakMap();
+
+/** The options `client` was created with (package-internal). */
+export function clientOptions(client) {
+  const options = optionsOf.get(client);
+  if (!options) throw new TypeError("expected an AgentmemClient from createClient()");
+  return options;
+}
+
 export class AgentmemClient {
   #options;
   #restUrl;
@@ -9,6 +20,7 @@ export class AgentmemClient {
   constructor(options) {
     this.#restUrl = checkClientOptions(options);
     this.#options = { ...options };
+    optionsOf.set(this, this.#options);
     Object.freeze(this);
   }
 

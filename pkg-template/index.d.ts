@@ -221,3 +221,114 @@ export declare class AgentmemClient {
 export declare function createClient(options: ClientOptions): AgentmemClient;
 /** What a key or token stands for (decoded, never verified). */
 export declare function inspectToken(token: string): TokenInfo;
+
+// --- Memory tools -----------------------------------------------------------------------
+
+export type MemoryType = "conversation" | "preference" | "fact" | "decision" | "context";
+export type MemoryToolName = "create_memory" | "search_memories" | "update_memory" | "delete_memory" | "get_memory_context";
+
+/**
+ * The injected embedding function: one vector per text, each of `dimensions` finite
+ * numbers. agentmem never calls an embedding API itself.
+ */
+export type EmbedFn = (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+
+export interface MemoryToolsOptions {
+  /** A client acting as the signed-in user (`accessToken`), or its options. */
+  client: AgentmemClient | ClientOptions;
+  embed: EmbedFn;
+  /** Which agent the memories belong to (memories are per user and agent). */
+  agentId: string;
+  /** Recorded on created memories. */
+  sessionId?: string;
+  /** When given, must be the `sub` of the client's token (a guard against mix-ups). */
+  userId?: string;
+  /** Vector size of `embed` and of `agent_memories.embedding` (default 384). */
+  dimensions?: number;
+  /** Minimum cosine similarity for `search_memories` (default 0.5). */
+  matchThreshold?: number;
+}
+
+export interface Memory {
+  id: string;
+  content: string;
+  memory_type: MemoryType;
+  importance_score: number;
+  expires_at?: string;
+  created_at: string;
+  updated_at?: string;
+  /** Cosine similarity to the query (search and context with a query). */
+  similarity?: number;
+}
+
+export interface CreateMemoryInput {
+  content: string;
+  memory_type: MemoryType;
+  /** 0..1; defaults by type: preference 0.9, decision 0.7, fact 0.6, context 0.5, conversation 0.3. */
+  importance_score?: number;
+  reference_type?: "rfp" | "bid" | "artifact" | "message" | "user_profile";
+  reference_id?: string;
+  /** ISO 8601 date or date-time in the future. */
+  expires_at?: string;
+}
+export interface SearchMemoriesInput {
+  query: string;
+  memory_types?: MemoryType[];
+  /** 1..50, default 10. */
+  limit?: number;
+}
+export interface UpdateMemoryInput {
+  memory_id: string;
+  content?: string;
+  memory_type?: MemoryType;
+  importance_score?: number;
+  /** null clears the expiry. */
+  expires_at?: string | null;
+}
+export interface DeleteMemoryInput {
+  memory_id: string;
+}
+export interface GetMemoryContextInput {
+  query?: string;
+  /** Budget for the memories' total length (default 4000). */
+  max_chars?: number;
+  /** Default 20, at most 100. */
+  max_memories?: number;
+  min_importance?: number;
+}
+
+export type MemoryToolResult =
+  | { success: true; memory: Memory }
+  | { success: true; count: number; memories: Memory[] }
+  | { success: true; count: number; memories: Memory[]; context: string }
+  | { success: true; deleted: string }
+  | { success: false; error: { code: AgentmemErrorCode; message: string; field?: string } };
+
+export interface AnthropicTool {
+  name: MemoryToolName;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+export interface OpenAITool {
+  type: "function";
+  function: { name: MemoryToolName; description: string; parameters: Record<string, unknown> };
+}
+
+export declare class MemoryTools {
+  constructor(options: MemoryToolsOptions);
+  /** The user (JWT `sub`) these tools act for. */
+  readonly userId: string;
+  static readonly toolNames: MemoryToolName[];
+  static definitions(format?: "anthropic"): AnthropicTool[];
+  static definitions(format: "openai"): OpenAITool[];
+  definitions(format?: "anthropic"): AnthropicTool[];
+  definitions(format: "openai"): OpenAITool[];
+  /** For the LLM loop: never throws for a failed call; returns `{ success: false, error }`. */
+  handle(name: string, input: unknown): Promise<MemoryToolResult>;
+  /** Typed calls: throw `AgentmemError` on failure. */
+  createMemory(input: CreateMemoryInput): Promise<{ success: true; memory: Memory }>;
+  searchMemories(input: SearchMemoriesInput): Promise<{ success: true; count: number; memories: Memory[] }>;
+  updateMemory(input: UpdateMemoryInput): Promise<{ success: true; memory: Memory }>;
+  deleteMemory(input: DeleteMemoryInput): Promise<{ success: true; deleted: string }>;
+  getMemoryContext(input?: GetMemoryContextInput): Promise<{ success: true; count: number; memories: Memory[]; context: string }>;
+}

@@ -16,6 +16,7 @@
 mod args;
 mod http;
 mod ids;
+mod memory;
 mod transport;
 
 use serde::Serialize;

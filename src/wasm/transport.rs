@@ -34,10 +34,10 @@ struct ClientOptions {
 }
 
 /// The validated client, as the facade keeps it between calls.
-struct Client {
-    target: Target,
-    policy: RetryPolicy,
-    http: JsHttp,
+pub(super) struct Client {
+    pub(super) target: Target,
+    pub(super) policy: RetryPolicy,
+    pub(super) http: JsHttp,
 }
 
 fn optional<T: DeserializeOwned + Default>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
@@ -52,7 +52,24 @@ fn in_browser() -> bool {
     has("document") || (has("window") && !has("Deno"))
 }
 
-fn client(options: &JsValue) -> Result<Client, ErrorReport> {
+impl Client {
+    /// Sends `req` with the client's retry policy; errors have keys and tokens redacted.
+    pub(super) async fn send(&self, req: &HttpRequest) -> JsResult<crate::transport::response::Decoded> {
+        self.send_raw(req).await.map_err(|f| js_error(f.report, f.cause))
+    }
+
+    /// [`Client::send`] with the failure still in Rust form, for callers that refine it.
+    pub(super) async fn send_raw(
+        &self,
+        req: &HttpRequest,
+    ) -> Result<crate::transport::response::Decoded, crate::transport::client::Failure<JsValue>> {
+        let secrets: Vec<&str> =
+            [Some(self.target.api_key.as_str()), self.target.access_token.as_deref()].into_iter().flatten().collect();
+        execute(&self.http, &self.policy, req, &secrets).await
+    }
+}
+
+pub(super) fn client(options: &JsValue) -> Result<Client, ErrorReport> {
     if !options.is_object() {
         return Err(ErrorReport::invalid_input("options", "createClient needs an options object { url, apiKey, ... }"));
     }
@@ -132,9 +149,7 @@ pub async fn client_request(
     let c = client(&options)?;
     let name = args::string(if op == "rpc" { "function" } else { "table" }, &name)?;
     let req = build(&c, &op, &name, &payload, &request_options)?;
-    let secrets: Vec<&str> =
-        [Some(c.target.api_key.as_str()), c.target.access_token.as_deref()].into_iter().flatten().collect();
-    let decoded = execute(&c.http, &c.policy, &req, &secrets).await.map_err(|f| js_error(f.report, f.cause))?;
+    let decoded = c.send(&req).await?;
     let data = match &decoded.body {
         None => JsValue::NULL,
         Some(text) => js_sys::JSON::parse(text).map_err(|e| {

@@ -1,0 +1,260 @@
+// Memory tools end to end: the built package in Deno, the real stack (pgvector, RLS,
+// the memory SQL functions), and the deterministic offline embedder.
+import assert from "node:assert/strict";
+import { AgentmemError, createClient, MemoryTools } from "agentmem";
+import type { Memory, MemoryToolResult } from "agentmem";
+import { hashEmbed, hashEmbedder } from "../supabase/functions/_shared/hash_embedder.ts";
+import { countRequests, env, newUser, service } from "./support.ts";
+
+type User = Awaited<ReturnType<typeof newUser>>;
+
+/** Tools for `user`, counting embedding calls. */
+function toolsFor(user: User, extra: Record<string, unknown> = {}) {
+  const calls: string[][] = [];
+  const embed = (texts: string[]) => {
+    calls.push(texts);
+    return hashEmbedder()(texts);
+  };
+  const tools = new MemoryTools({ client: user.client, embed, agentId: "procurement-agent", sessionId: "s-1", ...extra });
+  return { tools, calls };
+}
+
+/** The successful result; each test knows which of its fields its tool fills. */
+type Success = { memory: Memory; memories: Memory[]; count: number; context: string; deleted: string };
+function ok(r: MemoryToolResult): Success {
+  assert.equal(r.success, true, JSON.stringify(r));
+  return r as unknown as Success;
+}
+
+function failed(r: MemoryToolResult, code: string, field?: string) {
+  assert.equal(r.success, false, `expected a failure, got ${JSON.stringify(r)}`);
+  if (r.success) return;
+  assert.equal(r.error.code, code, JSON.stringify(r.error));
+  if (field) assert.equal(r.error.field, field, JSON.stringify(r.error));
+  assert.ok(r.error.message.length > 10);
+}
+
+const MEMORIES = [
+  { content: "User prefers US-based vendors for all procurement projects", memory_type: "preference" },
+  { content: "User requires LED lighting fixtures with at least 90% energy efficiency", memory_type: "preference" },
+  { content: "The company has 40 employees and its headquarters are in Denver", memory_type: "fact" },
+  { content: "Decided to run the warehouse RFP as a two-stage tender", memory_type: "decision" },
+  { content: "Current bid review covers roofing contractors", memory_type: "context" },
+  { content: "User said thanks and goodbye", memory_type: "conversation" },
+] as const;
+
+Deno.test("definitions: five tools in Anthropic and OpenAI shapes", () => {
+  const anthropic = MemoryTools.definitions("anthropic");
+  const openai = MemoryTools.definitions("openai");
+  assert.deepEqual(anthropic.map((t) => t.name), MemoryTools.toolNames);
+  assert.deepEqual(openai.map((t) => t.function.name), MemoryTools.toolNames);
+  assert.deepEqual(anthropic[0].input_schema, openai[0].function.parameters);
+  assert.match(anthropic[0].description, /preference 0\.9/);
+  assert.throws(() => MemoryTools.definitions("gemini" as never), AgentmemError);
+});
+
+Deno.test("constructor refuses what cannot work", async () => {
+  const a = await newUser();
+  const invalid = (options: unknown, field: string) =>
+    assert.throws(() => new MemoryTools(options as never), (e: unknown) => e instanceof AgentmemError && e.code === "invalid_input" && e.field === field);
+  const embed = hashEmbedder();
+  invalid(undefined, "options");
+  invalid({ client: a.client, agentId: "x" }, "embed");
+  invalid({ client: a.client, embed, agentId: " " }, "agentId");
+  invalid({ client: a.client, embed, agentId: "x", dimensions: 0 }, "dimensions");
+  invalid({ client: a.client, embed, agentId: "x", matchThreshold: 2 }, "matchThreshold");
+  invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "options");
+  invalid({ client: a.client, embed, agentId: "x", userId: crypto.randomUUID() }, "userId");
+  invalid({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }, "client");
+  invalid({ client: service(), embed, agentId: "x" }, "client");
+  const tools = new MemoryTools({ client: a.client, embed, agentId: "x", userId: a.id.toUpperCase() });
+  assert.equal(tools.userId, a.id);
+  // Client options work as well as a client.
+  assert.equal(new MemoryTools({ client: { url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: a.token }, embed, agentId: "x" }).userId, a.id);
+});
+
+Deno.test("create, then semantic search ranks near memories above far ones, one request per call", async () => {
+  const a = await newUser();
+  const { tools, calls } = toolsFor(a);
+  for (const m of MEMORIES) {
+    const requests = await countRequests(() => tools.handle("create_memory", m).then(ok));
+    assert.deepEqual(requests, ["POST /rpc/create_agent_memory"], "one request per create");
+  }
+  const created = await a.client.select<Memory[]>("agent_memories", { columns: "content,memory_type,importance_score,agent_id,session_id", order: "created_at" });
+  assert.deepEqual(created.data.map((m) => [m.memory_type, m.importance_score]), [
+    ["preference", 0.9], ["preference", 0.9], ["fact", 0.6], ["decision", 0.7], ["context", 0.5], ["conversation", 0.3],
+  ], "default importance by type (spec 003)");
+
+  calls.length = 0;
+  let result: MemoryToolResult | undefined;
+  const requests = await countRequests(async () => {
+    result = await tools.handle("search_memories", { query: "which vendors does the user prefer for procurement?" });
+  });
+  assert.deepEqual(requests, ["POST /rpc/search_agent_memories"], "search and its access logging: one request");
+  assert.deepEqual(calls, [["which vendors does the user prefer for procurement?"]], "one embedding call");
+  const found = ok(result!) as { count: number; memories: Memory[] };
+  assert.ok(found.count >= 1);
+  assert.equal(found.memories[0].content, MEMORIES[0].content, "the vendor preference ranks first");
+  const sims = found.memories.map((m) => m.similarity!);
+  assert.deepEqual(sims, [...sims].sort((x, y) => y - x), "ordered by similarity");
+  assert.ok(sims.every((s) => s >= 0.5), "threshold applied");
+  assert.ok(!found.memories.some((m) => m.content.includes("goodbye")), "far memory excluded");
+
+  const lighting = ok(await tools.handle("search_memories", { query: "LED lighting efficiency", memory_types: ["preference"] }));
+  assert.equal(lighting.memories[0].content, MEMORIES[1].content);
+  assert.ok(lighting.memories.every((m) => m.memory_type === "preference"), "type filter");
+  const none = ok(await tools.handle("search_memories", { query: "LED lighting efficiency", memory_types: ["fact"] }));
+  assert.equal(none.memories.length, 0);
+
+  // Search recorded the access, in that same request.
+  const vendor = await a.client.select<{ access_count: number; last_accessed_at: string }>("agent_memories", {
+    columns: "access_count,last_accessed_at", filters: [["content", "eq", MEMORIES[0].content]], single: true,
+  });
+  assert.equal(vendor.data.access_count, 1);
+  assert.ok(vendor.data.last_accessed_at);
+  const log = await a.client.select("memory_access_log", { count: "exact", head: true, filters: [["access_type", "eq", "search"]] });
+  assert.ok(log.count! >= 2);
+});
+
+Deno.test("every validation error is a typed failure the model can read, and nothing is written", async () => {
+  const a = await newUser();
+  const { tools, calls } = toolsFor(a);
+  const uuid = crypto.randomUUID();
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "opinion" }), "invalid_input", "memory_type");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", importance_score: 1.5 }), "invalid_input", "importance_score");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", importance_score: NaN }), "invalid_input", "importance_score");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", importance_score: "high" }), "invalid_input", "importance_score");
+  failed(await tools.handle("create_memory", { content: "   ", memory_type: "fact" }), "invalid_input", "content");
+  failed(await tools.handle("create_memory", { content: "x".repeat(10_001), memory_type: "fact" }), "invalid_input", "content");
+  failed(await tools.handle("create_memory", { memory_type: "fact" }), "invalid_input", "content");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", importance: 0.5 }), "invalid_input", "importance");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", reference_type: "rfp", reference_id: "not-a-uuid" }), "invalid_input", "reference_id");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", reference_type: "rfp" }), "invalid_input", "reference_id");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", expires_at: "2001-01-01" }), "invalid_input", "expires_at");
+  failed(await tools.handle("create_memory", { content: "x", memory_type: "fact", expires_at: "next week" }), "invalid_input", "expires_at");
+  failed(await tools.handle("search_memories", { query: "" }), "invalid_input", "query");
+  failed(await tools.handle("search_memories", { query: "x", limit: 0 }), "invalid_input", "limit");
+  failed(await tools.handle("search_memories", { query: "x", memory_types: ["facts"] }), "invalid_input", "memory_types[0]");
+  failed(await tools.handle("update_memory", { memory_id: "123", content: "x" }), "invalid_input", "memory_id");
+  failed(await tools.handle("update_memory", { memory_id: uuid }), "invalid_input", "input");
+  failed(await tools.handle("delete_memory", { memory_id: "' or 1=1 --" }), "invalid_input", "memory_id");
+  failed(await tools.handle("get_memory_context", { max_chars: -5 }), "invalid_input", "max_chars");
+  failed(await tools.handle("forget_everything", {}), "invalid_input", "name");
+  failed(await tools.handle("create_memory", "remember this"), "invalid_input", "input");
+  assert.equal(calls.length, 0, "no embedding was computed for invalid input");
+  const rows = await a.client.select("agent_memories", { count: "exact", head: true });
+  assert.equal(rows.count, 0, "nothing written");
+  // The typed methods throw the same errors.
+  await assert.rejects(tools.createMemory({ content: "x", memory_type: "opinion" as never }), (e: unknown) => e instanceof AgentmemError && e.code === "invalid_input");
+});
+
+Deno.test("embedding callback failures: wrong size, NaN, throwing, rejecting, wrong shape", async () => {
+  const a = await newUser();
+  const make = (embed: (t: string[]) => unknown) => new MemoryTools({ client: a.client, embed: embed as never, agentId: "x" });
+  const input = { content: "User prefers email", memory_type: "preference" };
+  failed(await make((t) => t.map(() => new Float32Array(383).fill(0.1))).handle("create_memory", input), "dimension_mismatch");
+  failed(await make((t) => t.map(() => Array.from({ length: 384 }, (_, i) => (i === 7 ? NaN : 0.1)))).handle("create_memory", input), "embedding_failed");
+  failed(await make((t) => t.map(() => Array.from({ length: 384 }, (_, i) => (i === 7 ? Infinity : 0.1)))).handle("create_memory", input), "embedding_failed");
+  failed(await make(() => { throw new Error("quota exceeded"); }).handle("create_memory", input), "embedding_failed");
+  failed(await make(() => Promise.reject(new Error("503 from provider"))).handle("create_memory", input), "embedding_failed");
+  failed(await make(() => [[0.1, 0.2]].slice(1)).handle("create_memory", input), "embedding_failed");
+  failed(await make(() => "nope").handle("create_memory", input), "embedding_failed");
+  failed(await make((t) => t.map(() => new Array(384).fill("0.1"))).handle("create_memory", input), "embedding_failed");
+  failed(await make((t) => t.map(() => new Float32Array(384))).handle("create_memory", input), "embedding_failed");
+  const e = await make(() => { throw new Error("quota exceeded"); }).createMemory(input as never).catch((e) => e);
+  assert.ok(e instanceof AgentmemError && e.code === "embedding_failed" && e.cause instanceof Error && /quota exceeded/.test(e.message));
+  // Sync callbacks returning plain arrays work too.
+  ok(await make((t) => t.map((x) => Array.from(hashEmbed(x)))).handle("create_memory", input));
+  // A tools instance configured for 384 while the column is 384 but the callback makes 1536:
+  const big = new MemoryTools({ client: a.client, embed: (t: string[]) => t.map(() => new Float32Array(1536).fill(0.01)), agentId: "x", dimensions: 1536 });
+  failed(await big.handle("create_memory", input), "dimension_mismatch");
+  assert.equal((await a.client.select("agent_memories", { count: "exact", head: true })).count, 1, "only the good one was written");
+});
+
+Deno.test("update re-embeds only changed content; delete; expired memories are invisible", async () => {
+  const a = await newUser();
+  const { tools, calls } = toolsFor(a);
+  const m = ok(await tools.handle("create_memory", { content: "User prefers morning meetings", memory_type: "preference" })).memory;
+  calls.length = 0;
+
+  ok(await tools.handle("update_memory", { memory_id: m.id, importance_score: 0.95 }));
+  assert.equal(calls.length, 0, "no content: no embedding");
+  ok(await tools.handle("update_memory", { memory_id: m.id, content: "User prefers morning meetings" }));
+  assert.equal(calls.length, 0, "same content: no embedding");
+  const requests = await countRequests(() => tools.handle("update_memory", { memory_id: m.id, content: "User prefers afternoon meetings after 2pm" }).then(ok));
+  assert.deepEqual(calls, [["User prefers afternoon meetings after 2pm"]], "changed content: embedded once");
+  assert.deepEqual(requests, ["POST /rpc/update_agent_memory"], "one request");
+  const hit = ok(await tools.handle("search_memories", { query: "afternoon meetings after 2pm" }));
+  assert.equal(hit.memories[0]?.id, m.id, "found by its new content");
+  assert.equal(hit.memories[0].importance_score, 0.95);
+
+  // Another instance changed the content meanwhile: this one's knowledge is stale, the
+  // database refuses the unembedded update (nothing written), and the call re-embeds.
+  const other = toolsFor(a).tools;
+  await other.updateMemory({ memory_id: m.id, content: "User prefers evening meetings" });
+  calls.length = 0;
+  const r = ok(await tools.handle("update_memory", { memory_id: m.id, content: "User prefers afternoon meetings after 2pm" }));
+  assert.equal(r.memory.content, "User prefers afternoon meetings after 2pm");
+  assert.equal(calls.length, 1, "stale knowledge detected, content embedded");
+
+  ok(await tools.handle("update_memory", { memory_id: m.id, expires_at: new Date(Date.now() + 86_400_000).toISOString() }));
+  ok(await tools.handle("update_memory", { memory_id: m.id, expires_at: null }));
+  const row = await a.client.select<{ expires_at: string | null }>("agent_memories", { columns: "expires_at", filters: [["id", "eq", m.id]], single: true });
+  assert.equal(row.data.expires_at, null, "expiry cleared");
+
+  // Expire it (as the service role would, time passing): gone from search, context, update.
+  await service().update("agent_memories", { expires_at: new Date(Date.now() - 1000).toISOString() }, { filters: [["id", "eq", m.id]] });
+  const after = ok(await tools.handle("search_memories", { query: "afternoon meetings after 2pm" }));
+  assert.equal(after.memories.length, 0, "expired memory not found");
+  assert.equal(ok(await tools.handle("get_memory_context", {})).memories.length, 0);
+  failed(await tools.handle("update_memory", { memory_id: m.id, importance_score: 0.1 }), "not_found");
+
+  const d = ok(await tools.handle("create_memory", { content: "Temporary note", memory_type: "context" })).memory;
+  assert.deepEqual(await countRequests(() => tools.handle("delete_memory", { memory_id: d.id }).then(ok)), ["POST /rpc/delete_agent_memory"]);
+  failed(await tools.handle("delete_memory", { memory_id: d.id }), "not_found");
+});
+
+Deno.test("create with a reference is one atomic call", async () => {
+  const a = await newUser();
+  const { tools } = toolsFor(a);
+  const rfp = crypto.randomUUID();
+  const m = ok(await tools.handle("create_memory", { content: "Budget for the HVAC RFP is 50k", memory_type: "fact", reference_type: "rfp", reference_id: rfp })).memory;
+  const refs = await a.client.select("memory_references", { columns: "memory_id,reference_type,reference_id" });
+  assert.deepEqual(refs.data, [{ memory_id: m.id, reference_type: "rfp", reference_id: rfp }]);
+});
+
+Deno.test("get_memory_context: most important first, within the character budget", async () => {
+  const a = await newUser();
+  const { tools } = toolsFor(a);
+  for (const m of MEMORIES) await tools.createMemory(m as never);
+  const all = ok(await tools.handle("get_memory_context", {}));
+  assert.equal(all.memories.length, MEMORIES.length);
+  const importance = all.memories.map((m) => m.importance_score);
+  assert.deepEqual(importance, [...importance].sort((x, y) => y - x), "by importance");
+  assert.match(all.context, /^- \[preference\] /);
+  const budget = MEMORIES[0].content.length + MEMORIES[1].content.length;
+  const small = ok(await tools.handle("get_memory_context", { max_chars: budget }));
+  assert.equal(small.memories.length, 2);
+  assert.ok(small.memories.reduce((n, m) => n + m.content.length, 0) <= budget);
+  const focused = ok(await tools.handle("get_memory_context", { query: "LED lighting efficiency", max_memories: 1 }));
+  assert.equal(focused.memories[0].content, MEMORIES[1].content, "relevance breaks the importance tie");
+  const important = ok(await tools.handle("get_memory_context", { min_importance: 0.65 }));
+  assert.ok(important.memories.every((m) => m.importance_score >= 0.65));
+});
+
+Deno.test("RLS: user B never sees or changes user A's memories, even through the RPCs", async () => {
+  const a = await newUser();
+  const b = await newUser();
+  const ta = toolsFor(a).tools;
+  const tb = toolsFor(b).tools;
+  const m = ok(await ta.handle("create_memory", { content: "A's secret vendor list: Acme, Globex", memory_type: "fact" })).memory;
+  assert.equal(ok(await tb.handle("search_memories", { query: "secret vendor list Acme Globex" })).memories.length, 0);
+  assert.equal(ok(await tb.handle("get_memory_context", {})).memories.length, 0);
+  failed(await tb.handle("update_memory", { memory_id: m.id, content: "pwned" }), "not_found");
+  failed(await tb.handle("delete_memory", { memory_id: m.id }), "not_found");
+  assert.deepEqual((await b.client.select("agent_memories")).data, []);
+  const direct = await b.client.rpc("search_agent_memories", { p_query_embedding: Array.from(hashEmbed("secret vendor list")), p_match_threshold: -1 });
+  assert.deepEqual(direct.data, [], "the raw RPC is filtered by RLS too");
+  const still = ok(await ta.handle("search_memories", { query: "secret vendor list Acme Globex" }));
+  assert.equal(still.memories[0].content, "A's secret vendor list: Acme, Globex", "A's memory intact");
+});

@@ -1,0 +1,41 @@
+// Stack helpers for Deno tests: users the way Supabase Auth makes them, and the
+// gateway's request log.
+import { createClient } from "agentmem";
+import { stackEnv } from "./stack.ts";
+
+export const env = stackEnv();
+const text = new TextEncoder();
+const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+/** An HS256 JWT signed with the stack's secret, as Supabase Auth issues them. */
+export async function mintJwt(sub: string, role = "authenticated", expiresIn = 3600): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (o: unknown) => b64url(text.encode(JSON.stringify(o)));
+  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, role, aud: "authenticated", iat: now, exp: now + expiresIn })}`;
+  const key = await crypto.subtle.importKey("raw", text.encode(env.SUPABASE_JWT_SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return `${body}.${b64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, text.encode(body))))}`;
+}
+
+export const service = () => createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_SERVICE_ROLE_KEY });
+
+/** A new user registered in auth.users, with a client acting as them. */
+export async function newUser() {
+  const id = crypto.randomUUID();
+  await service().rpc("test_create_user", { p_id: id });
+  const token = await mintJwt(id);
+  return { id, token, client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: token }) };
+}
+
+async function admin(method: string, path: string) {
+  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, { method });
+  if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status}`);
+  return r.json();
+}
+
+/** Runs `body` and returns how many requests reached the gateway meanwhile, by path. */
+export async function countRequests(body: () => Promise<unknown>): Promise<string[]> {
+  await admin("DELETE", "requests");
+  await body();
+  const { requests } = await admin("GET", "requests");
+  return requests.map((r: { method: string; path: string }) => `${r.method} ${r.path.replace("/rest/v1", "")}`);
+}

@@ -1,0 +1,96 @@
+// Memory tools for an LLM tool loop (spec 003). The module validates input, calls the
+// injected embedding callback, and makes one PostgREST call per tool call; this class only
+// keeps what the module must not: the client, the callback, and what content it has seen.
+import { checkMemoryOptions, memoryCall, memoryDefinitions } from "./agentmem.js";
+import { AgentmemClient, clientOptions, createClient } from "./client.js";
+import { AgentmemError } from "./errors.js";
+
+const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
+// Enough for any conversation; old entries only cost a possible extra embedding call.
+const KNOWN_CONTENT_LIMIT = 1000;
+
+export class MemoryTools {
+  #client;
+  #options;
+  #embed;
+  /** memory id → content as last returned, so an update that keeps it skips the embedding. */
+  #known = new Map();
+
+  constructor(options) {
+    if (options === null || typeof options !== "object") {
+      throw new AgentmemError("invalid_input", "MemoryTools needs { client, embed, agentId, ... }", { field: "options" });
+    }
+    const { client, embed, ...rest } = options;
+    if (typeof embed !== "function") {
+      throw new AgentmemError("invalid_input", "embed must be a function (texts: string[]) => Promise<number[][]>", { field: "embed" });
+    }
+    this.#client = clientOptions(client instanceof AgentmemClient ? client : createClient(client));
+    this.#options = rest;
+    this.#embed = embed;
+    /** The user (JWT `sub`) these tools act for. */
+    this.userId = checkMemoryOptions(this.#client, rest);
+    Object.freeze(this);
+  }
+
+  /** The tool names, in the order of `definitions()`. */
+  static get toolNames() {
+    return [...TOOL_NAMES];
+  }
+
+  /** Tool definitions for the model: `"anthropic"` (`input_schema`) or `"openai"` (`parameters`). */
+  static definitions(format = "anthropic") {
+    return memoryDefinitions(format);
+  }
+
+  definitions(format = "anthropic") {
+    return memoryDefinitions(format);
+  }
+
+  /**
+   * Runs the tool call a model asked for. Never throws for a failed call: returns
+   * `{ success: false, error: { code, message, field? } }`, which the model can read and
+   * correct. Errors that are not agentmem's (bugs) are rethrown.
+   */
+  async handle(name, input) {
+    try {
+      return await this.#call(name, input);
+    } catch (e) {
+      if (!(e instanceof AgentmemError)) throw e;
+      const error = { code: e.code, message: e.message };
+      if (e.field) error.field = e.field;
+      return { success: false, error };
+    }
+  }
+
+  createMemory(input) {
+    return this.#call("create_memory", input);
+  }
+  searchMemories(input) {
+    return this.#call("search_memories", input);
+  }
+  updateMemory(input) {
+    return this.#call("update_memory", input);
+  }
+  deleteMemory(input) {
+    return this.#call("delete_memory", input);
+  }
+  getMemoryContext(input = {}) {
+    return this.#call("get_memory_context", input);
+  }
+
+  async #call(name, input) {
+    const id = name === "update_memory" && typeof input?.memory_id === "string" ? input.memory_id.trim().toLowerCase() : undefined;
+    const result = await memoryCall(this.#client, this.#options, this.#embed, name, input, id && this.#known.get(id));
+    this.#remember(name, input, result);
+    return result;
+  }
+
+  #remember(name, input, result) {
+    if (name === "delete_memory") this.#known.delete(String(input.memory_id).toLowerCase());
+    for (const m of result.memories ?? (result.memory ? [result.memory] : [])) {
+      this.#known.delete(m.id);
+      this.#known.set(m.id, m.content);
+    }
+    while (this.#known.size > KNOWN_CONTENT_LIMIT) this.#known.delete(this.#known.keys().next().value);
+  }
+}
