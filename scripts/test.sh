@@ -37,6 +37,9 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
 
 log "layer 3: package in Deno"
 (cd deno && deno test --quiet --allow-read --allow-run --allow-env --allow-net)
+# Benchmarks and examples are not run here (the examples by scripts/example.sh), but they
+# must keep compiling against the package's types.
+(cd deno && deno check --quiet bench/*.ts examples/*.ts)
 log "layer 3: package in Node (resolved by name through the exports map)"
 mkdir -p tests/node/node_modules
 ln -sfn "$PKG" tests/node/node_modules/agentmem
