@@ -36,7 +36,7 @@ Deno.test("real model (all-MiniLM-L6-v2): search finds memories by meaning, not 
   const model = await startMiniLM();
   try {
     const user = await newUser();
-    const tools = new MemoryTools({ client: user.client, embed: (await import("../supabase/functions/_shared/hash_embedder.ts")).hashEmbedder(), agentId: "procurement-agent", matchThreshold: 0.3 });
+    const tools = new MemoryTools({ client: user.client, embed: model.embed, agentId: "procurement-agent", matchThreshold: 0.3 });
     const memories = [
       "The user prefers environmentally friendly suppliers",
       "The company's office is located in Denver, Colorado",
