@@ -1,56 +1,50 @@
 //! Rows of `rpc/langgraph_get_tuple` and `rpc/langgraph_list` back into LangGraph's
 //! `CheckpointTuple` shape (values still serialized: the saver's serde loads them).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{CheckpointError, TASKS, TypedBytes, base64};
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
-/// One element of what `langgraph_tuple_json` builds. Unknown keys are ignored, so the SQL
-/// may add fields without breaking deployed packages.
-#[derive(Deserialize)]
-struct Row {
-    thread_id: String,
-    checkpoint_ns: String,
-    checkpoint_id: String,
-    parent_checkpoint_id: Option<String>,
-    checkpoint: Map<String, Value>,
-    metadata: Value,
-    #[serde(default)]
-    blobs: Vec<BlobRow>,
-    #[serde(default)]
-    writes: Vec<WriteRow>,
-    #[serde(default)]
-    pending_sends: Vec<SendRow>,
+/// Fields of one element of what `langgraph_tuple_json` builds, read by hand from a
+/// parsed `Value`: derived `Deserialize` impls for the four row shapes cost ~12 KB of .wasm.
+/// Unknown keys are ignored, so the SQL may add fields without breaking deployed packages.
+struct Fields<'a>(&'a Map<String, Value>, &'static str);
+
+impl<'a> Fields<'a> {
+    fn of(v: &'a Value, what: &'static str) -> Result<Self> {
+        v.as_object().map(|o| Fields(o, what)).ok_or_else(|| malformed(format!("{what} is not an object")))
+    }
+    fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(malformed(format!("{}.{key} is not a string", self.1))),
+        }
+    }
+    fn str(&self, key: &str) -> Result<&'a str> {
+        self.opt_str(key)?.ok_or_else(|| malformed(format!("{}.{key} is missing", self.1)))
+    }
+    fn array(&self, key: &str) -> Result<&'a [Value]> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(&[]),
+            Some(Value::Array(a)) => Ok(a),
+            Some(_) => Err(malformed(format!("{}.{key} is not an array", self.1))),
+        }
+    }
+    /// `type` + base64 `blob`, as blobs, writes and pending sends carry them.
+    fn typed(&self) -> Result<TypedBytes> {
+        let type_ = self.str("type")?.to_owned();
+        let bytes = base64::decode(self.str("blob")?)
+            .map_err(|e| malformed(format!("{}.blob is not standard base64: {e}", self.1)))?;
+        Ok(TypedBytes { type_, bytes })
+    }
 }
 
-#[derive(Deserialize)]
-struct BlobRow {
-    channel: String,
-    #[serde(rename = "type")]
-    type_: String,
-    blob: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WriteRow {
-    task_id: String,
-    channel: String,
-    #[serde(rename = "type")]
-    type_: Option<String>,
-    blob: String,
-    idx: i64,
-    #[serde(default)]
-    task_path: String,
-}
-
-#[derive(Deserialize)]
-struct SendRow {
-    #[serde(rename = "type")]
-    type_: Option<String>,
-    blob: String,
+fn malformed(message: String) -> CheckpointError {
+    CheckpointError::MalformedRow(message)
 }
 
 /// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`.
@@ -111,15 +105,6 @@ pub struct Tuple {
     pub pending_sends: Option<Vec<TypedBytes>>,
 }
 
-fn blob(text: &str, what: &str) -> Result<Vec<u8>> {
-    base64::decode(text).map_err(|e| CheckpointError::MalformedRow(format!("{what} is not standard base64: {e}")))
-}
-
-fn typed(type_: Option<String>, text: &str, what: &str) -> Result<TypedBytes> {
-    let type_ = type_.ok_or_else(|| CheckpointError::MalformedRow(format!("{what} has no serialization type")))?;
-    Ok(TypedBytes { type_, bytes: blob(text, what)? })
-}
-
 /// The greatest of the checkpoint's channel versions, compared as LangGraph's
 /// `maxChannelVersion` does (numbers numerically, otherwise as strings), or `1` (the
 /// first version `getNextVersion` hands out) when there are none.
@@ -141,46 +126,50 @@ fn max_version(versions: &Map<String, Value>) -> Value {
         .unwrap_or(Value::from(1))
 }
 
-fn decode_row(row: Row) -> Result<Tuple> {
-    let mut checkpoint = row.checkpoint;
-    checkpoint.remove("channel_values");
+fn decode_row(row: &Value) -> Result<Tuple> {
+    let r = Fields::of(row, "row")?;
+    let (thread_id, checkpoint_ns) = (r.str("thread_id")?, r.str("checkpoint_ns")?);
+    let parent = r.opt_str("parent_checkpoint_id")?;
+    // Stored without channel_values: langgraph_put drops them.
+    let mut checkpoint = Fields::of(r.0.get("checkpoint").unwrap_or(&Value::Null), "row.checkpoint")?.0.clone();
+    let metadata =
+        r.0.get("metadata")
+            .filter(|m| m.is_object())
+            .ok_or_else(|| malformed("row.metadata is not an object".into()))?;
 
-    let values = row
-        .blobs
-        .into_iter()
-        .filter(|b| b.type_ != "empty")
-        .map(|b| {
-            let what = format!("the blob of channel {:?}", b.channel);
-            let text = b.blob.ok_or_else(|| CheckpointError::MalformedRow(format!("{what} is null")))?;
-            Ok(ChannelValue { value: TypedBytes { type_: b.type_, bytes: blob(&text, &what)? }, channel: b.channel })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut values = Vec::new();
+    for b in r.array("blobs")? {
+        let b = Fields::of(b, "blob")?;
+        if b.str("type")? != "empty" {
+            values.push(ChannelValue { channel: b.str("channel")?.to_owned(), value: b.typed()? });
+        }
+    }
 
-    // The SQL orders writes already; sorting again keeps the LangGraph contract even where
-    // a column's collation is not "C" (Rust compares strings by bytes: code point order).
-    let mut writes = row.writes;
-    writes.sort_by(|a, b| (&a.task_path, &a.task_id, a.idx).cmp(&(&b.task_path, &b.task_id, b.idx)));
-    let pending_writes = writes
-        .into_iter()
+    // Already in LangGraph's (task_path, task_id, idx) order: the SQL sorts them, and its
+    // key columns use the "C" collation, which is code point order for UTF-8. (Not sorted
+    // again here: a sort routine would add ~8 KB to the .wasm for no change.)
+    let pending_writes = r
+        .array("writes")?
+        .iter()
         .map(|w| {
-            let value = typed(w.type_, &w.blob, &format!("the write {} of task {:?}", w.idx, w.task_id))?;
-            Ok(PendingWrite { task_id: w.task_id, channel: w.channel, value })
+            let w = Fields::of(w, "write")?;
+            Ok(PendingWrite {
+                task_id: w.str("task_id")?.to_owned(),
+                channel: w.str("channel")?.to_owned(),
+                value: w.typed()?,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
 
     // LangGraph < v4 kept pending sends on the parent checkpoint's writes; v4 expects them
     // as the __pregel_tasks channel. The SQL returns them only for such checkpoints.
+    let sends = r.array("pending_sends")?;
     let old_format = checkpoint.get("v").and_then(Value::as_f64).is_some_and(|v| v < 4.0);
-    let pending_sends = if old_format && row.parent_checkpoint_id.is_some() && !row.pending_sends.is_empty() {
-        let sends = row
-            .pending_sends
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| typed(s.type_, &s.blob, &format!("pending send {i}")))
-            .collect::<Result<Vec<_>>>()?;
+    let pending_sends = if old_format && parent.is_some() && !sends.is_empty() {
+        let sends = sends.iter().map(|s| Fields::of(s, "pending send")?.typed()).collect::<Result<Vec<_>>>()?;
         let versions = checkpoint.entry("channel_versions").or_insert_with(|| Value::Object(Map::new()));
         let Value::Object(versions) = versions else {
-            return Err(CheckpointError::MalformedRow("checkpoint.channel_versions is not an object".into()));
+            return Err(malformed("row.checkpoint.channel_versions is not an object".into()));
         };
         let version = max_version(versions);
         versions.insert(TASKS.into(), version);
@@ -190,27 +179,25 @@ fn decode_row(row: Row) -> Result<Tuple> {
     };
 
     Ok(Tuple {
-        parent_config: row.parent_checkpoint_id.map(|p| TupleConfig::new(&row.thread_id, &row.checkpoint_ns, p)),
-        config: TupleConfig::new(&row.thread_id, &row.checkpoint_ns, row.checkpoint_id),
+        parent_config: parent.map(|p| TupleConfig::new(thread_id, checkpoint_ns, p.into())),
+        config: TupleConfig::new(thread_id, checkpoint_ns, r.str("checkpoint_id")?.into()),
         checkpoint,
-        metadata: row.metadata.to_string(),
+        metadata: metadata.to_string(),
         values,
         pending_writes,
         pending_sends,
     })
 }
 
-/// The `data` of a get_tuple (`null` or one row) or list (an array of rows) response.
-pub fn decode_rows(data: Value) -> Result<Vec<Tuple>> {
-    let rows = match data {
-        Value::Null => vec![],
-        Value::Array(rows) => rows,
-        row @ Value::Object(_) => vec![row],
-        other => return Err(CheckpointError::MalformedRow(format!("expected rows, got {other}"))),
-    };
-    rows.into_iter()
-        .map(|row| decode_row(serde_json::from_value(row).map_err(|e| CheckpointError::MalformedRow(e.to_string()))?))
-        .collect()
+/// The `data` of a get_tuple (`null` or one row) or list (an array of rows) response, as
+/// JSON text.
+pub fn decode_rows(json: &str) -> Result<Vec<Tuple>> {
+    match serde_json::from_str(json).map_err(|e| malformed(e.to_string()))? {
+        Value::Null => Ok(vec![]),
+        Value::Array(rows) => rows.iter().map(decode_row).collect(),
+        row @ Value::Object(_) => Ok(vec![decode_row(&row)?]),
+        other => Err(malformed(format!("expected rows, got {other:.40}"))),
+    }
 }
 
 #[cfg(test)]
@@ -229,9 +216,13 @@ mod tests {
         r
     }
 
+    fn decode(v: Value) -> Result<Vec<Tuple>> {
+        decode_rows(&v.to_string())
+    }
+
     #[test]
     fn a_row_becomes_a_tuple() {
-        let t = decode_rows(row(json!({
+        let t = decode(row(json!({
             "blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "MQ=="},
                       {"channel": "b", "version": "2", "type": "empty", "blob": null}],
             "writes": [{"task_id": "t2", "channel": "x", "type": "json", "blob": "Mg==", "idx": 0, "task_path": "~a"},
@@ -249,24 +240,19 @@ mod tests {
             [ChannelValue { channel: "a".into(), value: TypedBytes { type_: "json".into(), bytes: b"1".to_vec() } }]
         );
         let order: Vec<_> = t.pending_writes.iter().map(|w| (w.task_id.as_str(), w.channel.as_str())).collect();
-        assert_eq!(order, [("t9", "z"), ("t1", "__error__"), ("t1", "y"), ("t2", "x")], "by task_path, task_id, idx");
+        assert_eq!(
+            order,
+            [("t2", "x"), ("t1", "y"), ("t9", "z"), ("t1", "__error__")],
+            "in the order the SQL sorted them"
+        );
         assert_eq!(t.pending_sends, None);
-    }
-
-    #[test]
-    fn writes_sort_by_code_point_not_utf16() {
-        // U+FF61 < U+1F600 by code point, but not by UTF-16 code unit (0xFF61 > 0xD83D).
-        let w =
-            |id: &str| json!({"task_id": id, "channel": "c", "type": "json", "blob": "", "idx": 0, "task_path": ""});
-        let t = decode_rows(row(json!({"writes": [w("\u{1F600}"), w("\u{FF61}")]}))).unwrap().remove(0);
-        assert_eq!(t.pending_writes[0].task_id, "\u{FF61}");
     }
 
     #[test]
     fn old_checkpoints_get_their_parents_pending_sends() {
         let sends = json!([{"type": "json", "blob": "ImEi"}, {"type": "json", "blob": "ImIi"}]);
         let migrated = |ckpt: Value, parent: Value| {
-            decode_rows(row(json!({"checkpoint": ckpt, "parent_checkpoint_id": parent, "pending_sends": sends})))
+            decode(row(json!({"checkpoint": ckpt, "parent_checkpoint_id": parent, "pending_sends": sends})))
                 .unwrap()
                 .remove(0)
         };
@@ -282,8 +268,7 @@ mod tests {
 
         assert_eq!(migrated(json!({"v": 4, "id": "c2"}), json!("c1")).pending_sends, None, "v4 is never migrated");
         assert_eq!(migrated(json!({"v": 1, "id": "c2"}), json!(null)).pending_sends, None, "no parent, no migration");
-        let none =
-            decode_rows(row(json!({"checkpoint": {"v": 1, "id": "c2", "channel_versions": {}}}))).unwrap().remove(0);
+        let none = decode(row(json!({"checkpoint": {"v": 1, "id": "c2", "channel_versions": {}}}))).unwrap().remove(0);
         assert_eq!(
             (none.pending_sends, none.checkpoint["channel_versions"].clone()),
             (None, json!({})),
@@ -293,14 +278,22 @@ mod tests {
 
     #[test]
     fn shapes_and_malformed_rows() {
-        assert!(decode_rows(Value::Null).unwrap().is_empty(), "get_tuple found nothing");
-        assert_eq!(decode_rows(json!([row(json!({})), row(json!({}))])).unwrap().len(), 2);
-        let server = |v: Value| matches!(decode_rows(v), Err(CheckpointError::MalformedRow(_)));
+        assert!(decode(Value::Null).unwrap().is_empty(), "get_tuple found nothing");
+        assert!(decode_rows(" null ").unwrap().is_empty());
+        assert_eq!(decode(json!([row(json!({})), row(json!({}))])).unwrap().len(), 2);
+        assert_eq!(decode_rows(&format!(" {}", row(json!({})))).unwrap().len(), 1);
+        let server = |v: Value| matches!(decode(v), Err(CheckpointError::MalformedRow(_)));
         assert!(server(json!(3)));
+        assert!(server(json!("x")));
+        assert!(matches!(decode_rows(""), Err(CheckpointError::MalformedRow(_))));
         assert!(server(json!([{"thread_id": "t"}])));
         assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": null}]}))));
         assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "*"}]}))));
         assert!(server(row(json!({"writes": [{"task_id": "t", "channel": "c", "type": null, "blob": "", "idx": 0}]}))));
+        assert!(server(row(json!({"metadata": null}))));
+        assert!(server(row(json!({"checkpoint": []}))));
+        assert!(server(row(json!({"thread_id": 1}))));
+        assert!(server(row(json!({"blobs": {}}))));
         let report = crate::ErrorReport::from(CheckpointError::MalformedRow("x".into()));
         assert_eq!(report.code, crate::ErrorCode::Server);
     }

@@ -5,8 +5,6 @@
 //! callbacks and internal objects that are not data), or `null` when the config had no
 //! `configurable` at all. The argument names are the SQL functions' parameter names.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -86,7 +84,14 @@ pub fn strip_nul(value: Value) -> Value {
     match value {
         Value::String(s) => Value::String(clean(s)),
         Value::Array(items) => Value::Array(items.into_iter().map(strip_nul).collect()),
-        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (clean(k), strip_nul(v))).collect()),
+        Value::Object(map) => {
+            // Inserted one by one: collecting into the map would pull in a sort (~3 KB of .wasm).
+            let mut out = Map::new();
+            for (k, v) in map {
+                out.insert(clean(k), strip_nul(v));
+            }
+            Value::Object(out)
+        }
         other => other,
     }
 }
@@ -158,8 +163,14 @@ pub fn put_args(
             format!("checkpoint must be an object, got {}", kind(checkpoint)),
         ));
     };
-    let mut checkpoint = checkpoint.clone();
-    checkpoint.remove("channel_values");
+    // Values are not JSON (messages, bytes, ...): they travel as blobs, serialized by the
+    // saver, which passes the checkpoint without them.
+    if checkpoint.contains_key("channel_values") {
+        return Err(CheckpointError::invalid(
+            "checkpoint.channel_values",
+            "pass the checkpoint without channel_values: values travel as serialized blobs",
+        ));
+    }
     let id = match checkpoint.get("id") {
         Some(Value::String(id)) if !id.is_empty() => id.clone(),
         _ => return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must be a non-empty string")),
@@ -184,12 +195,14 @@ pub fn put_args(
             ));
         }
     };
-    let mut values: BTreeMap<String, TypedBytes> = values.into_iter().collect();
+    let mut values = values;
     let blobs = new_versions
         .iter()
         .map(|(channel, version)| {
             let version = version_text(version, &format!("newVersions.{channel}"))?;
-            Ok(match values.remove(channel) {
+            // A linear search: a graph has a handful of channels, and a map would only add code.
+            let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
+            Ok(match value {
                 Some(v) => {
                     BlobArg { channel: channel.clone(), version, type_: v.type_, blob: Some(base64::encode(&v.bytes)) }
                 }
@@ -204,7 +217,7 @@ pub fn put_args(
         p_checkpoint_id: id,
         p_parent_checkpoint_id: parent_id,
         p_type: None,
-        p_checkpoint: checkpoint,
+        p_checkpoint: checkpoint.clone(),
         p_metadata: metadata_json(metadata)?,
         p_blobs: blobs,
     })
@@ -392,10 +405,10 @@ mod tests {
     }
 
     #[test]
-    fn put_drops_channel_values_and_marks_valueless_channels_empty() {
+    fn put_marks_valueless_channels_empty() {
         let args = put_args(
             &json!({"thread_id": "t", "checkpoint_id": "parent"}),
-            &json!({"v": 4, "id": "c1", "ts": "x", "channel_values": {"a": 1}, "channel_versions": {"a": 2, "b": "v.1"}}),
+            &json!({"v": 4, "id": "c1", "ts": "x", "channel_versions": {"a": 2, "b": "v.1"}}),
             &json!({"a": 2, "b": "v.1"}),
             vec![("a".into(), TypedBytes { type_: "bytes".into(), bytes: vec![0, 255] })],
             meta(),
@@ -459,6 +472,10 @@ mod tests {
         let t = || json!({"thread_id": "t"});
         assert_eq!(field(put(t(), &json!([]), json!({}), meta())), "checkpoint");
         assert_eq!(field(put(t(), &json!({"id": ""}), json!({}), meta())), "checkpoint.id");
+        assert_eq!(
+            field(put(t(), &json!({"id": "c", "channel_values": {}}), json!({}), meta())),
+            "checkpoint.channel_values"
+        );
         assert_eq!(
             field(put(t(), &json!({"id": "c", "channel_versions": []}), json!({}), meta())),
             "checkpoint.channel_versions"

@@ -124,8 +124,8 @@ struct TupleJson<'a> {
 ///    pendingSends?: [[type, bytes]] }`.
 #[wasm_bindgen(js_name = checkpointDecodeRows)]
 pub fn decode_rows(data: JsValue) -> JsResult<Array> {
-    let data = json("data", &data)?;
-    let tuples = checkpoint::decode_rows(data).map_err(ErrorReport::from)?;
+    let text = js_sys::JSON::stringify(&data).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "null".into());
+    let tuples = checkpoint::decode_rows(&text).map_err(ErrorReport::from)?;
     let out = Array::new();
     for t in &tuples {
         let obj = to_js(&TupleJson {
