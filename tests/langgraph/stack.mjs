@@ -1,7 +1,10 @@
 // The local stack (scripts/stack.sh up --test-fixtures) as the tests see it: settings from
 // $AGENTMEM_STACK_DIR/env, signed-in users with their own JWT, the service role, and the
 // gateway's admin endpoints (fault rules, request log).
+// Plain JS with node: imports only, so Deno runs it too (deno_saver_test.js).
+import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
+import process from "node:process";
 import { createClient } from "agentmem";
 
 const dir = process.env.AGENTMEM_STACK_DIR ?? "/tmp/agentmem-stack";
