@@ -60,7 +60,7 @@ export declare class AgentmemSaver extends BaseCheckpointSaver<number> {
   /**
    * Newest first. Without `checkpoint_ns` in the config: every namespace; without
    * `thread_id`: every thread the user can see. `filter` matches metadata by containment.
-   * Without `limit`, further requests follow only if the server's max-rows cut the answer.
+   * One request, unless the server's max-rows cut the answer short: then further pages follow.
    */
   list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple>;
   put(

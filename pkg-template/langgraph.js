@@ -104,17 +104,12 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     }
     const { filter, before, limit } = options ?? {};
     const args = checkpointListArgs(ids(config), { filter, before: before?.configurable?.checkpoint_id, limit });
-    // Without a limit the server's max-rows (1000 on Supabase) may cut the answer short.
-    // The exact count reveals it; only then do more pages follow, skipping rows that a
-    // concurrent put pushed down onto the next page.
-    const paged = args.p_limit === null;
+    // The server's max-rows (1000 on Supabase) may cut an answer short. The exact count
+    // (of at most `limit` rows, which the SQL applies) reveals it; only then do more pages
+    // follow, skipping rows that a concurrent put pushed down onto the next page.
     const seen = new Set();
     for (let offset = 0; ;) {
-      const { data, count } = await this.#client.rpc(
-        "langgraph_list",
-        args,
-        paged ? { ...IDEMPOTENT, count: "exact", offset } : IDEMPOTENT,
-      );
+      const { data, count } = await this.#client.rpc("langgraph_list", args, { ...IDEMPOTENT, count: "exact", offset });
       const rows = checkpointDecodeRows(data);
       for (const tuple of await Promise.all(rows.map((row) => this.#load(row)))) {
         const { thread_id, checkpoint_ns, checkpoint_id } = tuple.config.configurable;
@@ -124,7 +119,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         yield tuple;
       }
       offset += rows.length;
-      if (!paged || rows.length === 0 || count === null || offset >= count) return;
+      if (rows.length === 0 || count === null || offset >= count) return;
     }
   }
 

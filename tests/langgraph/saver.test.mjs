@@ -277,7 +277,7 @@ test("retention deletes old checkpoints but each thread's latest, only the calle
   expect(Date.parse(m.last_checkpoint_at)).toBe(Date.parse(old));
 });
 
-test("list without a limit pages past the server's max-rows instead of truncating", async () => {
+test("list pages past the server's max-rows instead of truncating", async () => {
   const bin = process.env.AGENTMEM_GATEWAY_BIN;
   const dbUrl = process.env.AGENTMEM_AUTHENTICATOR_DB_URL;
   expect(bin && dbUrl, "tests/langgraph/run.sh exports AGENTMEM_GATEWAY_BIN and AGENTMEM_AUTHENTICATOR_DB_URL").toBeTruthy();
@@ -310,7 +310,9 @@ test("list without a limit pages past the server's max-rows instead of truncatin
     const all = await toArray(saver.list({ configurable: { thread_id: thread } }));
     expect(all.map((t) => t.checkpoint.id)).toEqual(ids);
     expect(all.map((t) => t.checkpoint.channel_values.i)).toEqual([4, 3, 2, 1, 0]);
-    expect((await toArray(saver.list({ configurable: { thread_id: thread } }, { limit: 2 }))).length).toBe(2);
+    const limited = await toArray(saver.list({ configurable: { thread_id: thread } }, { limit: 4 }));
+    expect(limited.map((t) => t.checkpoint.id)).toEqual(ids.slice(0, 4));
+    expect((await toArray(saver.list({ configurable: { thread_id: thread } }, { limit: 2, before: limited[1].config }))).map((t) => t.checkpoint.id)).toEqual(ids.slice(2, 4));
   } finally {
     gw.kill();
   }
