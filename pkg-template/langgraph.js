@@ -203,7 +203,9 @@ function requireString(field, value) {
 
 // The memory backend's retention and metrics, with the same rules as the SQL: checkpoint
 // timestamps (`ts`) stand in for created_at, the latest checkpoint of every thread and
-// namespace is kept. MemorySaver's storage: thread → namespace → id → [checkpoint, metadata, parent].
+// namespace is kept. They read MemorySaver's public fields: `storage` (thread → namespace
+// → id → [checkpoint, metadata, parent]) and `writes`, keyed by JSON [thread, namespace,
+// id] as its _generateKey does (saver.test.mjs fails should that key change).
 async function memoryCleanup(memory, daysOld) {
   const cutoff = Date.now() - daysOld * 86_400_000;
   let deleted = 0;

@@ -144,15 +144,15 @@ pub struct PutArgs {
 
 /// `put(config, checkpoint, metadata, newVersions)`.
 ///
-/// `checkpoint` may still hold `channel_values` (it is dropped: values travel as blobs);
-/// `values` are the serialized values of the channels in `new_versions` that have one
-/// (a channel of `new_versions` without an entry is stored as `"empty"`); `metadata` is
-/// the serializer's output for the metadata, which must be JSON.
+/// `checkpoint` comes without `channel_values` (the values travel as blobs); `values` are
+/// the serialized values of the channels in `new_versions` that have one (a channel of
+/// `new_versions` without an entry is stored as `"empty"`); `metadata` is the serializer's
+/// output for the metadata, which must be JSON.
 pub fn put_args(
     configurable: &Value,
     checkpoint: &Value,
     new_versions: &Value,
-    values: Vec<(String, TypedBytes)>,
+    mut values: Vec<(String, TypedBytes)>,
     metadata: TypedBytes,
 ) -> Result<PutArgs> {
     let (thread_id, checkpoint_ns, parent_id) = write_ids(configurable, "put")?;
@@ -195,7 +195,6 @@ pub fn put_args(
             ));
         }
     };
-    let mut values = values;
     let blobs = new_versions
         .iter()
         .map(|(channel, version)| {
