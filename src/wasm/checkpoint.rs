@@ -53,14 +53,16 @@ fn u8s(v: &TypedBytes) -> [JsValue; 2] {
     [JsValue::from_str(&v.type_), Uint8Array::from(v.bytes.as_slice()).into()]
 }
 
+/// `null` stands for "no request to make".
+fn to_js_or_null<T: Serialize>(args: Option<T>) -> JsResult<JsValue> {
+    args.map_or(Ok(JsValue::NULL), |a| to_js(&a))
+}
+
 /// Args of `rpc/langgraph_get_tuple`, or `null` when the config names no thread.
 #[wasm_bindgen(js_name = checkpointGetTupleArgs)]
 pub fn get_tuple_args(configurable: JsValue) -> JsResult<JsValue> {
     let c = json("config.configurable", &configurable)?;
-    match checkpoint::get_tuple_args(&c).map_err(ErrorReport::from)? {
-        Some(a) => to_js(&a),
-        None => Ok(JsValue::NULL),
-    }
+    to_js_or_null(checkpoint::get_tuple_args(&c).map_err(ErrorReport::from)?)
 }
 
 /// Args of `rpc/langgraph_list`; `options` is `{ filter, before: checkpointId, limit }`.
@@ -102,10 +104,7 @@ pub fn put_writes_args(
     let task_id = args::string("taskId", &task_id)?;
     let task_path = args::optional_string("taskPath", &task_path)?.unwrap_or_default();
     let writes = channel_values("writes", &writes)?;
-    match checkpoint::put_writes_args(&c, &task_id, &task_path, writes).map_err(ErrorReport::from)? {
-        Some(a) => to_js(&a),
-        None => Ok(JsValue::NULL),
-    }
+    to_js_or_null(checkpoint::put_writes_args(&c, &task_id, &task_path, writes).map_err(ErrorReport::from)?)
 }
 
 /// The JSON part of a decoded tuple; the byte arrays are added to the object after.
