@@ -4,7 +4,8 @@
 #   1. native:        cargo test --workspace (core logic, CPython UUIDv5 comparison, and
 #                     the gateway against the real Postgres), plus the Postgres script checks
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
-#   3. package:       the built package in Deno (deno test), Node and headless Chromium
+#   3. package:       the built package in Deno (deno test), Node and headless Chromium,
+#                     and the LangGraph saver in Node (tests/langgraph/run.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 start=$SECONDS
@@ -46,5 +47,7 @@ ln -sfn "$PKG" tests/node/node_modules/agentmem
 node --test tests/node/
 log "layer 3: package in headless Chromium"
 node tests/browser/run.mjs
+log "layer 3: LangGraph saver in Node (upstream validation suite, RLS, faults, a graph resumed by a 2nd process)"
+"$ROOT/tests/langgraph/run.sh"
 
 log "all layers passed in $((SECONDS - start))s"

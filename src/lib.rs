@@ -7,6 +7,7 @@
 // would buy nothing measurable and cost an allocation plus noise at every `?`.
 #![allow(clippy::result_large_err)]
 
+pub mod checkpoint;
 pub mod error;
 pub mod ids;
 pub mod memory;

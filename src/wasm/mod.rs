@@ -14,6 +14,7 @@
 //! discarded instance.
 
 mod args;
+mod checkpoint;
 mod http;
 mod ids;
 mod memory;

@@ -1,0 +1,76 @@
+//! LangGraph checkpoint row codecs: what the saver (`pkg-template/langgraph.js`) sends to
+//! the RPCs of `supabase/migrations/20261122000100_langgraph_checkpoints.sql`, and how the
+//! rows they return become LangGraph's `CheckpointTuple`s again.
+//!
+//! Values stay opaque here. The saver serializes every channel value, pending write and
+//! the metadata with its `serde` (LangGraph's `JsonPlusSerializer` by default, which turns
+//! LangChain messages back into message objects), and hands this module `(type, bytes)`
+//! pairs. What this module owns is the row shape and LangGraph's storage rules:
+//!
+//! - `put`: the checkpoint without `channel_values`; one blob per channel in `newVersions`
+//!   (type `"empty"` and no bytes when the channel has no value), so unchanged channels
+//!   are never rewritten; metadata as jsonb with `\u0000` removed from every string and
+//!   key (jsonb cannot store it);
+//! - `putWrites`: `WRITES_IDX_MAP` indexes for special channels, positions otherwise;
+//! - reading: `channel_values` rebuilt from the blobs (`"empty"` dropped), pending writes
+//!   in `(task_path, task_id, idx)` code-point order, and the migration of checkpoints older
+//!   than format v4 (their parent's `__pregel_tasks` writes become `channel_values.__pregel_tasks`).
+
+pub mod base64;
+mod read;
+mod write;
+
+pub use read::{ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
+pub use write::{
+    BlobArg, GetTupleArgs, ListArgs, PutArgs, PutWritesArgs, WriteArg, get_tuple_args, list_args, put_args,
+    put_writes_args, strip_nul,
+};
+
+use crate::error::{ErrorCode, ErrorReport};
+
+/// The channel of pending `Send`s (`TASKS` in `@langchain/langgraph-checkpoint`).
+pub const TASKS: &str = "__pregel_tasks";
+
+/// LangGraph's `WRITES_IDX_MAP`: special channels get fixed negative indexes, so a task's
+/// error/interrupt/... write replaces the previous one instead of piling up.
+pub const WRITES_IDX_MAP: [(&str, i64); 4] =
+    [("__error__", -1), ("__scheduled__", -2), ("__interrupt__", -3), ("__resume__", -4)];
+
+pub fn special_write_idx(channel: &str) -> Option<i64> {
+    WRITES_IDX_MAP.iter().find(|(c, _)| *c == channel).map(|(_, i)| *i)
+}
+
+/// A value as the saver's serializer produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedBytes {
+    pub type_: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckpointError {
+    /// The caller's config, checkpoint, metadata or options cannot be stored or queried.
+    #[error("{message}")]
+    InvalidInput { field: String, message: String },
+    /// The server answered with something that is not a checkpoint row of our SQL.
+    #[error("the server returned a malformed checkpoint row: {0}")]
+    MalformedRow(String),
+}
+
+impl CheckpointError {
+    pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        CheckpointError::InvalidInput { field: field.into(), message: message.into() }
+    }
+}
+
+impl From<CheckpointError> for ErrorReport {
+    fn from(e: CheckpointError) -> Self {
+        match e {
+            CheckpointError::InvalidInput { field, message } => ErrorReport::invalid_input(field, message),
+            e @ CheckpointError::MalformedRow(_) => ErrorReport::new(ErrorCode::Server, e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod roundtrip_tests;

@@ -1,0 +1,300 @@
+//! Rows of `rpc/langgraph_get_tuple` and `rpc/langgraph_list` back into LangGraph's
+//! `CheckpointTuple` shape (values still serialized: the saver's serde loads them).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{CheckpointError, TASKS, TypedBytes, base64};
+
+type Result<T> = std::result::Result<T, CheckpointError>;
+
+/// Fields of one element of what `langgraph_tuple_json` builds, read by hand from a
+/// parsed `Value`: derived `Deserialize` impls for the four row shapes cost ~12 KB of .wasm.
+/// Unknown keys are ignored, so the SQL may add fields without breaking deployed packages.
+struct Fields<'a>(&'a Map<String, Value>, &'static str);
+
+impl<'a> Fields<'a> {
+    fn of(v: &'a Value, what: &'static str) -> Result<Self> {
+        v.as_object().map(|o| Fields(o, what)).ok_or_else(|| malformed(format!("{what} is not an object")))
+    }
+    fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(malformed(format!("{}.{key} is not a string", self.1))),
+        }
+    }
+    fn str(&self, key: &str) -> Result<&'a str> {
+        self.opt_str(key)?.ok_or_else(|| malformed(format!("{}.{key} is missing", self.1)))
+    }
+    fn array(&self, key: &str) -> Result<&'a [Value]> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(&[]),
+            Some(Value::Array(a)) => Ok(a),
+            Some(_) => Err(malformed(format!("{}.{key} is not an array", self.1))),
+        }
+    }
+    /// `type` + base64 `blob`, as blobs, writes and pending sends carry them.
+    fn typed(&self) -> Result<TypedBytes> {
+        let type_ = self.str("type")?.to_owned();
+        let bytes = base64::decode(self.str("blob")?)
+            .map_err(|e| malformed(format!("{}.blob is not standard base64: {e}", self.1)))?;
+        Ok(TypedBytes { type_, bytes })
+    }
+}
+
+fn malformed(message: String) -> CheckpointError {
+    CheckpointError::MalformedRow(message)
+}
+
+/// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TupleConfig {
+    pub configurable: Configurable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Configurable {
+    pub thread_id: String,
+    pub checkpoint_ns: String,
+    pub checkpoint_id: String,
+}
+
+impl TupleConfig {
+    fn new(thread_id: &str, checkpoint_ns: &str, checkpoint_id: String) -> Self {
+        TupleConfig {
+            configurable: Configurable {
+                thread_id: thread_id.into(),
+                checkpoint_ns: checkpoint_ns.into(),
+                checkpoint_id,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelValue {
+    pub channel: String,
+    pub value: TypedBytes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingWrite {
+    pub task_id: String,
+    pub channel: String,
+    pub value: TypedBytes,
+}
+
+/// A `CheckpointTuple` whose values are still serialized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuple {
+    pub config: TupleConfig,
+    pub parent_config: Option<TupleConfig>,
+    /// The checkpoint without `channel_values` (rebuilt by the saver from `values`).
+    pub checkpoint: Map<String, Value>,
+    /// The metadata as JSON text, for the serializer's `loadsTyped("json", …)`, which
+    /// revives the LangChain objects it may contain.
+    pub metadata: String,
+    /// The checkpoint's channel values (channels stored as `"empty"` are left out).
+    pub values: Vec<ChannelValue>,
+    /// In `(task_path, task_id, idx)` order, strings by code point.
+    pub pending_writes: Vec<PendingWrite>,
+    /// For a checkpoint older than format v4: the parent's `__pregel_tasks` writes, which
+    /// the saver loads into `channel_values.__pregel_tasks` (the version is already in
+    /// `checkpoint.channel_versions`). `None` when nothing was migrated.
+    pub pending_sends: Option<Vec<TypedBytes>>,
+}
+
+/// The greatest of the checkpoint's channel versions, compared as LangGraph's
+/// `maxChannelVersion` does (numbers numerically, otherwise as strings), or `1` (the
+/// first version `getNextVersion` hands out) when there are none.
+fn max_version(versions: &Map<String, Value>) -> Value {
+    let greater = |a: &Value, b: &Value| match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => y > x,
+        _ => text(b) > text(a),
+    };
+    fn text(v: &Value) -> String {
+        v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+    }
+    versions
+        .values()
+        .fold(None, |max: Option<&Value>, v| match max {
+            Some(m) if !greater(m, v) => Some(m),
+            _ => Some(v),
+        })
+        .cloned()
+        .unwrap_or(Value::from(1))
+}
+
+fn decode_row(row: &Value) -> Result<Tuple> {
+    let r = Fields::of(row, "row")?;
+    let (thread_id, checkpoint_ns) = (r.str("thread_id")?, r.str("checkpoint_ns")?);
+    let parent = r.opt_str("parent_checkpoint_id")?;
+    // Stored without channel_values: langgraph_put drops them.
+    let mut checkpoint = Fields::of(r.0.get("checkpoint").unwrap_or(&Value::Null), "row.checkpoint")?.0.clone();
+    let metadata =
+        r.0.get("metadata")
+            .filter(|m| m.is_object())
+            .ok_or_else(|| malformed("row.metadata is not an object".into()))?;
+
+    let mut values = Vec::new();
+    for b in r.array("blobs")? {
+        let b = Fields::of(b, "blob")?;
+        if b.str("type")? != "empty" {
+            values.push(ChannelValue { channel: b.str("channel")?.to_owned(), value: b.typed()? });
+        }
+    }
+
+    // Already in LangGraph's (task_path, task_id, idx) order: the SQL sorts them, and its
+    // key columns use the "C" collation, which is code point order for UTF-8. (Not sorted
+    // again here: a sort routine would add ~8 KB to the .wasm for no change.)
+    let pending_writes = r
+        .array("writes")?
+        .iter()
+        .map(|w| {
+            let w = Fields::of(w, "write")?;
+            Ok(PendingWrite {
+                task_id: w.str("task_id")?.to_owned(),
+                channel: w.str("channel")?.to_owned(),
+                value: w.typed()?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+
+    // LangGraph < v4 kept pending sends on the parent checkpoint's writes; v4 expects them
+    // as the __pregel_tasks channel. The SQL returns them only for such checkpoints.
+    let sends = r.array("pending_sends")?;
+    let old_format = checkpoint.get("v").and_then(Value::as_f64).is_some_and(|v| v < 4.0);
+    let pending_sends = if old_format && parent.is_some() && !sends.is_empty() {
+        let sends = sends.iter().map(|s| Fields::of(s, "pending send")?.typed()).collect::<Result<Vec<_>>>()?;
+        let versions = checkpoint.entry("channel_versions").or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(versions) = versions else {
+            return Err(malformed("row.checkpoint.channel_versions is not an object".into()));
+        };
+        let version = max_version(versions);
+        versions.insert(TASKS.into(), version);
+        Some(sends)
+    } else {
+        None
+    };
+
+    Ok(Tuple {
+        parent_config: parent.map(|p| TupleConfig::new(thread_id, checkpoint_ns, p.into())),
+        config: TupleConfig::new(thread_id, checkpoint_ns, r.str("checkpoint_id")?.into()),
+        checkpoint,
+        metadata: metadata.to_string(),
+        values,
+        pending_writes,
+        pending_sends,
+    })
+}
+
+/// The `data` of a get_tuple (`null` or one row) or list (an array of rows) response, as
+/// JSON text.
+pub fn decode_rows(json: &str) -> Result<Vec<Tuple>> {
+    match serde_json::from_str(json).map_err(|e| malformed(e.to_string()))? {
+        Value::Null => Ok(vec![]),
+        Value::Array(rows) => rows.iter().map(decode_row).collect(),
+        row @ Value::Object(_) => Ok(vec![decode_row(&row)?]),
+        other => Err(malformed(format!("expected rows, got {other:.40}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn row(extra: Value) -> Value {
+        let mut r = json!({
+            "thread_id": "t", "checkpoint_ns": "ns", "checkpoint_id": "c2", "parent_checkpoint_id": "c1",
+            "type": null, "checkpoint": {"v": 4, "id": "c2", "channel_versions": {"a": 1, "b": 2}},
+            "metadata": {"step": 1}, "blobs": [], "writes": [], "pending_sends": [],
+        });
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        r
+    }
+
+    fn decode(v: Value) -> Result<Vec<Tuple>> {
+        decode_rows(&v.to_string())
+    }
+
+    #[test]
+    fn a_row_becomes_a_tuple() {
+        let t = decode(row(json!({
+            "blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "MQ=="},
+                      {"channel": "b", "version": "2", "type": "empty", "blob": null}],
+            "writes": [{"task_id": "t2", "channel": "x", "type": "json", "blob": "Mg==", "idx": 0, "task_path": "~a"},
+                       {"task_id": "t1", "channel": "y", "type": "bytes", "blob": "", "idx": 1, "task_path": "~a"},
+                       {"task_id": "t9", "channel": "z", "type": "json", "blob": "Mw==", "idx": 5, "task_path": ""},
+                       {"task_id": "t1", "channel": "__error__", "type": "json", "blob": "NA==", "idx": -1, "task_path": "~a"}],
+        })))
+        .unwrap()
+        .remove(0);
+        assert_eq!(t.config, TupleConfig::new("t", "ns", "c2".into()));
+        assert_eq!(t.parent_config, Some(TupleConfig::new("t", "ns", "c1".into())));
+        assert_eq!(t.metadata, r#"{"step":1}"#);
+        assert_eq!(
+            t.values,
+            [ChannelValue { channel: "a".into(), value: TypedBytes { type_: "json".into(), bytes: b"1".to_vec() } }]
+        );
+        let order: Vec<_> = t.pending_writes.iter().map(|w| (w.task_id.as_str(), w.channel.as_str())).collect();
+        assert_eq!(
+            order,
+            [("t2", "x"), ("t1", "y"), ("t9", "z"), ("t1", "__error__")],
+            "in the order the SQL sorted them"
+        );
+        assert_eq!(t.pending_sends, None);
+    }
+
+    #[test]
+    fn old_checkpoints_get_their_parents_pending_sends() {
+        let sends = json!([{"type": "json", "blob": "ImEi"}, {"type": "json", "blob": "ImIi"}]);
+        let migrated = |ckpt: Value, parent: Value| {
+            decode(row(json!({"checkpoint": ckpt, "parent_checkpoint_id": parent, "pending_sends": sends})))
+                .unwrap()
+                .remove(0)
+        };
+        let t = migrated(json!({"v": 1, "id": "c2", "channel_versions": {"a": 3, "b": 10}}), json!("c1"));
+        assert_eq!(t.pending_sends.as_ref().map(Vec::len), Some(2));
+        assert_eq!(t.checkpoint["channel_versions"], json!({"a": 3, "b": 10, "__pregel_tasks": 10}), "numeric max");
+        let t = migrated(json!({"v": 3, "id": "c2", "channel_versions": {}}), json!("c1"));
+        assert_eq!(t.checkpoint["channel_versions"], json!({"__pregel_tasks": 1}), "first version when none");
+        let t = migrated(json!({"v": 2, "id": "c2"}), json!("c1"));
+        assert_eq!(t.checkpoint["channel_versions"], json!({"__pregel_tasks": 1}));
+        let t = migrated(json!({"v": 1, "id": "c2", "channel_versions": {"a": "2.x", "b": "10.x"}}), json!("c1"));
+        assert_eq!(t.checkpoint["channel_versions"]["__pregel_tasks"], json!("2.x"), "strings compare as strings");
+
+        assert_eq!(migrated(json!({"v": 4, "id": "c2"}), json!("c1")).pending_sends, None, "v4 is never migrated");
+        assert_eq!(migrated(json!({"v": 1, "id": "c2"}), json!(null)).pending_sends, None, "no parent, no migration");
+        let none = decode(row(json!({"checkpoint": {"v": 1, "id": "c2", "channel_versions": {}}}))).unwrap().remove(0);
+        assert_eq!(
+            (none.pending_sends, none.checkpoint["channel_versions"].clone()),
+            (None, json!({})),
+            "nothing to migrate"
+        );
+    }
+
+    #[test]
+    fn shapes_and_malformed_rows() {
+        assert!(decode(Value::Null).unwrap().is_empty(), "get_tuple found nothing");
+        assert!(decode_rows(" null ").unwrap().is_empty());
+        assert_eq!(decode(json!([row(json!({})), row(json!({}))])).unwrap().len(), 2);
+        assert_eq!(decode_rows(&format!(" {}", row(json!({})))).unwrap().len(), 1);
+        let server = |v: Value| matches!(decode(v), Err(CheckpointError::MalformedRow(_)));
+        assert!(server(json!(3)));
+        assert!(server(json!("x")));
+        assert!(matches!(decode_rows(""), Err(CheckpointError::MalformedRow(_))));
+        assert!(server(json!([{"thread_id": "t"}])));
+        assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": null}]}))));
+        assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "*"}]}))));
+        assert!(server(row(json!({"writes": [{"task_id": "t", "channel": "c", "type": null, "blob": "", "idx": 0}]}))));
+        assert!(server(row(json!({"metadata": null}))));
+        assert!(server(row(json!({"checkpoint": []}))));
+        assert!(server(row(json!({"thread_id": 1}))));
+        assert!(server(row(json!({"blobs": {}}))));
+        let report = crate::ErrorReport::from(CheckpointError::MalformedRow("x".into()));
+        assert_eq!(report.code, crate::ErrorCode::Server);
+    }
+}

@@ -1,0 +1,557 @@
+//! Arguments of the checkpoint RPCs, built from what LangGraph hands the saver.
+//!
+//! `configurable` is the `{ thread_id, checkpoint_ns, checkpoint_id }` of a LangGraph
+//! `RunnableConfig` (the saver copies only those keys: the rest of a config holds
+//! callbacks and internal objects that are not data), or `null` when the config had no
+//! `configurable` at all. The argument names are the SQL functions' parameter names.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{CheckpointError, TypedBytes, base64, special_write_idx};
+
+type Result<T> = std::result::Result<T, CheckpointError>;
+
+/// The three ids of a config. Empty strings count as absent, as in LangGraph's own savers
+/// (`if (config.configurable?.checkpoint_id)`).
+#[derive(Debug, Default)]
+struct Ids {
+    thread_id: Option<String>,
+    checkpoint_ns: Option<String>,
+    checkpoint_id: Option<String>,
+}
+
+fn optional_string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<String>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(CheckpointError::invalid(field, format!("{field} must be a string, got {}", kind(other)))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `None` when the config had no `configurable`.
+fn ids(configurable: &Value) -> Result<Option<Ids>> {
+    let obj = match configurable {
+        Value::Null => return Ok(None),
+        Value::Object(obj) => obj,
+        other => {
+            return Err(CheckpointError::invalid(
+                "config.configurable",
+                format!("config.configurable must be an object, got {}", kind(other)),
+            ));
+        }
+    };
+    let non_empty = |s: Option<String>| s.filter(|s| !s.is_empty());
+    Ok(Some(Ids {
+        thread_id: non_empty(optional_string(obj, "thread_id", "config.configurable.thread_id")?),
+        checkpoint_ns: optional_string(obj, "checkpoint_ns", "config.configurable.checkpoint_ns")?,
+        checkpoint_id: non_empty(optional_string(obj, "checkpoint_id", "config.configurable.checkpoint_id")?),
+    }))
+}
+
+/// The ids of a write (`put`, `putWrites`): a thread is required.
+fn write_ids(configurable: &Value, op: &str) -> Result<(String, String, Option<String>)> {
+    let ids = ids(configurable)?.ok_or_else(|| {
+        CheckpointError::invalid("config.configurable", format!("{op} needs config.configurable with a thread_id"))
+    })?;
+    let thread_id = ids.thread_id.ok_or_else(|| {
+        CheckpointError::invalid(
+            "config.configurable.thread_id",
+            format!("{op} needs config.configurable.thread_id (a non-empty string) to know which thread to persist"),
+        )
+    })?;
+    Ok((thread_id, ids.checkpoint_ns.unwrap_or_default(), ids.checkpoint_id))
+}
+
+/// Removes U+0000 from every string and object key: jsonb cannot store it (Postgres
+/// rejects the whole document), and LangGraph's savers drop it from metadata. Two keys
+/// that differ only by U+0000 collapse into one; the later one wins.
+pub fn strip_nul(value: Value) -> Value {
+    fn clean(s: String) -> String {
+        if s.contains('\0') { s.replace('\0', "") } else { s }
+    }
+    match value {
+        Value::String(s) => Value::String(clean(s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(strip_nul).collect()),
+        Value::Object(map) => {
+            // Inserted one by one: collecting into the map would pull in a sort (~3 KB of .wasm).
+            let mut out = Map::new();
+            for (k, v) in map {
+                out.insert(clean(k), strip_nul(v));
+            }
+            Value::Object(out)
+        }
+        other => other,
+    }
+}
+
+/// A channel version as the text the SQL compares it with: `jsonb_each_text` over the
+/// checkpoint's `channel_versions`, i.e. Postgres' `numeric` output for numbers. Integers
+/// print as integers; other numbers with Rust's shortest round-trip `f64` formatting,
+/// which is positional like `numeric` (1e21 → "1000000000000000000000"), unlike JSON's
+/// exponent form that a plain `to_string` of the JSON number would give.
+fn version_text(v: &Value, field: &str) -> Result<String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => f.to_string(),
+            _ => unreachable!("a serde_json number is an i64, u64 or f64"),
+        }),
+        other => {
+            Err(CheckpointError::invalid(field, format!("{field} must be a number or a string, got {}", kind(other))))
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------- put
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlobArg {
+    pub channel: String,
+    pub version: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Standard base64; `None` for type `"empty"`.
+    pub blob: Option<String>,
+}
+
+/// Arguments of `rpc/langgraph_put`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PutArgs {
+    pub p_thread_id: String,
+    pub p_checkpoint_ns: String,
+    pub p_checkpoint_id: String,
+    pub p_parent_checkpoint_id: Option<String>,
+    /// The format of the checkpoint column; `None`: plain JSON, as LangGraph's Postgres saver.
+    pub p_type: Option<String>,
+    pub p_checkpoint: Map<String, Value>,
+    pub p_metadata: Value,
+    pub p_blobs: Vec<BlobArg>,
+}
+
+/// `put(config, checkpoint, metadata, newVersions)`.
+///
+/// `checkpoint` comes without `channel_values` (the values travel as blobs); `values` are
+/// the serialized values of the channels in `new_versions` that have one (a channel of
+/// `new_versions` without an entry is stored as `"empty"`); `metadata` is the serializer's
+/// output for the metadata, which must be JSON.
+pub fn put_args(
+    configurable: &Value,
+    checkpoint: &Value,
+    new_versions: &Value,
+    mut values: Vec<(String, TypedBytes)>,
+    metadata: TypedBytes,
+) -> Result<PutArgs> {
+    let (thread_id, checkpoint_ns, parent_id) = write_ids(configurable, "put")?;
+
+    let Value::Object(checkpoint) = checkpoint else {
+        return Err(CheckpointError::invalid(
+            "checkpoint",
+            format!("checkpoint must be an object, got {}", kind(checkpoint)),
+        ));
+    };
+    // Values are not JSON (messages, bytes, ...): they travel as blobs, serialized by the
+    // saver, which passes the checkpoint without them.
+    if checkpoint.contains_key("channel_values") {
+        return Err(CheckpointError::invalid(
+            "checkpoint.channel_values",
+            "pass the checkpoint without channel_values: values travel as serialized blobs",
+        ));
+    }
+    let id = match checkpoint.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        _ => return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must be a non-empty string")),
+    };
+    match checkpoint.get("channel_versions") {
+        None | Some(Value::Null | Value::Object(_)) => {}
+        Some(other) => {
+            return Err(CheckpointError::invalid(
+                "checkpoint.channel_versions",
+                format!("checkpoint.channel_versions must be an object, got {}", kind(other)),
+            ));
+        }
+    }
+
+    let new_versions = match new_versions {
+        Value::Null => &Map::new(),
+        Value::Object(m) => m,
+        other => {
+            return Err(CheckpointError::invalid(
+                "newVersions",
+                format!("newVersions must be an object, got {}", kind(other)),
+            ));
+        }
+    };
+    let blobs = new_versions
+        .iter()
+        .map(|(channel, version)| {
+            let version = version_text(version, &format!("newVersions.{channel}"))?;
+            // A linear search: a graph has a handful of channels, and a map would only add code.
+            let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
+            Ok(match value {
+                Some(v) => {
+                    BlobArg { channel: channel.clone(), version, type_: v.type_, blob: Some(base64::encode(&v.bytes)) }
+                }
+                None => BlobArg { channel: channel.clone(), version, type_: "empty".into(), blob: None },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+
+    Ok(PutArgs {
+        p_thread_id: thread_id,
+        p_checkpoint_ns: checkpoint_ns,
+        p_checkpoint_id: id,
+        p_parent_checkpoint_id: parent_id,
+        p_type: None,
+        p_checkpoint: checkpoint.clone(),
+        p_metadata: metadata_json(metadata)?,
+        p_blobs: blobs,
+    })
+}
+
+fn metadata_json(metadata: TypedBytes) -> Result<Value> {
+    if metadata.type_ != "json" {
+        return Err(CheckpointError::invalid(
+            "metadata",
+            format!(
+                "the serializer turned the metadata into {:?}; it must produce \"json\" to be stored as jsonb",
+                metadata.type_
+            ),
+        ));
+    }
+    let value: Value = serde_json::from_slice(&metadata.bytes)
+        .map_err(|e| CheckpointError::invalid("metadata", format!("the serialized metadata is not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(CheckpointError::invalid("metadata", format!("metadata must be an object, got {}", kind(&value))));
+    }
+    Ok(strip_nul(value))
+}
+
+// ------------------------------------------------------------------------- putWrites
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WriteArg {
+    pub idx: i64,
+    pub channel: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Standard base64.
+    pub blob: String,
+}
+
+/// Arguments of `rpc/langgraph_put_writes`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PutWritesArgs {
+    pub p_thread_id: String,
+    pub p_checkpoint_ns: String,
+    pub p_checkpoint_id: String,
+    pub p_task_id: String,
+    pub p_task_path: String,
+    pub p_writes: Vec<WriteArg>,
+}
+
+/// `putWrites(config, writes, taskId, taskPath)`, with each write's value serialized.
+/// `None` when there is nothing to write (no request is needed); the config is checked
+/// all the same, so a bad call fails whether or not it carries writes.
+pub fn put_writes_args(
+    configurable: &Value,
+    task_id: &str,
+    task_path: &str,
+    writes: Vec<(String, TypedBytes)>,
+) -> Result<Option<PutWritesArgs>> {
+    let (thread_id, checkpoint_ns, checkpoint_id) = write_ids(configurable, "putWrites")?;
+    let checkpoint_id = checkpoint_id.ok_or_else(|| {
+        CheckpointError::invalid(
+            "config.configurable.checkpoint_id",
+            "putWrites needs config.configurable.checkpoint_id: writes belong to a stored checkpoint",
+        )
+    })?;
+    if task_id.is_empty() {
+        return Err(CheckpointError::invalid("taskId", "taskId must be a non-empty string"));
+    }
+    if writes.is_empty() {
+        return Ok(None);
+    }
+    let writes = writes
+        .into_iter()
+        .enumerate()
+        .map(|(i, (channel, v))| WriteArg {
+            idx: special_write_idx(&channel).unwrap_or(i as i64),
+            channel,
+            type_: v.type_,
+            blob: base64::encode(&v.bytes),
+        })
+        .collect();
+    Ok(Some(PutWritesArgs {
+        p_thread_id: thread_id,
+        p_checkpoint_ns: checkpoint_ns,
+        p_checkpoint_id: checkpoint_id,
+        p_task_id: task_id.into(),
+        p_task_path: task_path.into(),
+        p_writes: writes,
+    }))
+}
+
+// ----------------------------------------------------------------------- reads
+
+/// Arguments of `rpc/langgraph_get_tuple`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GetTupleArgs {
+    pub p_thread_id: String,
+    pub p_checkpoint_ns: String,
+    /// `None`: the latest checkpoint of the thread and namespace.
+    pub p_checkpoint_id: Option<String>,
+}
+
+/// `getTuple(config)`. `None` when the config names no thread: there is nothing to find,
+/// so no request is made (LangGraph's savers answer `undefined` there too).
+pub fn get_tuple_args(configurable: &Value) -> Result<Option<GetTupleArgs>> {
+    let Some(ids) = ids(configurable)? else { return Ok(None) };
+    Ok(ids.thread_id.map(|thread_id| GetTupleArgs {
+        p_thread_id: thread_id,
+        p_checkpoint_ns: ids.checkpoint_ns.unwrap_or_default(),
+        p_checkpoint_id: ids.checkpoint_id,
+    }))
+}
+
+/// Arguments of `rpc/langgraph_list`; `None` does not filter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListArgs {
+    pub p_thread_id: Option<String>,
+    /// `None` lists every namespace (LangGraph: `checkpoint_ns` absent from the config).
+    pub p_checkpoint_ns: Option<String>,
+    pub p_checkpoint_id: Option<String>,
+    /// Metadata containment (`@>`).
+    pub p_filter: Option<Value>,
+    pub p_before: Option<String>,
+    pub p_limit: Option<u32>,
+}
+
+/// `list(config, { filter, before, limit })`, where `options.before` is already the
+/// checkpoint id of the `before` config.
+pub fn list_args(configurable: &Value, options: &Value) -> Result<ListArgs> {
+    let ids = ids(configurable)?.unwrap_or_default();
+    let options = match options {
+        Value::Null => &Map::new(),
+        Value::Object(o) => o,
+        other => {
+            return Err(CheckpointError::invalid("options", format!("options must be an object, got {}", kind(other))));
+        }
+    };
+    let filter = match options.get("filter") {
+        None | Some(Value::Null) => None,
+        // {} matches everything: no predicate at all.
+        Some(Value::Object(f)) if f.is_empty() => None,
+        // Stored metadata had U+0000 removed, so a filter must too, or it could never match.
+        Some(f @ Value::Object(_)) => Some(strip_nul(f.clone())),
+        Some(other) => {
+            return Err(CheckpointError::invalid(
+                "options.filter",
+                format!("options.filter must be an object of metadata keys and values, got {}", kind(other)),
+            ));
+        }
+    };
+    let before = optional_string(options, "before", "options.before")?.filter(|s| !s.is_empty());
+    let limit = match options.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            Some(v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|&n| n <= i32::MAX as u32).ok_or_else(|| {
+                CheckpointError::invalid("options.limit", "options.limit must be an integer between 0 and 2147483647")
+            })?)
+        }
+    };
+    Ok(ListArgs {
+        p_thread_id: ids.thread_id,
+        p_checkpoint_ns: ids.checkpoint_ns,
+        p_checkpoint_id: ids.checkpoint_id,
+        p_filter: filter,
+        p_before: before,
+        p_limit: limit,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::checkpoint::CheckpointError::InvalidInput;
+
+    fn json_bytes(v: Value) -> TypedBytes {
+        TypedBytes { type_: "json".into(), bytes: serde_json::to_vec(&v).unwrap() }
+    }
+    fn field(r: Result<impl std::fmt::Debug>) -> String {
+        match r {
+            Err(InvalidInput { field, .. }) => field,
+            other => panic!("expected invalid input, got {other:?}"),
+        }
+    }
+    fn meta() -> TypedBytes {
+        json_bytes(json!({"source": "input", "step": -1, "parents": {}}))
+    }
+
+    #[test]
+    fn put_marks_valueless_channels_empty() {
+        let args = put_args(
+            &json!({"thread_id": "t", "checkpoint_id": "parent"}),
+            &json!({"v": 4, "id": "c1", "ts": "x", "channel_versions": {"a": 2, "b": "v.1"}}),
+            &json!({"a": 2, "b": "v.1"}),
+            vec![("a".into(), TypedBytes { type_: "bytes".into(), bytes: vec![0, 255] })],
+            meta(),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&args).unwrap(),
+            json!({
+                "p_thread_id": "t", "p_checkpoint_ns": "", "p_checkpoint_id": "c1", "p_parent_checkpoint_id": "parent",
+                "p_type": null,
+                "p_checkpoint": {"v": 4, "id": "c1", "ts": "x", "channel_versions": {"a": 2, "b": "v.1"}},
+                "p_metadata": {"source": "input", "step": -1, "parents": {}},
+                "p_blobs": [
+                    {"channel": "a", "version": "2", "type": "bytes", "blob": "AP8="},
+                    {"channel": "b", "version": "v.1", "type": "empty", "blob": null},
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn versions_print_as_postgres_numeric_text() {
+        let v = |x: Value| version_text(&x, "v").unwrap();
+        assert_eq!(v(json!(7)), "7");
+        assert_eq!(v(json!(-3)), "-3");
+        assert_eq!(v(json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(v(json!(1.5)), "1.5");
+        assert_eq!(v(json!(1e21)), "1000000000000000000000");
+        assert_eq!(v(json!(1e-7)), "0.0000001");
+        assert_eq!(v(json!("00000000000000000000000000000001.0.5")), "00000000000000000000000000000001.0.5");
+        assert!(version_text(&json!(true), "newVersions.a").is_err());
+    }
+
+    #[test]
+    fn metadata_loses_nul_in_strings_and_keys_only() {
+        let args = put_args(
+            &json!({"thread_id": "t"}),
+            &json!({"id": "c"}),
+            &json!({}),
+            vec![],
+            json_bytes(json!({"a\u{0}b": ["x\u{0}", {"\u{0}": "\u{0}\u{0}"}], "n": 1, "s": "é😀"})),
+        )
+        .unwrap();
+        assert_eq!(args.p_metadata, json!({"ab": ["x", {"": ""}], "n": 1, "s": "é😀"}));
+        assert_eq!(args.p_parent_checkpoint_id, None);
+        assert!(args.p_blobs.is_empty());
+    }
+
+    #[test]
+    fn put_refuses_what_cannot_be_stored() {
+        let ok_ckpt = json!({"id": "c"});
+        let put = |cfg: Value, ckpt: &Value, nv: Value, m: TypedBytes| put_args(&cfg, ckpt, &nv, vec![], m);
+        assert_eq!(field(put(json!(null), &ok_ckpt, json!({}), meta())), "config.configurable");
+        assert_eq!(field(put(json!({}), &ok_ckpt, json!({}), meta())), "config.configurable.thread_id");
+        assert_eq!(field(put(json!({"thread_id": ""}), &ok_ckpt, json!({}), meta())), "config.configurable.thread_id");
+        assert_eq!(field(put(json!({"thread_id": 1}), &ok_ckpt, json!({}), meta())), "config.configurable.thread_id");
+        assert_eq!(
+            field(put(json!({"thread_id": "t", "checkpoint_ns": 5}), &ok_ckpt, json!({}), meta())),
+            "config.configurable.checkpoint_ns"
+        );
+        let t = || json!({"thread_id": "t"});
+        assert_eq!(field(put(t(), &json!([]), json!({}), meta())), "checkpoint");
+        assert_eq!(field(put(t(), &json!({"id": ""}), json!({}), meta())), "checkpoint.id");
+        assert_eq!(
+            field(put(t(), &json!({"id": "c", "channel_values": {}}), json!({}), meta())),
+            "checkpoint.channel_values"
+        );
+        assert_eq!(
+            field(put(t(), &json!({"id": "c", "channel_versions": []}), json!({}), meta())),
+            "checkpoint.channel_versions"
+        );
+        assert_eq!(field(put(t(), &ok_ckpt, json!([]), meta())), "newVersions");
+        assert_eq!(field(put(t(), &ok_ckpt, json!({"a": null}), meta())), "newVersions.a");
+        assert_eq!(
+            field(put(t(), &ok_ckpt, json!({}), TypedBytes { type_: "bytes".into(), bytes: vec![] })),
+            "metadata"
+        );
+        assert_eq!(
+            field(put(t(), &ok_ckpt, json!({}), TypedBytes { type_: "json".into(), bytes: b"{".to_vec() })),
+            "metadata"
+        );
+        assert_eq!(field(put(t(), &ok_ckpt, json!({}), json_bytes(json!([1])))), "metadata");
+    }
+
+    #[test]
+    fn writes_use_the_special_index_map_else_their_position() {
+        let w = |c: &str| (c.to_string(), TypedBytes { type_: "json".into(), bytes: b"1".to_vec() });
+        let args = put_writes_args(
+            &json!({"thread_id": "t", "checkpoint_ns": "n", "checkpoint_id": "c"}),
+            "task",
+            "~path",
+            vec![w("a"), w("__error__"), w("b"), w("__scheduled__"), w("__interrupt__"), w("__resume__")],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(args.p_writes.iter().map(|w| w.idx).collect::<Vec<_>>(), [0, -1, 2, -2, -3, -4]);
+        assert_eq!((args.p_thread_id.as_str(), args.p_checkpoint_ns.as_str()), ("t", "n"));
+        assert_eq!((args.p_task_id.as_str(), args.p_task_path.as_str()), ("task", "~path"));
+        assert_eq!(args.p_writes[0].blob, "MQ==");
+
+        let cfg = json!({"thread_id": "t", "checkpoint_id": "c"});
+        assert_eq!(put_writes_args(&cfg, "task", "", vec![]).unwrap(), None, "nothing to send");
+        assert_eq!(
+            field(put_writes_args(&json!({"thread_id": "t"}), "task", "", vec![])),
+            "config.configurable.checkpoint_id"
+        );
+        assert_eq!(
+            field(put_writes_args(&json!({"checkpoint_id": "c"}), "task", "", vec![])),
+            "config.configurable.thread_id"
+        );
+        assert_eq!(field(put_writes_args(&cfg, "", "", vec![w("a")])), "taskId");
+    }
+
+    #[test]
+    fn reads_without_a_thread_and_list_filters() {
+        assert_eq!(get_tuple_args(&json!(null)).unwrap(), None);
+        assert_eq!(get_tuple_args(&json!({"checkpoint_ns": ""})).unwrap(), None);
+        assert_eq!(
+            get_tuple_args(&json!({"thread_id": "t", "checkpoint_id": ""})).unwrap(),
+            Some(GetTupleArgs { p_thread_id: "t".into(), p_checkpoint_ns: "".into(), p_checkpoint_id: None })
+        );
+
+        let all = list_args(&json!(null), &json!(null)).unwrap();
+        assert_eq!(
+            serde_json::to_value(all).unwrap(),
+            json!({"p_thread_id": null, "p_checkpoint_ns": null, "p_checkpoint_id": null, "p_filter": null, "p_before": null, "p_limit": null})
+        );
+        let some = list_args(
+            &json!({"thread_id": "t", "checkpoint_ns": ""}),
+            &json!({"filter": {"source": "loop", "k\u{0}": "v\u{0}"}, "before": "c9", "limit": 2}),
+        )
+        .unwrap();
+        assert_eq!(some.p_checkpoint_ns.as_deref(), Some(""), "the root namespace, not every namespace");
+        assert_eq!(some.p_filter, Some(json!({"source": "loop", "k": "v"})));
+        assert_eq!((some.p_before.as_deref(), some.p_limit), (Some("c9"), Some(2)));
+        assert_eq!(
+            list_args(&json!({}), &json!({"filter": {}})).unwrap().p_filter,
+            None,
+            "an empty filter filters nothing"
+        );
+
+        assert_eq!(field(list_args(&json!({}), &json!({"filter": "x"}))), "options.filter");
+        assert_eq!(field(list_args(&json!({}), &json!({"limit": -1}))), "options.limit");
+        assert_eq!(field(list_args(&json!({}), &json!({"limit": 1.5}))), "options.limit");
+        assert_eq!(field(list_args(&json!({}), &json!({"before": 3}))), "options.before");
+    }
+}
