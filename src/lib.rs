@@ -10,6 +10,7 @@
 pub mod error;
 pub mod ids;
 pub mod memory;
+pub mod state;
 pub mod transport;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]
