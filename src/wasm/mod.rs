@@ -17,6 +17,7 @@ mod args;
 mod http;
 mod ids;
 mod memory;
+mod state;
 mod transport;
 
 use serde::Serialize;
