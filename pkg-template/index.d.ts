@@ -371,6 +371,7 @@ export interface RestoredMessage {
 export type InputMessage =
   | { role: "user" | "human" | "assistant" | "ai" | "system" | "tool"; content: string | JsonValue[]; [k: string]: unknown }
   | { type: "human" | "ai" | "system" | "tool"; content: string | JsonValue[]; [k: string]: unknown }
+  | { lc: number; type: "constructor"; id: string[]; kwargs: Record<string, unknown> }
   | { toJSON(): unknown };
 
 export interface CoiaState {

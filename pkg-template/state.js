@@ -2,6 +2,8 @@
 // states (spec 004), research sessions and drafts (spec 001). The module validates, plans
 // and sends ONE request per operation; these classes only keep what the module must not
 // (the client's options and the store's own options) and turn values into JSON text.
+// Store methods are async, so bad input (found as early as the JSON conversion) always
+// arrives as a rejected promise, never as a synchronous throw.
 import {
   conversationId,
   researchMergeState,
@@ -80,24 +82,24 @@ export class UnifiedStateManager {
     return conversationId(contractorLeadId, this.#s.described.namespace);
   }
 
-  saveState(contractorLeadId, state, options) {
+  async saveState(contractorLeadId, state, options) {
     return call(this.#s, "unified", "save", toJson("contractorLeadId", contractorLeadId), toJson("state", state), toJson("options", options));
   }
-  restoreState(contractorLeadId) {
+  async restoreState(contractorLeadId) {
     return call(this.#s, "unified", "restore", toJson("contractorLeadId", contractorLeadId));
   }
-  createCheckpoint(contractorLeadId, state) {
+  async createCheckpoint(contractorLeadId, state) {
     return call(this.#s, "unified", "createCheckpoint", toJson("contractorLeadId", contractorLeadId), toJson("state", state));
   }
-  restoreCheckpoint(contractorLeadId) {
+  async restoreCheckpoint(contractorLeadId) {
     return call(this.#s, "unified", "restoreCheckpoint", toJson("contractorLeadId", contractorLeadId));
   }
   /** The contractor lead a conversation was linked to by `saveState(..., { conversationId })`. */
-  leadForConversation(conversationId) {
+  async leadForConversation(conversationId) {
     return call(this.#s, "unified", "leadForConversation", toJson("conversationId", conversationId));
   }
   /** Deletes the lead's conversation, its memory and its links; resolves to the row count. */
-  deleteState(contractorLeadId) {
+  async deleteState(contractorLeadId) {
     return call(this.#s, "unified", "delete", toJson("contractorLeadId", contractorLeadId));
   }
 }
@@ -111,19 +113,19 @@ export class WorkflowStateStore {
     Object.freeze(this);
   }
 
-  create(state) {
+  async create(state) {
     return call(this.#s, "workflow", "create", toJson("state", state));
   }
-  get(sessionId) {
+  async get(sessionId) {
     return call(this.#s, "workflow", "get", toJson("sessionId", sessionId));
   }
-  update(sessionId, patch) {
+  async update(sessionId, patch) {
     return call(this.#s, "workflow", "update", toJson("sessionId", sessionId), toJson("patch", patch));
   }
-  list(query) {
+  async list(query) {
     return call(this.#s, "workflow", "list", toJson("query", query));
   }
-  delete(sessionId) {
+  async delete(sessionId) {
     return call(this.#s, "workflow", "delete", toJson("sessionId", sessionId));
   }
 }
@@ -137,29 +139,29 @@ export class ResearchStore {
     Object.freeze(this);
   }
 
-  saveSession(session) {
+  async saveSession(session) {
     return call(this.#s, "research", "saveSession", toJson("session", session));
   }
-  loadSession(sessionId) {
+  async loadSession(sessionId) {
     return call(this.#s, "research", "loadSession", toJson("sessionId", sessionId));
   }
   /** Spec 001's `SessionState.load`: the saved session, or null. */
   resumeSession(sessionId) {
     return this.loadSession(sessionId);
   }
-  deleteSession(sessionId) {
+  async deleteSession(sessionId) {
     return call(this.#s, "research", "deleteSession", toJson("sessionId", sessionId));
   }
-  saveDraft(sessionId, phase, content, metadata) {
+  async saveDraft(sessionId, phase, content, metadata) {
     return call(this.#s, "research", "saveDraft", toJson("sessionId", sessionId), toJson("phase", phase), toJson("content", content), toJson("metadata", metadata));
   }
-  loadDraft(sessionId, phase) {
+  async loadDraft(sessionId, phase) {
     return call(this.#s, "research", "loadDraft", toJson("sessionId", sessionId), toJson("phase", phase));
   }
-  listDrafts(sessionId, options) {
+  async listDrafts(sessionId, options) {
     return call(this.#s, "research", "listDrafts", toJson("sessionId", sessionId), toJson("options", options));
   }
-  workflowSummary(sessionId) {
+  async workflowSummary(sessionId) {
     return call(this.#s, "research", "workflowSummary", toJson("sessionId", sessionId));
   }
 }
