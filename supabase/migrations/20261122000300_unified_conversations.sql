@@ -30,7 +30,9 @@
 -- Ownership: every row records user_id = auth.uid() of its writer (null when the service
 -- role writes, e.g. for landing-page visitors who have no account). A signed-in user sees
 -- and changes only their own rows; a save into a conversation that another user (or the
--- service role) owns fails with 42501 and writes nothing. anon has no access.
+-- service role) owns fails with 42501 and writes nothing. State and checkpoint rows go
+-- only into a conversation the writer owns. A contractor_mapping row lives under the
+-- caller's external conversation id, which its first linker owns. anon has no access.
 --
 -- Errors: 22023 for bad arguments (message names the argument), 42501 from RLS.
 
