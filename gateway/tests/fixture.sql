@@ -52,5 +52,7 @@ create function public.gw_set_headers() returns int language plpgsql as
 create function public.gw_whoami() returns json language sql stable as
   $$ select json_build_object('role', current_user, 'sub', auth.uid(), 'method', current_setting('request.method', true),
                               'path', current_setting('request.path', true)) $$;
-grant execute on all functions in schema public to anon, authenticated, service_role;
+-- New functions are executable by PUBLIC by default, so no grant is needed here. (A blanket
+-- `grant execute on all functions in schema public` would also re-grant the project's own
+-- functions to anon, which their migrations deliberately revoke.)
 notify pgrst, 'reload schema';
