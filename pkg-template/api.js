@@ -4,6 +4,15 @@ export { AgentmemError } from "./errors.js";
 export { AgentmemClient, createClient } from "./client.js";
 export { MemoryTools } from "./memory.js";
 export {
+  UnifiedStateManager,
+  WorkflowStateStore,
+  ResearchStore,
+  mergeState,
+  validateState,
+  validateTransition,
+  normalizeWorkflowState,
+} from "./state.js";
+export {
   uuid5,
   uuid5Batch,
   conversationId,

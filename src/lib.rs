@@ -11,6 +11,7 @@ pub mod checkpoint;
 pub mod error;
 pub mod ids;
 pub mod memory;
+pub mod state;
 pub mod transport;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]

@@ -9,7 +9,8 @@
 pub mod definitions;
 pub mod embedding;
 pub mod input;
-mod time;
+// Shared with the research store's summary (ms → ISO 8601).
+pub(crate) mod time;
 
 use serde_json::{Value, json};
 

@@ -18,6 +18,7 @@ mod checkpoint;
 mod http;
 mod ids;
 mod memory;
+mod state;
 mod transport;
 
 use serde::Serialize;

@@ -1,0 +1,144 @@
+//! State stores (issue 7): agent state kept outside LangGraph checkpoints, each with a
+//! typed codec and a store that saves in ONE request.
+//!
+//! - [`unified`]: COIA's unified conversation memory (spec 000 §2): the persistent field
+//!   list, message serialization, the conversation record, lightweight checkpoints.
+//! - [`workflow`]: `workflow_agent_states` (spec 004): `WorkflowState` with enum stages,
+//!   millisecond timestamps and JSONB sub-structures.
+//! - [`research`]: TK9 research sessions and per-phase drafts (spec 001), with spec 001's
+//!   merge and validation rules.
+//!
+//! Everything here is pure: an operation is planned into an [`Op`] (the one HTTP request
+//! plus how to read its answer); the wasm boundary sends it. Input is validated before the
+//! request exists, so bad input never reaches the database, and errors name the field at
+//! fault by its path (`state.identified_gaps[2].alternatives[0]`).
+
+mod json;
+pub mod research;
+pub mod unified;
+pub mod workflow;
+
+#[cfg(test)]
+mod generate;
+
+use serde_json::Value;
+
+use crate::error::{ErrorCode, ErrorReport};
+use crate::transport::request::{HttpRequest, Target};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StateError {
+    #[error("{message}")]
+    InvalidInput { field: String, message: String },
+    #[error("{0}")]
+    NotFound(String),
+    /// The server answered with something that is not what the store wrote.
+    #[error("{0}")]
+    Server(String),
+}
+
+impl StateError {
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        StateError::InvalidInput { field: field.into(), message: message.into() }
+    }
+
+    /// The `field` of an `InvalidInput`.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            StateError::InvalidInput { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
+impl From<StateError> for ErrorReport {
+    fn from(e: StateError) -> Self {
+        match e {
+            StateError::InvalidInput { field, message } => ErrorReport::invalid_input(field, message),
+            StateError::NotFound(m) => ErrorReport::new(ErrorCode::NotFound, m),
+            StateError::Server(m) => ErrorReport::new(ErrorCode::Server, m),
+        }
+    }
+}
+
+/// Reads the decoded response body into the operation's result.
+type Finish = Box<dyn FnOnce(Value) -> Result<Value, StateError>>;
+
+/// One store operation: the single request it takes, and how its answer becomes the result.
+pub struct Op {
+    pub request: HttpRequest,
+    finish: Finish,
+}
+
+impl Op {
+    fn new(request: HttpRequest, finish: impl FnOnce(Value) -> Result<Value, StateError> + 'static) -> Op {
+        Op { request, finish: Box::new(finish) }
+    }
+
+    /// The operation's result from the response body (`null` for an empty body).
+    pub fn finish(self, body: Value) -> Result<Value, ErrorReport> {
+        (self.finish)(body).map_err(ErrorReport::from)
+    }
+}
+
+impl std::fmt::Debug for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Op").field("request", &self.request).finish_non_exhaustive()
+    }
+}
+
+/// The three stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    Unified,
+    Workflow,
+    Research,
+}
+
+impl Store {
+    pub fn parse(name: &str) -> Result<Store, StateError> {
+        match name {
+            "unified" => Ok(Store::Unified),
+            "workflow" => Ok(Store::Workflow),
+            "research" => Ok(Store::Research),
+            other => Err(StateError::invalid("store", format!("unknown state store {other:?}"))),
+        }
+    }
+}
+
+/// What a call needs besides its arguments: the store's options and the caller's clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context<'a> {
+    pub target: &'a Target,
+    /// The store's constructor options (`{}` when none).
+    pub options: &'a Value,
+    /// Milliseconds since the epoch, for timestamps the caller fills in.
+    pub now_ms: f64,
+}
+
+/// Plans `op` of `store` with its positional arguments (JSON `null` = not given).
+pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+    match store {
+        Store::Unified => unified::plan(op, args, cx),
+        Store::Workflow => workflow::plan(op, args, cx),
+        Store::Research => research::plan(op, args, cx),
+    }
+}
+
+/// Checks a store's constructor options; returns what the facade shows of them.
+pub fn check_options(store: Store, options: &Value) -> Result<Value, StateError> {
+    match store {
+        Store::Unified => unified::Settings::parse(options).map(|s| s.describe()),
+        Store::Workflow => workflow::Settings::parse(options).map(|_| Value::Object(Default::default())),
+        Store::Research => research::check_options(options).map(|_| Value::Object(Default::default())),
+    }
+}
+
+/// The positional argument `i`, `null` when absent.
+fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
+fn unknown_op(store: &str, op: &str, ops: &[&str]) -> ErrorReport {
+    ErrorReport::invalid_input("op", format!("{store} has no operation {op:?}; it has {}", ops.join(", ")))
+}

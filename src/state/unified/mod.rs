@@ -1,0 +1,292 @@
+//! Unified conversation memory (spec 000 §2): COIA's `UnifiedStateManager`, where a save
+//! is one atomic request instead of one upsert per field.
+//!
+//! Operations (SQL: supabase/migrations/20261122000300_unified_conversations.sql):
+//! - `save(contractorLeadId, state, {conversationId?})` → `rpc/save_unified_state`
+//! - `restore(contractorLeadId)` → `GET rpc/restore_unified_state`
+//! - `createCheckpoint(contractorLeadId, state)` → `rpc/create_unified_checkpoint`
+//! - `restoreCheckpoint(contractorLeadId)` → `GET rpc/restore_unified_checkpoint`
+//! - `leadForConversation(conversationId)` → `GET unified_conversation_memory`
+//! - `delete(contractorLeadId)` → `rpc/delete_unified_state`
+
+pub mod codec;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
+
+use super::{Context, Op, StateError, arg, json, unknown_op};
+use crate::error::ErrorReport;
+use crate::ids;
+use crate::transport::request::{self, ReadOptions, RpcOptions};
+
+/// `UnifiedStateManager` options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The persistent field list: PERSISTENT_STATE_FIELDS unless replaced (`fields`),
+    /// plus `extraFields`.
+    pub fields: Vec<String>,
+    /// Skip null, "", {} and [] as the original did (default: save every present field).
+    pub skip_empty: bool,
+    /// The UUIDv5 namespace of conversation ids (default COIA's).
+    pub namespace: Uuid,
+}
+
+fn field_names(v: &Value, path: &str, into: &mut Vec<String>) -> Result<(), StateError> {
+    for (i, item) in json::array(v, path)?.iter().enumerate() {
+        let p = json::index(path, i);
+        let name = json::name(item, &p, 255)?;
+        if name == LAST_STATE_UPDATE {
+            return Err(StateError::invalid(
+                p,
+                format!("{LAST_STATE_UPDATE} is written by every save; it cannot be a state field"),
+            ));
+        }
+        if !into.contains(&name) {
+            into.push(name);
+        }
+    }
+    Ok(())
+}
+
+impl Settings {
+    pub fn parse(options: &Value) -> Result<Settings, StateError> {
+        let empty = serde_json::Map::new();
+        let o = if options.is_null() { &empty } else { json::object(options, "options")? };
+        json::only(o, "options", "UnifiedStateManager options", &["fields", "extraFields", "skipEmpty", "namespace"])?;
+        let mut fields = Vec::new();
+        match json::get(o, "fields") {
+            Some(v) => field_names(v, "options.fields", &mut fields)?,
+            None => fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string())),
+        }
+        if let Some(v) = json::get(o, "extraFields") {
+            field_names(v, "options.extraFields", &mut fields)?;
+        }
+        let skip_empty = json::get(o, "skipEmpty").map(|v| json::boolean(v, "options.skipEmpty")).transpose()?;
+        let namespace = match json::get(o, "namespace") {
+            None => ids::COIA_CONVERSATION_NAMESPACE,
+            Some(v) => ids::parse_namespace(&json::string(v, "options.namespace")?)
+                .map_err(|e| StateError::invalid("options.namespace", e.to_string()))?,
+        };
+        Ok(Settings { fields, skip_empty: skip_empty.unwrap_or(false), namespace })
+    }
+
+    /// What the facade exposes: the effective field list and options.
+    pub fn describe(&self) -> Value {
+        json!({
+            "fields": self.fields,
+            "skipEmpty": self.skip_empty,
+            "namespace": self.namespace.hyphenated().to_string(),
+        })
+    }
+
+    /// The conversation id of a lead (UUIDv5), checking the lead id.
+    pub fn conversation_id(&self, lead: &Value) -> Result<(String, String), StateError> {
+        let lead = json::name(lead, "contractorLeadId", 255).map_err(|e| match e {
+            StateError::InvalidInput { message, .. } => StateError::invalid("contractorLeadId", message),
+            other => other,
+        })?;
+        let id = ids::conversation_id(&lead, Some(&self.namespace))
+            .map_err(|e| StateError::invalid("contractorLeadId", e.to_string()))?;
+        Ok((lead, id))
+    }
+}
+
+fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
+    let s = json::string(v, path)?;
+    Uuid::try_parse(s.trim())
+        .map(|u| u.hyphenated().to_string())
+        .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {s:?})")))
+}
+
+const OPS: [&str; 6] = ["save", "restore", "createCheckpoint", "restoreCheckpoint", "leadForConversation", "delete"];
+
+pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+    let s = Settings::parse(cx.options)?;
+    let t = cx.target;
+    let rpc_write = RpcOptions { idempotent: true, ..Default::default() };
+    let rpc_read = RpcOptions { get: true, ..Default::default() };
+    Ok(match op {
+        "save" => {
+            let (lead, conversation_id) = s.conversation_id(arg(args, 0))?;
+            let encoded = codec::encode(arg(args, 1), &s.fields, s.skip_empty)?;
+            let options = arg(args, 2);
+            let empty = serde_json::Map::new();
+            let o = if options.is_null() { &empty } else { json::object(options, "options")? };
+            json::only(o, "options", "saveState options", &["conversationId"])?;
+            let linked = json::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
+            let args = json!({
+                "p_conversation_id": conversation_id, "p_contractor_lead_id": lead, "p_fields": encoded.fields,
+                "p_metadata": encoded.metadata, "p_linked_conversation_id": linked,
+            });
+            let req = request::rpc(t, "save_unified_state", &args, &rpc_write)?;
+            let saved = encoded.saved;
+            Op::new(req, move |body| {
+                let stamp = body.get("last_state_update").cloned().filter(Value::is_string).ok_or_else(|| {
+                    StateError::Server(format!("save_unified_state returned {body} instead of its summary"))
+                })?;
+                Ok(json!({ "conversationId": conversation_id, "savedFields": saved, "lastStateUpdate": stamp }))
+            })
+        }
+        "restore" => {
+            let (_, id) = s.conversation_id(arg(args, 0))?;
+            let req = request::rpc(t, "restore_unified_state", &json!({ "p_conversation_id": id }), &rpc_read)?;
+            Op::new(req, codec::decode)
+        }
+        "createCheckpoint" => {
+            let (lead, id) = s.conversation_id(arg(args, 0))?;
+            let snapshot = codec::checkpoint(arg(args, 1))?;
+            let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
+            let req = request::rpc(t, "create_unified_checkpoint", &args, &rpc_write)?;
+            Op::new(req, |body| match body {
+                Value::Object(_) => Ok(body),
+                other => Err(StateError::Server(format!("create_unified_checkpoint returned {other}"))),
+            })
+        }
+        "restoreCheckpoint" => {
+            let (_, id) = s.conversation_id(arg(args, 0))?;
+            let req = request::rpc(t, "restore_unified_checkpoint", &json!({ "p_conversation_id": id }), &rpc_read)?;
+            Op::new(req, Ok)
+        }
+        "leadForConversation" => {
+            let id = uuid_arg(arg(args, 0), "conversationId")?;
+            let read = ReadOptions {
+                columns: Some("memory_value".into()),
+                filters: vec![
+                    json!(["conversation_id", "eq", id]),
+                    json!(["memory_type", "eq", "contractor_mapping"]),
+                    json!(["memory_key", "eq", "contractor_lead_id"]),
+                ],
+                maybe_single: true,
+                ..Default::default()
+            };
+            let req = request::select(t, "unified_conversation_memory", &read)?;
+            Op::new(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
+        }
+        "delete" => {
+            let (lead, id) = s.conversation_id(arg(args, 0))?;
+            let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
+            let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
+            Op::new(req, |n| match n.as_u64() {
+                Some(n) => Ok(json!(n)),
+                None => Err(StateError::Server(format!("delete_unified_state returned {n}"))),
+            })
+        }
+        other => return Err(unknown_op("UnifiedStateManager", other, &OPS)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::request::Target;
+
+    fn target() -> Target {
+        Target::new("https://x.supabase.co", "anon-key", None).unwrap()
+    }
+
+    fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
+        let t = target();
+        plan(op, args, &Context { target: &t, options: &options, now_ms: 1.0 })
+    }
+
+    fn field_of(r: Result<Op, ErrorReport>) -> String {
+        r.unwrap_err().field.unwrap_or_default()
+    }
+
+    #[test]
+    fn save_is_one_idempotent_rpc_with_the_derived_conversation_id() {
+        let op = run(
+            "save",
+            &[json!("landing-abc123def456"), json!({"company_name": "Acme", "messages": [{"role": "user", "content": "hi"}], "journey_stage": "research"}), json!({"conversationId": "3F2B8A9E-1C4D-4E5F-9A0B-1C2D3E4F5A6B"})],
+            Value::Null,
+        )
+        .unwrap();
+        assert_eq!(op.request.method, "POST");
+        assert!(op.request.url.ends_with("/rest/v1/rpc/save_unified_state"), "{}", op.request.url);
+        assert!(op.request.idempotent, "upserts only: safe to resend");
+        let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            body["p_conversation_id"],
+            json!("1636806e-18db-5536-b0d9-dcd21dd1699b"),
+            "Python's uuid5 of the lead"
+        );
+        assert_eq!(body["p_contractor_lead_id"], json!("landing-abc123def456"));
+        assert_eq!(body["p_fields"], json!({"company_name": "Acme", "messages": [{"content": "hi", "type": "human"}]}));
+        assert_eq!(body["p_metadata"], json!({"company_name": "Acme", "journey_stage": "research"}));
+        assert_eq!(body["p_linked_conversation_id"], json!("3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"));
+        let out = op
+            .finish(json!({"conversation_id": "x", "last_state_update": "2026-11-22T00:00:00.000000Z", "rows": 3}))
+            .unwrap();
+        assert_eq!(
+            out,
+            json!({"conversationId": "1636806e-18db-5536-b0d9-dcd21dd1699b", "savedFields": ["messages", "company_name"], "lastStateUpdate": "2026-11-22T00:00:00.000000Z"})
+        );
+    }
+
+    #[test]
+    fn reads_are_get_calls_and_options_shape_the_field_list() {
+        let op = run("restore", &[json!("lead-1")], Value::Null).unwrap();
+        assert_eq!(op.request.method, "GET");
+        assert!(op.request.url.contains("/rpc/restore_unified_state?p_conversation_id="), "{}", op.request.url);
+        let op = run("restoreCheckpoint", &[json!("lead-1")], Value::Null).unwrap();
+        assert_eq!(op.request.method, "GET");
+        let op = run("leadForConversation", &[json!("3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b")], Value::Null).unwrap();
+        assert!(op.request.url.contains("memory_type=eq.contractor_mapping"), "{}", op.request.url);
+        assert_eq!(op.finish(json!({"memory_value": "lead-1"})).unwrap(), json!("lead-1"));
+
+        let s = Settings::parse(&json!({"fields": ["company_name"], "extraFields": ["current_mode", "company_name"]}))
+            .unwrap();
+        assert_eq!(s.fields, ["company_name", "current_mode"]);
+        let s = Settings::parse(&json!({"extraFields": ["current_mode"], "namespace": "dns"})).unwrap();
+        assert_eq!(s.fields.len(), 35);
+        assert_eq!(s.namespace, Uuid::NAMESPACE_DNS);
+        let op = run(
+            "save",
+            &[json!("lead"), json!({"current_mode": "x", "company_name": "y"})],
+            json!({"fields": ["current_mode"]}),
+        )
+        .unwrap();
+        let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["p_fields"], json!({"current_mode": "x"}));
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_any_request() {
+        assert_eq!(field_of(run("save", &[json!(""), json!({})], Value::Null)), "contractorLeadId");
+        assert_eq!(field_of(run("save", &[json!("x".repeat(256)), json!({})], Value::Null)), "contractorLeadId");
+        assert_eq!(field_of(run("save", &[Value::Null, json!({})], Value::Null)), "contractorLeadId");
+        assert_eq!(field_of(run("save", &[json!("l"), json!("state")], Value::Null)), "state");
+        assert_eq!(
+            field_of(run("save", &[json!("l"), json!({}), json!({"conversationId": "c-1"})], Value::Null)),
+            "options.conversationId"
+        );
+        assert_eq!(
+            field_of(run("save", &[json!("l"), json!({}), json!({"conversation_id": "x"})], Value::Null)),
+            "options.conversation_id"
+        );
+        assert_eq!(field_of(run("restore", &[json!("l")], json!({"skipEmpty": 1}))), "options.skipEmpty");
+        assert_eq!(
+            field_of(run("restore", &[json!("l")], json!({"fields": ["last_state_update"]}))),
+            "options.fields[0]"
+        );
+        assert_eq!(field_of(run("restore", &[json!("l")], json!({"extraFields": [""]}))), "options.extraFields[0]");
+        assert_eq!(field_of(run("restore", &[json!("l")], json!({"namespace": "nope"}))), "options.namespace");
+        assert_eq!(field_of(run("restore", &[json!("l")], json!({"field": []}))), "options.field");
+        assert_eq!(field_of(run("leadForConversation", &[json!("x")], Value::Null)), "conversationId");
+        assert_eq!(
+            field_of(run("createCheckpoint", &[json!("l"), json!({"research_completed": 1})], Value::Null)),
+            "state.research_completed"
+        );
+        assert_eq!(field_of(run("forget", &[], Value::Null)), "op");
+    }
+
+    #[test]
+    fn server_shapes_that_are_not_the_contract_are_server_errors() {
+        let op = run("save", &[json!("l"), json!({})], Value::Null).unwrap();
+        assert_eq!(op.finish(Value::Null).unwrap_err().code, crate::error::ErrorCode::Server);
+        let op = run("delete", &[json!("l")], Value::Null).unwrap();
+        assert_eq!(op.finish(json!(4)).unwrap(), json!(4));
+    }
+}

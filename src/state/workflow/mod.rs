@@ -1,0 +1,248 @@
+//! Workflow agent states (spec 004): a session-keyed store over `workflow_agent_states`.
+//!
+//! Operations (SQL: supabase/migrations/20261122000400_workflow_agent_states.sql):
+//! - `create(state)` → `rpc/create_workflow_state` (a resend of the same state returns it)
+//! - `get(sessionId)` → `GET workflow_agent_states?session_id=eq.…`
+//! - `update(sessionId, patch)` → `rpc/update_workflow_state`
+//! - `list({userId?, stage?, gapStatus?, templateId?, limit?, offset?})` → `GET workflow_agent_states`
+//! - `delete(sessionId)` → `DELETE workflow_agent_states?session_id=eq.…`
+
+pub mod codec;
+
+use serde_json::{Value, json};
+
+pub use codec::{
+    ClarificationContext, ClarificationPurpose, Conversation, DebugResult, GapDetail, GapStatus, Origin,
+    REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
+};
+
+use super::{Context, Op, StateError, arg, json, unknown_op};
+use crate::error::ErrorReport;
+use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+
+const TABLE: &str = "workflow_agent_states";
+pub const MAX_LIST: i64 = 1000;
+
+/// `WorkflowStateStore` options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Settings {
+    pub removed: Removed,
+}
+
+impl Settings {
+    pub fn parse(options: &Value) -> Result<Settings, StateError> {
+        if options.is_null() {
+            return Ok(Settings::default());
+        }
+        let o = json::object(options, "options")?;
+        json::only(o, "options", "WorkflowStateStore options", &["removedFields"])?;
+        let removed = match json::get(o, "removedFields").map(Value::as_str) {
+            None | Some(Some("reject")) => Removed::Reject,
+            Some(Some("ignore")) => Removed::Ignore,
+            Some(_) => {
+                return Err(StateError::invalid(
+                    "options.removedFields",
+                    "options.removedFields must be \"reject\" or \"ignore\"",
+                ));
+            }
+        };
+        Ok(Settings { removed })
+    }
+}
+
+fn session_id(v: &Value) -> Result<String, StateError> {
+    json::name(v, "sessionId", 255)
+}
+
+fn one_state(body: Value, what: &str) -> Result<Value, StateError> {
+    match body {
+        Value::Null => {
+            Err(StateError::NotFound(format!("no workflow state for session {what} (or it belongs to another user)")))
+        }
+        row => Ok(WorkflowState::from_row(&row)?.to_json()),
+    }
+}
+
+const OPS: [&str; 5] = ["create", "get", "update", "list", "delete"];
+
+pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+    let s = Settings::parse(cx.options)?;
+    let t = cx.target;
+    Ok(match op {
+        "create" => {
+            // The caller's clock fills missing timestamps here, not the server's, so a
+            // resent create carries the same state and is recognized as the same one.
+            let state = WorkflowState::parse(arg(args, 0), "state", s.removed, cx.now_ms.floor() as i64)?;
+            let id = state.session_id.clone();
+            let req = request::rpc(
+                t,
+                "create_workflow_state",
+                &json!({ "p_state": state.to_json() }),
+                &RpcOptions { idempotent: true, ..Default::default() },
+            )?;
+            Op::new(req, move |body| one_state(body, &format!("{id:?}")))
+        }
+        "get" => {
+            let id = session_id(arg(args, 0))?;
+            let read = ReadOptions {
+                filters: vec![json!(["session_id", "eq", id])],
+                maybe_single: true,
+                ..Default::default()
+            };
+            Op::new(request::select(t, TABLE, &read)?, |row| match row {
+                Value::Null => Ok(Value::Null),
+                row => Ok(WorkflowState::from_row(&row)?.to_json()),
+            })
+        }
+        "update" => {
+            let id = session_id(arg(args, 0))?;
+            let patch = parse_patch(arg(args, 1), "patch", s.removed)?;
+            let args = json!({ "p_session_id": id, "p_patch": patch });
+            // A resend after a lost answer applies the same values again; previous_stage
+            // moves only on an actual stage change, so it stays right.
+            let req = request::rpc(
+                t,
+                "update_workflow_state",
+                &args,
+                &RpcOptions { idempotent: true, ..Default::default() },
+            )?;
+            Op::new(req, move |body| one_state(body, &format!("{id:?}")))
+        }
+        "list" => {
+            let q = arg(args, 0);
+            let empty = serde_json::Map::new();
+            let o = if q.is_null() { &empty } else { json::object(q, "query")? };
+            json::only(o, "query", "a list query", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
+            let mut filters = Vec::new();
+            if let Some(v) = json::get(o, "userId") {
+                filters.push(json!(["user_id", "eq", json::name(v, "query.userId", 255)?]));
+            }
+            if let Some(v) = json::get(o, "stage") {
+                filters.push(json!(["stage", "eq", WorkflowStage::parse(v, "query.stage")?.as_str()]));
+            }
+            if let Some(v) = json::get(o, "gapStatus") {
+                let g = json::one_of(v, "query.gapStatus", GapStatus::ALL, GapStatus::as_str)?;
+                filters.push(json!(["gap_status", "eq", g.as_str()]));
+            }
+            if let Some(v) = json::get(o, "templateId") {
+                filters.push(json!(["template_id", "eq", json::name(v, "query.templateId", 255)?]));
+            }
+            let limit = json::get(o, "limit").map(|v| json::integer(v, "query.limit", 1, MAX_LIST)).transpose()?;
+            let offset =
+                json::get(o, "offset").map(|v| json::integer(v, "query.offset", 0, i64::from(i32::MAX))).transpose()?;
+            let read = ReadOptions {
+                filters,
+                order: Some(OrderSpec::Raw("updated_at.desc,session_id".into())),
+                limit: Some(limit.unwrap_or(100) as u64),
+                offset: offset.map(|o| o as u64),
+                ..Default::default()
+            };
+            Op::new(request::select(t, TABLE, &read)?, |rows| {
+                let rows = json::array(&rows, "rows").map_err(|e| StateError::Server(e.to_string()))?;
+                rows.iter()
+                    .map(|r| WorkflowState::from_row(r).map(|s| s.to_json()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Value::Array)
+            })
+        }
+        "delete" => {
+            let id = session_id(arg(args, 0))?;
+            let write = WriteOptions {
+                returning: Returning::Representation,
+                columns: Some("session_id".into()),
+                filters: vec![json!(["session_id", "eq", id])],
+                ..Default::default()
+            };
+            Op::new(request::delete(t, TABLE, &write)?, |rows| {
+                Ok(json!(rows.as_array().is_some_and(|r| !r.is_empty())))
+            })
+        }
+        other => return Err(unknown_op("WorkflowStateStore", other, &OPS)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::transport::request::Target;
+
+    fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
+        let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
+        plan(op, args, &Context { target: &t, options: &options, now_ms: 1_700_000_000_123.9 })
+    }
+
+    fn body(op: &Op) -> Value {
+        serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn create_sends_the_whole_normalized_state_once() {
+        let op = run("create", &[json!({"session_id": "s1", "stage": "gap_analysis"})], Value::Null).unwrap();
+        assert!(op.request.url.ends_with("/rpc/create_workflow_state"));
+        assert!(op.request.idempotent);
+        let state = &body(&op)["p_state"];
+        assert_eq!(state["created_at"], json!(1_700_000_000_123i64), "the caller's clock, in whole ms");
+        assert_eq!(state["updated_at"], state["created_at"]);
+        assert_eq!(state["gap_status"], json!("no_gap"));
+        assert_eq!(state.as_object().unwrap().len(), 18, "every column but id");
+        let row = json!({"id": "x", "session_id": "s1", "created_at": 1, "updated_at": 1, "stage": "gap_analysis", "conversations": []});
+        assert_eq!(op.finish(row).unwrap()["stage"], json!("gap_analysis"));
+    }
+
+    #[test]
+    fn update_get_list_delete_requests() {
+        let op = run("update", &[json!("s1"), json!({"stage": "debug", "debug_loop_count": 2})], Value::Null).unwrap();
+        assert_eq!(body(&op), json!({"p_session_id": "s1", "p_patch": {"stage": "debug", "debug_loop_count": 2}}));
+        let missing = op.finish(Value::Null).unwrap_err();
+        assert_eq!(missing.code, ErrorCode::NotFound);
+
+        let op = run("get", &[json!("s 1")], Value::Null).unwrap();
+        assert_eq!(op.request.method, "GET");
+        assert!(op.request.url.contains("session_id=eq.s%201"), "{}", op.request.url);
+        assert_eq!(op.finish(Value::Null).unwrap(), Value::Null, "get: null when absent");
+
+        let op = run(
+            "list",
+            &[json!({"userId": "u1", "stage": "completed", "gapStatus": "blocking", "limit": 5})],
+            Value::Null,
+        )
+        .unwrap();
+        let url = &op.request.url;
+        for part in
+            ["user_id=eq.u1", "stage=eq.completed", "gap_status=eq.blocking", "limit=5", "order=updated_at.desc"]
+        {
+            assert!(url.contains(part), "{part} in {url}");
+        }
+        assert_eq!(op.finish(json!([])).unwrap(), json!([]));
+
+        let op = run("delete", &[json!("s1")], Value::Null).unwrap();
+        assert_eq!(op.request.method, "DELETE");
+        assert_eq!(op.finish(json!([{"session_id": "s1"}])).unwrap(), json!(true));
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        let field = |r: Result<Op, ErrorReport>| r.unwrap_err().field.unwrap();
+        assert_eq!(field(run("create", &[json!({"session_id": "s", "stage": "end"})], Value::Null)), "state.stage");
+        assert_eq!(
+            field(run("create", &[json!({"session_id": "s", "user_message": "x"})], Value::Null)),
+            "state.user_message"
+        );
+        assert!(
+            run("create", &[json!({"session_id": "s", "user_message": "x"})], json!({"removedFields": "ignore"}))
+                .is_ok()
+        );
+        assert_eq!(field(run("create", &[json!({})], json!({"removedFields": "drop"}))), "options.removedFields");
+        assert_eq!(field(run("update", &[json!(""), json!({"stage": "debug"})], Value::Null)), "sessionId");
+        assert_eq!(
+            field(run("update", &[json!("s"), json!({"previous_stage": "debug"})], Value::Null)),
+            "patch.previous_stage"
+        );
+        assert_eq!(field(run("list", &[json!({"stage": "end"})], Value::Null)), "query.stage");
+        assert_eq!(field(run("list", &[json!({"limit": 0})], Value::Null)), "query.limit");
+        assert_eq!(field(run("list", &[json!({"user": "u"})], Value::Null)), "query.user");
+        assert_eq!(field(run("get", &[json!(7)], Value::Null)), "sessionId");
+        assert_eq!(field(run("upsert", &[], Value::Null)), "op");
+    }
+}

@@ -1,0 +1,369 @@
+-- Unified conversation memory (issue 7, spec 000 §2): the state COIA keeps for a
+-- contractor lead between visits, outside LangGraph checkpoints.
+--
+-- Tables
+--   unified_conversations        one row per conversation; for COIA, id = UUIDv5 of the
+--                                contractor_lead_id (namespace 00000000-0000-0000-0000-000000000001,
+--                                agentmem's conversationId()), type COIA_LANDING,
+--                                entity contractor_lead, metadata journey_stage /
+--                                interface / company_name / research_completed
+--   unified_conversation_memory  one row per (conversation_id, memory_type, memory_key):
+--                                memory_type 'coia_state' (one row per state field, plus
+--                                'last_state_update'), 'checkpoint' (key
+--                                'state_checkpoint'), 'contractor_mapping' (key
+--                                'contractor_lead_id', under a linked conversation id)
+--
+-- memory_value is the field's JSON value itself. (The Python original json.dumps()ed
+-- dicts and lists into it, and guessed on restore whether a string starting with "{" was
+-- JSON; storing the value is exact and needs no guess.)
+--
+-- Functions (SECURITY INVOKER: row-level security decides as the caller). Each is ONE
+-- request and one transaction; the original made one upsert per field (~40 requests).
+--   save_unified_state(...)          every present field + last_state_update (+ mapping)
+--                                    + the conversation row, atomically
+--   restore_unified_state(id)        {memory_key: memory_value} of 'coia_state', or null
+--   create_unified_checkpoint(...)   the lightweight checkpoint record (creates the
+--                                    conversation row if the lead has none yet)
+--   restore_unified_checkpoint(id)   that record's value, or null
+--   delete_unified_state(id, lead)   the conversation, its memory and its mapping rows
+--
+-- Ownership: every row records user_id = auth.uid() of its writer (null when the service
+-- role writes, e.g. for landing-page visitors who have no account). A signed-in user sees
+-- and changes only their own rows; a save into a conversation that another user (or the
+-- service role) owns fails with 42501 and writes nothing. State and checkpoint rows go
+-- only into a conversation the writer owns. A contractor_mapping row lives under the
+-- caller's external conversation id, which its first linker owns. anon has no access.
+--
+-- Errors: 22023 for bad arguments (message names the argument), 42501 from RLS.
+
+-- Tables ---------------------------------------------------------------------------------
+create table public.unified_conversations (
+  id                 uuid primary key,
+  conversation_type  text not null default 'COIA_LANDING'
+                       constraint unified_conversations_conversation_type_check
+                       check (char_length(conversation_type) between 1 and 100),
+  entity_type        text not null default 'contractor_lead'
+                       constraint unified_conversations_entity_type_check
+                       check (char_length(entity_type) between 1 and 100),
+  title              text
+                       constraint unified_conversations_title_check check (char_length(title) <= 1000),
+  status             text not null default 'active'
+                       constraint unified_conversations_status_check check (char_length(status) between 1 and 50),
+  contractor_lead_id text
+                       constraint unified_conversations_contractor_lead_id_check
+                       check (char_length(contractor_lead_id) <= 255),
+  metadata           jsonb not null default '{}'::jsonb
+                       constraint unified_conversations_metadata_check check (jsonb_typeof(metadata) = 'object'),
+  created_at         timestamptz not null default now(),
+  updated_at         timestamptz not null default now(),
+  last_message_at    timestamptz,
+  user_id            uuid default auth.uid() references auth.users (id) on delete cascade
+);
+
+comment on table public.unified_conversations is
+  'Conversations of the unified memory (spec 000 §2). COIA: id = uuid5(contractor_lead_id), written by save_unified_state.';
+
+create table public.unified_conversation_memory (
+  id               uuid primary key default gen_random_uuid(),
+  -- No foreign key to unified_conversations: a contractor_mapping row lives under the
+  -- caller's own conversation id, which may belong to another system's table.
+  conversation_id  uuid not null,
+  memory_type      text not null
+                     constraint unified_conversation_memory_memory_type_check
+                     check (memory_type ~ '^[a-z][a-z0-9_]{0,62}$'),
+  memory_key       text not null
+                     constraint unified_conversation_memory_memory_key_check
+                     check (char_length(memory_key) between 1 and 255),
+  memory_value     jsonb,
+  importance_score numeric not null default 50
+                     constraint unified_conversation_memory_importance_score_check
+                     check (importance_score >= 0),
+  created_at       timestamptz not null default now(),
+  updated_at       timestamptz not null default now(),
+  user_id          uuid default auth.uid() references auth.users (id) on delete cascade,
+  constraint unified_conversation_memory_conversation_id_memory_type_memory_key_key
+    unique (conversation_id, memory_type, memory_key)
+);
+
+comment on table public.unified_conversation_memory is
+  'Per-field memory of a unified conversation: coia_state fields, the state_checkpoint, contractor_mapping links. memory_value is the JSON value itself.';
+
+create index unified_conversations_contractor_lead_id_idx on public.unified_conversations (contractor_lead_id);
+create index unified_conversations_user_id_idx on public.unified_conversations (user_id, updated_at desc);
+create index unified_conversation_memory_user_id_idx on public.unified_conversation_memory (user_id);
+-- The unique constraint's index serves lookups by conversation_id (+ memory_type).
+
+-- Row-level security and grants ------------------------------------------------------------
+alter table public.unified_conversations enable row level security;
+alter table public.unified_conversation_memory enable row level security;
+
+create policy unified_conversations_select_own on public.unified_conversations
+  for select to authenticated using (user_id = (select auth.uid()));
+create policy unified_conversations_insert_own on public.unified_conversations
+  for insert to authenticated with check (user_id = (select auth.uid()));
+create policy unified_conversations_update_own on public.unified_conversations
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create policy unified_conversations_delete_own on public.unified_conversations
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+create policy unified_conversation_memory_select_own on public.unified_conversation_memory
+  for select to authenticated using (user_id = (select auth.uid()));
+-- A state or checkpoint row goes only into a conversation the writer owns: without this,
+-- a user who knows another user's conversation id could take its checkpoint key first.
+-- contractor_mapping rows live under the caller's own (external) conversation id.
+create policy unified_conversation_memory_insert_own on public.unified_conversation_memory
+  for insert to authenticated with check (
+    user_id = (select auth.uid())
+    and (memory_type = 'contractor_mapping'
+         or exists (select from public.unified_conversations c
+                    where c.id = unified_conversation_memory.conversation_id and c.user_id = (select auth.uid()))));
+create policy unified_conversation_memory_update_own on public.unified_conversation_memory
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create policy unified_conversation_memory_delete_own on public.unified_conversation_memory
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+-- Supabase's default privileges grant ALL on new tables to anon, authenticated and
+-- service_role: state the grants explicitly (anon nothing; no TRUNCATE, which bypasses RLS).
+revoke all on table public.unified_conversations, public.unified_conversation_memory
+  from public, anon, authenticated, service_role;
+grant select, insert, update, delete on table public.unified_conversations, public.unified_conversation_memory
+  to authenticated, service_role;
+
+-- Functions --------------------------------------------------------------------------------
+
+-- ISO 8601 UTC with microseconds, as the original's datetime.utcnow().isoformat() plus "Z".
+create function public.unified_iso_now()
+returns text
+language sql
+stable
+security invoker
+set search_path = public
+as $$
+  select to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+$$;
+
+-- save_unified_state: one atomic save of a contractor lead's state.
+--   p_conversation_id         uuid5(contractor_lead_id) (agentmem derives it)
+--   p_contractor_lead_id      the lead id, recorded on the conversation row
+--   p_fields                  {field: JSON value}: one coia_state row each (importance 100)
+--   p_metadata                conversation metadata taken from the state (present keys
+--                             only): journey_stage, interface, company_name, research_completed
+--   p_linked_conversation_id  another conversation to link to this lead: a
+--                             contractor_mapping row (key contractor_lead_id) under it
+-- Also upserts last_state_update (importance 50). Returns
+-- {conversation_id, last_state_update, rows}: rows = memory rows written.
+create function public.save_unified_state(
+  p_conversation_id        uuid,
+  p_contractor_lead_id     text,
+  p_fields                 jsonb,
+  p_metadata               jsonb default '{}'::jsonb,
+  p_linked_conversation_id uuid default null
+)
+returns jsonb
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_stamp text := public.unified_iso_now();
+  v_meta  jsonb := coalesce(p_metadata, '{}'::jsonb);
+  v_lead  text;
+  v_rows  integer;
+begin
+  if p_conversation_id is null then
+    raise exception 'conversation_id is required' using errcode = '22023';
+  end if;
+  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
+    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
+  end if;
+  if p_fields is null or jsonb_typeof(p_fields) <> 'object' then
+    raise exception 'fields must be a JSON object {field: value}' using errcode = '22023';
+  end if;
+  if p_fields ? 'last_state_update' then
+    raise exception 'fields must not contain last_state_update (the save records it)' using errcode = '22023';
+  end if;
+  if exists (select from jsonb_object_keys(p_fields) k where char_length(k) not between 1 and 255) then
+    raise exception 'field names must be 1 to 255 characters' using errcode = '22023';
+  end if;
+  if jsonb_typeof(v_meta) <> 'object' then
+    raise exception 'metadata must be a JSON object' using errcode = '22023';
+  end if;
+
+  -- The conversation row: created on the first save, its metadata refreshed after.
+  insert into public.unified_conversations as c
+    (id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
+  values (
+    p_conversation_id, 'COIA_LANDING', 'contractor_lead',
+    'COIA Landing: ' || coalesce(nullif(v_meta ->> 'company_name', ''), 'Anonymous'),
+    'active', p_contractor_lead_id,
+    jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
+                       'interface', 'landing_page', 'company_name', null, 'research_completed', false) || v_meta,
+    case when p_fields ? 'messages' then now() end)
+  on conflict (id) do update set
+    metadata = c.metadata || v_meta,
+    title = case when nullif(v_meta ->> 'company_name', '') is not null
+                 then 'COIA Landing: ' || (v_meta ->> 'company_name') else c.title end,
+    updated_at = now(),
+    last_message_at = case when p_fields ? 'messages' then now() else c.last_message_at end
+  returning c.contractor_lead_id into v_lead;
+
+  if v_lead is distinct from p_contractor_lead_id then
+    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
+      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
+      using errcode = '22023';
+  end if;
+
+  insert into public.unified_conversation_memory as m
+    (conversation_id, memory_type, memory_key, memory_value, importance_score)
+  select p_conversation_id, 'coia_state', f.key, f.value, 100 from jsonb_each(p_fields) f
+  union all
+  select p_conversation_id, 'coia_state', 'last_state_update', to_jsonb(v_stamp), 50
+  union all
+  select p_linked_conversation_id, 'contractor_mapping', 'contractor_lead_id', to_jsonb(p_contractor_lead_id), 100
+  where p_linked_conversation_id is not null and p_linked_conversation_id <> p_conversation_id
+  on conflict (conversation_id, memory_type, memory_key) do update set
+    memory_value = excluded.memory_value,
+    importance_score = excluded.importance_score,
+    updated_at = now();
+  get diagnostics v_rows = row_count;
+
+  return jsonb_build_object('conversation_id', p_conversation_id, 'last_state_update', v_stamp, 'rows', v_rows);
+end;
+$$;
+
+comment on function public.save_unified_state(uuid, text, jsonb, jsonb, uuid) is
+  'Saves state fields (coia_state rows), last_state_update, an optional contractor_mapping link and the unified_conversations row in one transaction.';
+
+-- restore_unified_state: the saved fields as one object, or null when nothing is saved.
+create function public.restore_unified_state(p_conversation_id uuid)
+returns jsonb
+language sql
+stable
+security invoker
+set search_path = public
+as $$
+  select jsonb_object_agg(memory_key, memory_value)
+  from public.unified_conversation_memory
+  where conversation_id = p_conversation_id and memory_type = 'coia_state'
+$$;
+
+comment on function public.restore_unified_state(uuid) is
+  'The coia_state fields of a conversation as {memory_key: memory_value}, or null.';
+
+-- create_unified_checkpoint: the lightweight checkpoint (spec 000: current mode, flags,
+-- timestamps). Creates the conversation row if this lead has none yet, adds
+-- checkpoint_timestamp, and returns the stored snapshot.
+create function public.create_unified_checkpoint(
+  p_conversation_id    uuid,
+  p_contractor_lead_id text,
+  p_checkpoint         jsonb
+)
+returns jsonb
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_value jsonb;
+  v_lead  text;
+begin
+  if p_conversation_id is null then
+    raise exception 'conversation_id is required' using errcode = '22023';
+  end if;
+  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
+    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
+  end if;
+  if p_checkpoint is null or jsonb_typeof(p_checkpoint) <> 'object' then
+    raise exception 'checkpoint must be a JSON object' using errcode = '22023';
+  end if;
+  insert into public.unified_conversations (id, title, contractor_lead_id, metadata)
+  values (p_conversation_id, 'COIA Landing: Anonymous', p_contractor_lead_id,
+          jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
+                             'interface', 'landing_page', 'company_name', null, 'research_completed', false))
+  on conflict (id) do nothing;
+  select contractor_lead_id into v_lead from public.unified_conversations where id = p_conversation_id;
+  if found and v_lead is distinct from p_contractor_lead_id then
+    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
+      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
+      using errcode = '22023';
+  end if;
+  v_value := p_checkpoint || jsonb_build_object('checkpoint_timestamp', public.unified_iso_now());
+  insert into public.unified_conversation_memory as m
+    (conversation_id, memory_type, memory_key, memory_value, importance_score)
+  values (p_conversation_id, 'checkpoint', 'state_checkpoint', v_value, 100)
+  on conflict (conversation_id, memory_type, memory_key) do update set
+    memory_value = excluded.memory_value, updated_at = now();
+  return v_value;
+end;
+$$;
+
+comment on function public.create_unified_checkpoint(uuid, text, jsonb) is
+  'Upserts the state_checkpoint record of a conversation (adds checkpoint_timestamp) and returns it.';
+
+create function public.restore_unified_checkpoint(p_conversation_id uuid)
+returns jsonb
+language sql
+stable
+security invoker
+set search_path = public
+as $$
+  select memory_value
+  from public.unified_conversation_memory
+  where conversation_id = p_conversation_id and memory_type = 'checkpoint' and memory_key = 'state_checkpoint'
+$$;
+
+comment on function public.restore_unified_checkpoint(uuid) is
+  'The state_checkpoint record of a conversation, or null.';
+
+-- delete_unified_state: the conversation row, all its memory rows, and the
+-- contractor_mapping rows that point at the lead. Returns the number of rows deleted.
+create function public.delete_unified_state(p_conversation_id uuid, p_contractor_lead_id text)
+returns integer
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_memory integer;
+  v_conversations integer;
+begin
+  if p_conversation_id is null or p_contractor_lead_id is null then
+    raise exception 'conversation_id and contractor_lead_id are required' using errcode = '22023';
+  end if;
+  delete from public.unified_conversation_memory
+  where conversation_id = p_conversation_id
+     or (memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id'
+         and memory_value = to_jsonb(p_contractor_lead_id));
+  get diagnostics v_memory = row_count;
+  delete from public.unified_conversations where id = p_conversation_id;
+  get diagnostics v_conversations = row_count;
+  return v_memory + v_conversations;
+end;
+$$;
+
+comment on function public.delete_unified_state(uuid, text) is
+  'Deletes a conversation, its memory rows and the contractor_mapping rows of its lead (as far as RLS lets the caller); returns the row count.';
+
+revoke all on function
+  public.unified_iso_now(),
+  public.save_unified_state(uuid, text, jsonb, jsonb, uuid),
+  public.restore_unified_state(uuid),
+  public.create_unified_checkpoint(uuid, text, jsonb),
+  public.restore_unified_checkpoint(uuid),
+  public.delete_unified_state(uuid, text)
+  from public, anon, authenticated, service_role;
+grant execute on function
+  public.unified_iso_now(),
+  public.save_unified_state(uuid, text, jsonb, jsonb, uuid),
+  public.restore_unified_state(uuid),
+  public.create_unified_checkpoint(uuid, text, jsonb),
+  public.restore_unified_checkpoint(uuid),
+  public.delete_unified_state(uuid, text)
+  to authenticated, service_role;
+
+notify pgrst, 'reload schema';

@@ -1,0 +1,35 @@
+// The state stores' pure helpers in Node >= 20, imported by package name (exports map).
+// The stores themselves run against the stack in deno/state_test.ts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  AgentmemError,
+  UnifiedStateManager,
+  WorkflowStateStore,
+  mergeState,
+  normalizeWorkflowState,
+  validateState,
+  validateTransition,
+} from "agentmem";
+
+test("spec 001: merge, validate_state, validate_transition", () => {
+  const state = { query: "AI", tone: "objective", research_data: { a: 1 } };
+  assert.deepEqual(mergeState(state, { research_data: { b: 2 }, agent_output: "x" }), { query: "AI", tone: "objective", research_data: { b: 2 }, agent_output: "x" });
+  assert.deepEqual(state.research_data, { a: 1 }, "the input is not changed");
+  assert.deepEqual(validateState(state).missing, ["language"]);
+  assert.deepEqual(validateTransition("researcher", "writer", state), { valid: false, required: ["research_sections"], missing: ["research_sections"] });
+  assert.throws(() => mergeState(state, { task_id: NaN }), (e) => e instanceof AgentmemError && e.field === "updates.task_id");
+});
+
+test("spec 004: the codec fills defaults and refuses 'end'", () => {
+  const s = normalizeWorkflowState({ session_id: "s1", created_at: 1700000000000 });
+  assert.deepEqual([s.stage, s.gap_status, s.updated_at, s.conversations], ["clarification", "no_gap", 1700000000000, []]);
+  assert.throws(() => normalizeWorkflowState({ session_id: "s1", stage: "end" }), (e) => e instanceof AgentmemError && e.field === "state.stage");
+});
+
+test("stores check their options at construction", () => {
+  const client = { url: "http://127.0.0.1:1", apiKey: "sb_publishable_x" };
+  assert.equal(UnifiedStateManager.PERSISTENT_STATE_FIELDS[0], "messages");
+  assert.deepEqual(new UnifiedStateManager({ client, fields: ["company_name"], extraFields: ["x"] }).persistentFields, ["company_name", "x"]);
+  assert.throws(() => new WorkflowStateStore({ client, removedFields: "keep" }), (e) => e instanceof AgentmemError && e.field === "options.removedFields");
+});
