@@ -1,20 +1,14 @@
 // Stack helpers for Deno tests: users the way Supabase Auth makes them, and the
 // gateway's request log.
 import { createClient } from "agentmem";
-import { stackEnv } from "./stack.ts";
+import { readStackEnv } from "../tests/support/env.mjs";
+import { mintJwt as signJwt } from "../tests/support/jwt.js";
 
-export const env = stackEnv();
-const text = new TextEncoder();
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+export const env: Record<string, string> = readStackEnv();
 
 /** An HS256 JWT signed with the stack's secret, as Supabase Auth issues them. */
-export async function mintJwt(sub: string, role = "authenticated", expiresIn = 3600): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const part = (o: unknown) => b64url(text.encode(JSON.stringify(o)));
-  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, role, aud: "authenticated", iat: now, exp: now + expiresIn })}`;
-  const key = await crypto.subtle.importKey("raw", text.encode(env.SUPABASE_JWT_SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return `${body}.${b64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, text.encode(body))))}`;
-}
+export const mintJwt = (sub: string, role = "authenticated", expiresIn = 3600): Promise<string> =>
+  signJwt(env.SUPABASE_JWT_SECRET, sub, { role, expiresIn });
 
 export const service = () => createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_SERVICE_ROLE_KEY });
 

@@ -2,8 +2,8 @@
 // run (tests/browser/transport.html), so both runtimes are held to the same behaviour.
 import * as agentmem from "agentmem";
 import { transportCases } from "../tests/transport/cases.js";
-import { stackEnv } from "./stack.ts";
+import { env } from "./support.ts";
 
-for (const { name, fn } of transportCases({ agentmem, env: stackEnv() })) {
+for (const { name, fn } of transportCases({ agentmem, env })) {
   Deno.test(name, fn);
 }

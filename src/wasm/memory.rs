@@ -127,14 +127,7 @@ pub async fn memory_call(
             RpcOptions { idempotent: rpc.idempotent, columns: rpc.columns.map(str::to_owned), ..Default::default() };
         let req = request::rpc(&c.target, rpc.function, &rpc.args, &options).map_err(ErrorReport::from)?;
         match c.send_raw(&req).await {
-            Ok(decoded) => {
-                let data: Value = match decoded.body.as_deref() {
-                    None => Value::Null,
-                    Some(text) => serde_json::from_str(text)
-                        .map_err(|_| ErrorReport::new(ErrorCode::Server, "the server sent invalid JSON"))?,
-                };
-                return to_js(&plan.result(data).map_err(ErrorReport::from)?);
-            }
+            Ok(decoded) => return to_js(&plan.result(decoded.json()?).map_err(ErrorReport::from)?),
             // What this instance knew about the memory's content was stale: nothing was
             // written; embed the new content and send once more.
             Err(f) if stale_retry_left && f.report.pgrst_code.as_deref() == Some(memory::STALE_CONTENT) => {

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { extname, join, normalize } from "node:path";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { readStackEnv } from "../support/env.mjs";
 
 const root = new URL("../../", import.meta.url).pathname;
 // playwright-core lives with the other project-local tools (tools/node_modules).
@@ -19,12 +20,7 @@ const expected = execFileSync(process.env.PYTHON ?? "python3", ["-c", "import js
   input: JSON.stringify(names),
 }).toString().trim().split("\n");
 
-const stackDir = process.env.AGENTMEM_STACK_DIR ?? "/tmp/agentmem-stack";
-const stackEnv = Object.fromEntries(
-  (await readFile(join(stackDir, "env"), "utf8").catch(() => {
-    throw new Error(`no stack settings in ${stackDir}/env: start it with scripts/stack.sh up --test-fixtures`);
-  })).split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-);
+const stackEnv = readStackEnv();
 
 const types = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm" };
 const server = createServer(async (req, res) => {

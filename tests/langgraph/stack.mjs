@@ -2,28 +2,15 @@
 // $AGENTMEM_STACK_DIR/env, signed-in users with their own JWT, the service role, and the
 // gateway's admin endpoints (fault rules, request log).
 // Plain JS with node: imports only, so Deno runs it too (deno_saver_test.js).
-import { Buffer } from "node:buffer";
-import { readFileSync } from "node:fs";
-import process from "node:process";
 import { createClient } from "agentmem";
+import { readStackEnv } from "../support/env.mjs";
+import { mintJwt as signJwt } from "../support/jwt.js";
 
-const dir = process.env.AGENTMEM_STACK_DIR ?? "/tmp/agentmem-stack";
-export const env = Object.fromEntries(
-  readFileSync(`${dir}/env`, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-);
+export const env = readStackEnv();
 export const url = env.SUPABASE_URL;
 
-const text = new TextEncoder();
-const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
-
 /** An HS256 JWT signed with the stack's secret, as Supabase Auth issues them. */
-export async function mintJwt(sub, { role = "authenticated", expiresIn = 3600 } = {}) {
-  const now = Math.floor(Date.now() / 1000);
-  const part = (o) => b64url(text.encode(JSON.stringify(o)));
-  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, role, aud: "authenticated", iat: now, exp: now + expiresIn })}`;
-  const key = await crypto.subtle.importKey("raw", text.encode(env.SUPABASE_JWT_SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return `${body}.${b64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, text.encode(body))))}`;
-}
+export const mintJwt = (sub, options) => signJwt(env.SUPABASE_JWT_SECRET, sub, options);
 
 export const service = () => createClient({ url, apiKey: env.SUPABASE_SERVICE_ROLE_KEY });
 

@@ -1,3 +1,5 @@
+import { mintJwt as signJwt } from "../support/jwt.js";
+
 // Transport cases against the real stack (Postgres + RLS behind agentmem-gateway), shared
 // by the Deno runner (deno/transport_test.ts) and the Chromium page
 // (tests/browser/transport.html). Plain JS with no imports: each runner passes the
@@ -49,16 +51,8 @@ export function transportCases({ agentmem, env }) {
   }
 
   // --- stack helpers --------------------------------------------------------------------
-  const b64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  const text = new TextEncoder();
   /** An HS256 JWT signed with the stack's secret, as Supabase Auth would issue. */
-  async function mintJwt(sub, { role = "authenticated", expiresIn = 3600, secret = env.SUPABASE_JWT_SECRET } = {}) {
-    const now = Math.floor(Date.now() / 1000);
-    const part = (o) => b64url(text.encode(JSON.stringify(o)));
-    const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, role, aud: "authenticated", iat: now, exp: now + expiresIn })}`;
-    const key = await crypto.subtle.importKey("raw", text.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    return `${body}.${b64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, text.encode(body))))}`;
-  }
+  const mintJwt = (sub, { secret = env.SUPABASE_JWT_SECRET, ...options } = {}) => signJwt(secret, sub, options);
   const newUuid = () => crypto.randomUUID();
   async function admin(method, path, body) {
     const r = await fetch(`${url}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
