@@ -267,8 +267,10 @@ impl App {
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
-                let range =
-                    if req.method == "GET" { req.header("range").and_then(query::parse_range_header) } else { None };
+                let range = match req.header("range") {
+                    Some(h) if req.method == "GET" => query::parse_range_header(h)?,
+                    _ => None,
+                };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
                     plan::read(s, table, q, window, prefer, singular)?,
@@ -352,7 +354,10 @@ impl App {
             Some(p) => RpcArgs::Json(p),
             None => RpcArgs::Direct(q.rpc_args.clone()),
         };
-        let range = if req.method == "GET" { req.header("range").and_then(query::parse_range_header) } else { None };
+        let range = match req.header("range") {
+            Some(h) if req.method == "GET" => query::parse_range_header(h)?,
+            _ => None,
+        };
         let window = Window::new(
             range,
             &q,

@@ -180,8 +180,14 @@ pub fn parse_query(pairs: &[(String, String)], rpc_arg_names: Option<&[String]>)
         match key.as_str() {
             "select" => q.select = Some(parse_select(value)?),
             "order" => q.order = parse_order(value)?,
-            // Non-integers are ignored, as PostgREST's `readMaybe` does.
-            "limit" => q.limit = value.parse().ok(),
+            // Non-integers are ignored, as PostgREST's `readMaybe` does; a negative limit
+            // makes an empty range, which ApiRequest.hs `getRanges` refuses (NegativeLimit).
+            "limit" => match value.parse::<i64>() {
+                Ok(n) if n < 0 => {
+                    return Err(invalid_range("Limit should be greater than or equal to zero."));
+                }
+                parsed => q.limit = parsed.ok().map(|n| n as u64),
+            },
             "offset" => q.offset = value.parse().ok(),
             "columns" => q.columns = Some(parse_name_list("columns", value)?),
             "on_conflict" => q.on_conflict = Some(parse_name_list("on_conflict", value)?),
@@ -479,16 +485,27 @@ fn parse_logic_item(item: &str) -> Result<Condition, String> {
 }
 
 /// `Range: 0-9` → (offset 0, limit 10); `Range: 5-` → (offset 5, no limit).
-pub fn parse_range_header(value: &str) -> Option<(u64, Option<u64>)> {
+pub fn parse_range_header(value: &str) -> Result<Option<(u64, Option<u64>)>, ApiError> {
     let spec = value.trim().strip_prefix("items=").unwrap_or(value.trim());
-    let (from, to) = spec.split_once('-')?;
-    let from: u64 = from.trim().parse().ok()?;
+    let Some((from, to)) = spec.split_once('-') else { return Ok(None) };
+    let Ok(from) = from.trim().parse::<u64>() else { return Ok(None) };
     let to = to.trim();
     if to.is_empty() {
-        return Some((from, None));
+        return Ok(Some((from, None)));
     }
-    let to: u64 = to.parse().ok()?;
-    (to >= from).then(|| (from, Some(to - from + 1)))
+    let Ok(to) = to.parse::<u64>() else { return Ok(None) };
+    if to < from {
+        // An empty range: 416 (ApiRequest.hs `getRanges`, LowerGTUpper).
+        return Err(invalid_range(
+            "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
+        ));
+    }
+    Ok(Some((from, Some(to - from + 1))))
+}
+
+/// PGRST103 for a range that selects nothing by construction (Error.hs `InvalidRange`).
+fn invalid_range(details: &str) -> ApiError {
+    ApiError::pgrst(416, "PGRST103", "Requested range not satisfiable").with_details(details)
 }
 
 #[cfg(test)]
@@ -620,10 +637,15 @@ mod tests {
 
     #[test]
     fn range_header() {
-        assert_eq!(parse_range_header("0-9"), Some((0, Some(10))));
-        assert_eq!(parse_range_header("items=5-"), Some((5, None)));
-        assert_eq!(parse_range_header("9-0"), None);
-        assert_eq!(parse_range_header("x"), None);
+        assert_eq!(parse_range_header("0-9").unwrap(), Some((0, Some(10))));
+        assert_eq!(parse_range_header("items=5-").unwrap(), Some((5, None)));
+        assert_eq!(parse_range_header("x").unwrap(), None, "junk is ignored");
+        let e = parse_range_header("9-0").unwrap_err();
+        assert_eq!((e.status, e.code.as_str()), (416, "PGRST103"));
+        let e = parse_query(&decode_pairs("limit=-1"), None).unwrap_err();
+        assert_eq!((e.status, e.code.as_str()), (416, "PGRST103"));
+        assert_eq!(pairs("limit=0").limit, Some(0));
+        assert_eq!(pairs("limit=abc").limit, None, "non-integers are ignored");
     }
 
     #[test]
@@ -632,6 +654,6 @@ mod tests {
         assert_eq!((q.limit, q.offset), (Some(10), Some(20)));
         assert_eq!(q.columns.unwrap(), ["a", "b"]);
         assert_eq!(q.on_conflict.unwrap(), ["thread_id", "checkpoint_ns"]);
-        assert_eq!(parse_query(&decode_pairs("limit=-1&offset=x"), None).unwrap().limit, None);
+        assert_eq!(parse_query(&decode_pairs("limit=x&offset=x"), None).unwrap().limit, None);
     }
 }

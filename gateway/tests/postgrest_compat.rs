@@ -217,6 +217,16 @@ fn pagination_counts_and_ranges() {
     assert_eq!(r.header("content-range"), Some("*/10"));
     let r = call(&s, "GET", "/rest/v1/gw_items?id=eq.-1", &[("apikey", &s.service), ("Prefer", "count=exact")], None);
     assert_eq!((r.status, r.header("content-range"), r.body.as_str()), (200, Some("*/0"), "[]"));
+    let r = call(&s, "GET", base, &[("apikey", &s.service), ("Range", "5-2")], None);
+    assert_eq!((r.status, r.json()["code"].as_str()), (416, Some("PGRST103")), "inverted Range header");
+    assert_eq!(
+        r.json()["details"].as_str(),
+        Some("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+    );
+    let r = call(&s, "PATCH", &format!("{base}&id=eq.201"), &[("apikey", &s.service), ("Range", "5-2")], Some("{}"));
+    assert_ne!(r.status, 416, "Range counts for GET only");
+    let r = call(&s, "GET", &format!("{base}&limit=-1"), &svc(&s), None);
+    assert_eq!((r.status, r.json()["details"].as_str()), (416, Some("Limit should be greater than or equal to zero.")));
     let r = call(&s, "HEAD", &format!("{base}&limit=2"), &svc(&s), None);
     assert_eq!((r.status, r.header("content-range"), r.body.as_str()), (200, Some("0-1/*"), ""));
 }
