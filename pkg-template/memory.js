@@ -4,6 +4,7 @@
 import { checkMemoryOptions, memoryCall, memoryDefinitions } from "./agentmem.js";
 import { AgentmemClient, clientOptions, createClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
+import { toJson } from "./json.js";
 
 const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
 // Enough for any conversation; old entries only cost a possible extra embedding call.
@@ -79,6 +80,8 @@ export class MemoryTools {
   }
 
   async #call(name, input) {
+    // NaN or Infinity anywhere in the input is an error naming its path, not a silent null.
+    toJson("", input);
     const id = name === "update_memory" && typeof input?.memory_id === "string" ? input.memory_id.trim().toLowerCase() : undefined;
     const result = await memoryCall(this.#client, this.#options, this.#embed, name, input, id && this.#known.get(id));
     this.#remember(name, input, result);

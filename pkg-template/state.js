@@ -15,29 +15,7 @@ import {
 } from "./agentmem.js";
 import { AgentmemClient, clientOptions, createClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
-
-/**
- * JSON text of `value` (undefined stays undefined). JSON has no NaN or Infinity and
- * JSON.stringify would turn them into null without a word; they are refused here with
- * the path of the value, e.g. `state.business_info.rating`.
- */
-function toJson(field, value) {
-  if (value === undefined) return undefined;
-  const paths = new Map();
-  try {
-    return JSON.stringify(value, function (key, v) {
-      const path = key === "" ? field : Array.isArray(this) ? `${paths.get(this)}[${key}]` : `${paths.get(this)}.${key}`;
-      if (typeof v === "number" && !Number.isFinite(v)) {
-        throw new AgentmemError("invalid_input", `${path} must be a finite number (JSON has no ${v})`, { field: path });
-      }
-      if (v !== null && typeof v === "object") paths.set(v, path);
-      return v;
-    });
-  } catch (e) {
-    if (e instanceof AgentmemError) throw e;
-    throw new AgentmemError("invalid_input", `${field} cannot be converted to JSON: ${e?.message ?? e}`, { field, cause: e });
-  }
-}
+import { toJson } from "./json.js";
 
 /** Splits `{ client, ...options }` and checks both. */
 function setup(store, what, options) {

@@ -50,15 +50,3 @@ fn type_name(value: &JsValue) -> String {
         value.js_typeof().as_string().unwrap_or_default()
     }
 }
-
-/// The first top-level property of `v` holding NaN or ±Infinity. JSON has no such numbers
-/// (JSON.stringify turns them into null), so callers that convert through JSON check
-/// first: a NaN importance must be an error, not a silently missing value.
-pub fn non_finite_property(v: &JsValue) -> Option<String> {
-    let object: &js_sys::Object = v.dyn_ref()?;
-    js_sys::Object::entries(object).iter().find_map(|entry| {
-        let pair: js_sys::Array = entry.unchecked_into();
-        let value = pair.get(1);
-        value.as_f64().filter(|n| !n.is_finite()).and_then(|_| pair.get(0).as_string())
-    })
-}

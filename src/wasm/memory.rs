@@ -110,9 +110,6 @@ pub async fn memory_call(
         ErrorReport::invalid_input("embed", "embed must be a function (texts: string[]) => Promise<number[][]>")
     })?;
     let name = args::string("name", &name)?;
-    if let Some(field) = args::non_finite_property(&input) {
-        return Err(ErrorReport::invalid_input(field.clone(), format!("{field} must be a finite number")).into());
-    }
     let input: Value = if input.is_undefined() { Value::Object(Default::default()) } else { from_js("input", &input)? };
     let known = args::optional_string("knownContent", &known_content)?;
     let mut plan = memory::plan_knowing(&name, &input, &s, known.as_deref()).map_err(ErrorReport::from)?;

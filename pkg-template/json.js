@@ -1,0 +1,30 @@
+// JSON text for the module, refusing what JSON cannot say instead of letting
+// JSON.stringify drop it silently. Shared by the package's facades.
+import { AgentmemError } from "./errors.js";
+
+/**
+ * JSON text of `value` (undefined stays undefined). JSON has no NaN or Infinity and
+ * JSON.stringify would turn them into null without a word; they are refused here with
+ * the path of the value, e.g. `state.business_info.rating` (with `field` empty, top-level
+ * keys are named alone: `importance_score`).
+ */
+export function toJson(field, value) {
+  if (value === undefined) return undefined;
+  const paths = new Map();
+  let root = true; // the replacer's first call is for the value itself
+  try {
+    return JSON.stringify(value, function (key, v) {
+      const parent = paths.get(this);
+      const path = root ? field : Array.isArray(this) ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
+      root = false;
+      if (typeof v === "number" && !Number.isFinite(v)) {
+        throw new AgentmemError("invalid_input", `${path} must be a finite number (JSON has no ${v})`, { field: path });
+      }
+      if (v !== null && typeof v === "object") paths.set(v, path);
+      return v;
+    });
+  } catch (e) {
+    if (e instanceof AgentmemError) throw e;
+    throw new AgentmemError("invalid_input", `${field} cannot be converted to JSON: ${e?.message ?? e}`, { field, cause: e });
+  }
+}
