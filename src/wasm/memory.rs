@@ -27,8 +27,9 @@ struct MemoryOptions {
 
 const DEFAULT_DIMENSIONS: u32 = 384;
 
-/// Checks the options against the client and returns the settings of one call.
-fn settings(c: &Client, options: &JsValue) -> Result<Settings, ErrorReport> {
+/// Checks the options against the client; returns the settings of one call and the id
+/// of the user the tools act for.
+fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorReport> {
     let o: MemoryOptions = from_js("options", options)?;
     let agent_id = o.agent_id.trim().to_owned();
     if agent_id.is_empty() || agent_id.chars().count() > 255 {
@@ -69,13 +70,14 @@ fn settings(c: &Client, options: &JsValue) -> Result<Settings, ErrorReport> {
     {
         return Err(ErrorReport::invalid_input("userId", "userId is not the user of the client's accessToken"));
     }
-    Ok(Settings {
+    let settings = Settings {
         agent_id,
         session_id: o.session_id,
         dimensions: dimensions as usize,
         match_threshold,
         now_ms: js_sys::Date::now(),
-    })
+    };
+    Ok((settings, sub))
 }
 
 /// The five tool definitions in `"anthropic"` or `"openai"` format.
@@ -89,9 +91,7 @@ pub fn memory_definitions(format: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = checkMemoryOptions)]
 pub fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
     let c = client(&client_options)?;
-    settings(&c, &options)?;
-    let token = c.target.access_token.as_deref().unwrap_or(&c.target.api_key);
-    Ok(credentials::inspect("accessToken", token).map_err(ErrorReport::from)?.sub.unwrap_or_default())
+    Ok(settings(&c, &options)?.1)
 }
 
 /// Runs one tool call; resolves to the tool's result object (`{ success: true, ... }`).
@@ -105,7 +105,7 @@ pub async fn memory_call(
     known_content: JsValue,
 ) -> JsResult<JsValue> {
     let c = client(&client_options)?;
-    let s = settings(&c, &options)?;
+    let (s, _) = settings(&c, &options)?;
     let embed: Function = embed.dyn_into().map_err(|_| {
         ErrorReport::invalid_input("embed", "embed must be a function (texts: string[]) => Promise<number[][]>")
     })?;
