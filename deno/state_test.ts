@@ -434,34 +434,39 @@ Deno.test("unified: bad input is a typed error naming the field, and nothing is 
   invalid({ client: a.client, skipEmpty: "yes" }, "options.skipEmpty");
 });
 
-Deno.test("RLS: a second user sees none of the first user's state and cannot overwrite it", async () => {
+Deno.test("tenancy: the same ids in two tenants are two independent states; the service role acts for a user only when asked", async () => {
   const a = await newUser();
   const b = await newUser();
-  const lead = `landing-${run}-rls`;
+  const lead = `landing-${run}-tenancy`;
   const [ua, ub] = [a, b].map((u) => new UnifiedStateManager({ client: u.client }));
   await ua.saveState(lead, { company_name: "A's company", messages: [{ role: "user", content: "secret" }] });
   await ua.createCheckpoint(lead, { current_mode: "chat" });
   assert.equal(await ub.restoreState(lead), null, "B restores nothing");
   assert.equal(await ub.restoreCheckpoint(lead), null);
-  await rejects(ub.saveState(lead, { company_name: "B's takeover" }), "forbidden");
-  await rejects(ub.createCheckpoint(lead, { current_mode: "hijack" }), "forbidden");
   assert.equal(await ub.deleteState(lead), 0, "B deletes nothing");
+  // B uses the same (predictable) lead id: B's own conversation, A's stays as it was.
+  await ub.saveState(lead, { company_name: "B's company" });
+  await ub.createCheckpoint(lead, { current_mode: "research" });
+  assert.equal((await ub.restoreState(lead))!.company_name, "B's company");
   assert.equal((await ua.restoreState(lead))!.company_name, "A's company", "A's state unchanged");
   assert.equal((await ua.restoreCheckpoint(lead))!.current_mode, "chat");
+  assert.equal((await ub.restoreCheckpoint(lead))!.current_mode, "research");
 
   const [wa, wb] = [a, b].map((u) => new WorkflowStateStore({ client: u.client }));
-  const sid = `wf-${run}-rls`;
+  const sid = `wf-${run}-tenancy`;
   await wa.create({ session_id: sid, stage: "debug" });
   assert.equal(await wb.get(sid), null);
   assert.deepEqual(await wb.list(), []);
   await rejects(wb.update(sid, { stage: "completed" }), "not_found");
-  await rejects(wb.create({ session_id: sid, stage: "completed" }), "conflict");
-  await rejects(wb.create({ session_id: `wf-${run}-rls-2`, user_id: a.id }), "forbidden");
   assert.equal(await wb.delete(sid), false);
+  const bs = await wb.create({ session_id: sid, stage: "completed" }); // not a conflict: B's own session
+  assert.equal(bs.stage, "completed");
+  assert.equal(bs.user_id, b.id, "user_id defaults to the tenant's user");
   assert.equal((await wa.get(sid))!.stage, "debug");
+  assert.equal((await wb.list()).length, 1);
 
   const [ra, rb] = [a, b].map((u) => new ResearchStore({ client: u.client }));
-  const rs = `rs-${run}-rls`;
+  const rs = `rs-${run}-tenancy`;
   await ra.saveSession({ session_id: rs, query: "A's research", current_phase: "writing" });
   await ra.saveDraft(rs, "writing", "A's draft");
   assert.equal(await rb.loadSession(rs), null);
@@ -469,8 +474,10 @@ Deno.test("RLS: a second user sees none of the first user's state and cannot ove
   assert.deepEqual(await rb.listDrafts(rs), []);
   await rejects(rb.workflowSummary(rs), "not_found");
   await rejects(rb.saveDraft(rs, "writing", "B's draft"), "not_found");
-  await rejects(rb.saveSession({ session_id: rs, query: "B's", current_phase: "x" }), "forbidden");
   assert.equal(await rb.deleteSession(rs), false);
+  await rb.saveSession({ session_id: rs, query: "B's", current_phase: "x" });
+  const bDraft = await rb.saveDraft(rs, "writing", "B's draft");
+  assert.equal(bDraft.version, 1, "B's session has its own draft versions");
   assert.equal((await ra.loadDraft(rs, "writing"))!.content, "A's draft");
   assert.equal((await ra.loadSession(rs))!.query, "A's research");
 
@@ -478,9 +485,20 @@ Deno.test("RLS: a second user sees none of the first user's state and cannot ove
   const { createClient } = await import("agentmem");
   const anon = new UnifiedStateManager({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }) });
   await rejects(anon.saveState(lead, { company_name: "anon" }), "unauthorized");
-  // The service role sees everything (it bypasses RLS), e.g. for a backend job.
+  // The service role has its own key space (e.g. landing-page visitors without an account)...
   const admin = new UnifiedStateManager({ client: service() });
-  assert.equal((await admin.restoreState(lead))!.company_name, "A's company");
+  assert.equal(await admin.restoreState(lead), null, "the service tenant is not A");
+  await admin.saveState(lead, { company_name: "visitor" });
+  assert.equal((await admin.restoreState(lead))!.company_name, "visitor");
+  assert.equal((await ua.restoreState(lead))!.company_name, "A's company");
+  // ...and reaches a user's state only when it says for whom.
+  const forA = new UnifiedStateManager({ client: service().actingFor(a.id) });
+  assert.equal((await forA.restoreState(lead))!.company_name, "A's company");
+  assert.equal((await new WorkflowStateStore({ client: service().actingFor(a.id) }).get(sid))!.stage, "debug");
+  assert.equal(await new WorkflowStateStore({ client: service() }).get(sid), null);
+  assert.equal((await new ResearchStore({ client: service().actingFor(b.id) }).loadSession(rs))!.query, "B's");
+  // A signed-in user cannot act for anyone else.
+  assert.throws(() => a.client.actingFor(b.id), (e: unknown) => (e as { code?: string }).code === "invalid_input");
 });
 
 Deno.test("a save retried after a dropped connection stays single, in every store", async () => {

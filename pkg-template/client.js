@@ -39,6 +39,12 @@ export class AgentmemClient {
     return new AgentmemClient({ ...this.#options, accessToken });
   }
 
+  /** The same service-role client acting for the user `userId`: agentmem's functions
+   *  then work in that user's key space instead of the service role's own. */
+  actingFor(userId) {
+    return new AgentmemClient({ ...this.#options, actingFor: userId });
+  }
+
   /** Headers that act as the given user, for code that makes its own requests. */
   headersFor(accessToken) {
     const user = this.withAccessToken(accessToken);

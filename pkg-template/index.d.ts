@@ -111,6 +111,12 @@ export interface ClientOptions {
   schema?: string;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * Service role only: act for this user (a UUID). agentmem's functions then read and
+   * write that user's key space (sent as the `x-agentmem-tenant` header). Without it, the
+   * service role works in its own key space, which no user sees.
+   */
+  actingFor?: string | null;
   /** Allow a service-role or secret key where `window`/`document` exist. Almost always a leak. */
   dangerouslyAllowSecretKeyInBrowser?: boolean;
 }
@@ -209,6 +215,8 @@ export declare class AgentmemClient {
   readonly restUrl: string;
   readonly identity: TokenInfo;
   withAccessToken(accessToken: string): AgentmemClient;
+  /** The same service-role client acting for the user `userId` (see `ClientOptions.actingFor`). */
+  actingFor(userId: string): AgentmemClient;
   headersFor(accessToken: string): { apikey: string; Authorization: string };
   select<T = Record<string, unknown>[]>(table: string, options?: SelectOptions): Promise<Result<T>>;
   insert<T = null>(table: string, rows: object | object[], options?: WriteOptions): Promise<Result<T>>;

@@ -4,9 +4,16 @@
 #   1. supabase/local/bootstrap.sql (idempotent; what a real project already has),
 #   2. every migration not yet recorded in supabase_migrations.schema_migrations, in
 #      file-name order, each in its own transaction together with its record row.
-# A second run applies nothing. Files not named <digits>_<name>.sql are skipped, as the
-# CLI skips them. The CLI stores the migration split into statements; this stores the
-# whole file as one element of `statements`.
+# A second run applies nothing, and refuses to go on when an applied migration's file has
+# changed since (start from a fresh database: scripts/stack.sh up --fresh). Files not
+# named <digits>_<name>.sql are skipped, as the CLI skips them. The CLI stores the
+# migration split into statements; this stores the whole file as one element of
+# `statements`.
+#
+#   scripts/migrate.sh [--with-optional]
+#     --with-optional  also apply supabase/optional/*.sql, as a project that copied them
+#                      into its migrations would (versions 20261122000900, …901, … in
+#                      file-name order): the test stack runs with every option on.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PG="$ROOT/scripts/postgres.sh"
@@ -25,12 +32,17 @@ alter table supabase_migrations.schema_migrations
   add column if not exists applied_at timestamptz default now();
 EOF
 
-applied=$(sql -At -c "select version from supabase_migrations.schema_migrations")
+# "version md5-of-its-text" per applied migration.
+applied=$(sql -At -c "select version || ' ' || coalesce(md5(statements[1]), '') from supabase_migrations.schema_migrations")
+with_optional=0
+[ "${1:-}" = "--with-optional" ] && with_optional=1
 record=$(mktemp)
 trap 'rm -f "$record"' EXIT
 
 count=0
 shopt -s nullglob
+# "version name file" per migration, in order.
+entries=()
 files=("$ROOT"/supabase/migrations/*.sql)
 [ ${#files[@]} = 0 ] || mapfile -t files < <(printf '%s\n' "${files[@]}" | LC_ALL=C sort)
 for file in "${files[@]}"; do
@@ -39,9 +51,28 @@ for file in "${files[@]}"; do
     log "skipping $base (not <version>_<name>.sql)"
     continue
   fi
-  version=${BASH_REMATCH[1]}
-  name=${BASH_REMATCH[2]//\'/\'\'}
-  grep -qxF "$version" <<<"$applied" && continue
+  entries+=("${BASH_REMATCH[1]} ${BASH_REMATCH[2]} $file")
+done
+if [ "$with_optional" = 1 ]; then
+  n=900
+  while read -r file; do
+    entries+=("20261122000$n $(basename "$file" .sql) $file")
+    n=$((n + 1))
+  done < <(printf '%s\n' "$ROOT"/supabase/optional/*.sql | LC_ALL=C sort)
+fi
+
+for entry in "${entries[@]}"; do
+  read -r version name file <<<"$entry"
+  base=$(basename "$file")
+  name=${name//\'/\'\'}
+  if stored=$(grep -m1 "^$version " <<<"$applied"); then
+    stored=${stored#* }
+    if [ -n "$stored" ] && [ "$stored" != "$(md5sum <"$file" | cut -d' ' -f1)" ]; then
+      echo "migrate.sh: $base changed after it was applied to this database; start from a fresh one: scripts/stack.sh up --fresh" >&2
+      exit 1
+    fi
+    continue
+  fi
   # The file's text as a dollar-quoted literal, with a tag the text does not contain.
   tag="m_$version"
   while grep -qF "\$$tag\$" "$file"; do tag="${tag}_"; done
@@ -51,7 +82,7 @@ for file in "${files[@]}"; do
     cat "$file"
     printf "\$%s\$]);\n" "$tag"
   } >"$record"
-  sql --single-transaction -f "$file" -f "$record" ||
+  sql --single-transaction -o /dev/null -f "$file" -f "$record" ||
     { echo "migrate.sh: $base failed; nothing of it was applied" >&2; exit 1; }
   echo "applied $base"
   count=$((count + 1))

@@ -4,6 +4,7 @@
 #
 #   scripts/postgres.sh start        install if needed, initdb if needed, start, wait; prints the URL
 #   scripts/postgres.sh stop         fast shutdown (no-op when stopped)
+#   scripts/postgres.sh reset        stop and delete the data (next start: empty database)
 #   scripts/postgres.sh status       "running ..." (exit 0) or "stopped" (exit 3)
 #   scripts/postgres.sh url [role]   postgresql://postgres@127.0.0.1:PORT/postgres
 #                                    (`url authenticator` includes its local password)
@@ -228,6 +229,16 @@ cmd_status() {
   fi
 }
 
+# Stop and delete the data dir: the next start begins with an empty database.
+cmd_reset() {
+  cmd_stop
+  lock
+  if [ -d "$PG_STATE" ]; then
+    as_pg rm -rf "$PG_DATA"
+    log "postgres data removed"
+  fi
+}
+
 cmd_psql() {
   [ -f "$PG_INSTALL/.installed" ] || install_pg
   PGHOST=127.0.0.1 PGPORT="$PG_PORT" PGUSER=postgres PGDATABASE=postgres \
@@ -237,8 +248,9 @@ cmd_psql() {
 case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
+  reset) cmd_reset ;;
   status) cmd_status ;;
   url) url "${2:-postgres}" ;;
   psql) shift; cmd_psql "$@" ;;
-  *) echo "usage: $0 start|stop|status|url [role]|psql [args]" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|reset|status|url [role]|psql [args]" >&2; exit 2 ;;
 esac

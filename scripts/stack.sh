@@ -2,10 +2,11 @@
 # The local Supabase-like stack: Postgres (+pgvector, Supabase roles and auth schema) →
 # migrations → agentmem-gateway (PostgREST-compatible, Supabase API-key gate).
 #
-#   scripts/stack.sh up [--test-fixtures]
-#                               start everything (idempotent); prints URL and keys; with
-#                               --test-fixtures also applies tests/fixtures/*.sql (test-only
-#                               tables and functions, never migrations)
+#   scripts/stack.sh up [--fresh] [--test-fixtures]
+#                               start everything (idempotent); prints URL and keys;
+#                               --fresh starts from an empty database; --test-fixtures also
+#                               applies supabase/optional/*.sql (as migrations) and
+#                               tests/fixtures/*.sql (test-only tables and functions)
 #   scripts/stack.sh down       stop the gateway and Postgres
 #   scripts/stack.sh env        the stack's settings as shell assignments (source-able)
 #   scripts/stack.sh jwt SUB [ROLE] [SECONDS]   mint a user JWT (default role authenticated, 1 h)
@@ -31,11 +32,26 @@ build_gateway() {
 }
 
 up() {
-  local t0=$SECONDS
+  local t0=$SECONDS fresh=0 fixtures=0 arg
+  for arg in "$@"; do
+    case "$arg" in
+      --fresh) fresh=1 ;;
+      --test-fixtures) fixtures=1 ;;
+      *) echo "stack.sh up: unknown flag $arg" >&2; exit 2 ;;
+    esac
+  done
   build_gateway
+  if [ "$fresh" = 1 ]; then
+    down >/dev/null 2>&1 || true
+    "$ROOT/scripts/postgres.sh" reset >/dev/null
+  fi
   "$ROOT/scripts/postgres.sh" start >/dev/null
-  "$ROOT/scripts/migrate.sh" >&2
-  if [ "${1:-}" = "--test-fixtures" ]; then
+  if [ "$fixtures" = 1 ]; then
+    "$ROOT/scripts/migrate.sh" --with-optional >&2
+  else
+    "$ROOT/scripts/migrate.sh" >&2
+  fi
+  if [ "$fixtures" = 1 ]; then
     for f in "$ROOT"/tests/fixtures/*.sql; do
       PGOPTIONS="-c client_min_messages=warning" "$ROOT/scripts/postgres.sh" psql -X -q -v ON_ERROR_STOP=1 --single-transaction -f "$f" >&2
     done
@@ -84,7 +100,7 @@ down() {
 }
 
 case "${1:-}" in
-  up) up "${2:-}" ;;
+  up) shift; up "$@" ;;
   down) down ;;
   env) cat "$STACK_DIR/env" ;;
   status) gateway_running && echo "gateway running (pid $(cat "$GW_DIR/pid"))" || echo "gateway stopped"; "$ROOT/scripts/postgres.sh" status || true ;;

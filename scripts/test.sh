@@ -18,7 +18,7 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
 
 log "stack: Postgres + migrations + gateway"
-"$ROOT/scripts/stack.sh" up --test-fixtures
+"$ROOT/scripts/stack.sh" up --fresh --test-fixtures
 trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
 
 log "layer 1: native cargo test (crate, gateway against the stack)"

@@ -61,6 +61,16 @@ impl From<StateError> for ErrorReport {
     }
 }
 
+/// `filters` restricted to the caller's tenant. Row-level security already does that for
+/// a signed-in user; the service role bypasses it, and must still read and delete only in
+/// its own key space (or that of the user it acts for).
+fn in_tenant(t: &Target, mut filters: Vec<Value>) -> Vec<Value> {
+    if let Some(tenant) = t.tenant() {
+        filters.insert(0, serde_json::json!(["tenant_id", "eq", tenant]));
+    }
+    filters
+}
+
 /// Reads the decoded response body into the operation's result.
 type Finish = Box<dyn FnOnce(Value) -> Result<Value, StateError>>;
 

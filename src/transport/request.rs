@@ -156,6 +156,10 @@ pub struct RpcOptions {
     pub maybe_single: bool,
 }
 
+/// The key space of rows the service role writes without acting for a user.
+pub const SERVICE_TENANT: &str = "00000000-0000-0000-0000-000000000000";
+const ACTING_FOR_HEADER: &str = "x-agentmem-tenant";
+
 /// Where requests go and with which credentials.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
@@ -165,6 +169,9 @@ pub struct Target {
     pub access_token: Option<String>,
     pub schema: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// The user a service-role client acts for: sent as `x-agentmem-tenant`, which the
+    /// SQL honours for the service role only.
+    pub acting_for: Option<String>,
 }
 
 impl Target {
@@ -205,7 +212,40 @@ impl Target {
             access_token: access_token.map(str::to_owned),
             schema: None,
             headers: Vec::new(),
+            acting_for: None,
         })
+    }
+
+    /// Acts for the user `user_id` (a UUID): only a service-role key or token may.
+    pub fn act_for(&mut self, user_id: &str) -> Result<(), TransportError> {
+        if user_id.len() != 36 || uuid::Uuid::try_parse(user_id).is_err() || user_id == SERVICE_TENANT {
+            return Err(TransportError::invalid("actingFor", "actingFor must be a user id (a UUID, not the nil UUID)"));
+        }
+        let token = self.access_token.as_deref().unwrap_or(&self.api_key);
+        let role = super::credentials::inspect("apiKey", token).ok().and_then(|i| i.role);
+        if role.as_deref() != Some("service_role") {
+            return Err(TransportError::invalid(
+                "actingFor",
+                "actingFor needs a service-role key without a user's accessToken: a signed-in user always acts as themselves",
+            ));
+        }
+        self.acting_for = Some(user_id.to_ascii_lowercase());
+        Ok(())
+    }
+
+    /// The tenant (key space) the requests act in: the user acted for, the access
+    /// token's user, the service tenant for a service-role key, or None for anon.
+    pub fn tenant(&self) -> Option<String> {
+        if let Some(id) = &self.acting_for {
+            return Some(id.clone());
+        }
+        let token = self.access_token.as_deref().unwrap_or(&self.api_key);
+        let info = super::credentials::inspect("apiKey", token).ok()?;
+        match info.role.as_deref() {
+            Some("service_role") => Some(SERVICE_TENANT.to_owned()),
+            Some("authenticated") => info.sub.map(|s| s.to_ascii_lowercase()),
+            _ => None,
+        }
     }
 
     fn base_headers(&self, method: &str) -> Vec<(String, String)> {
@@ -222,6 +262,10 @@ impl Target {
         for (k, v) in &self.headers {
             h.retain(|(existing, _)| !existing.eq_ignore_ascii_case(k));
             h.push((k.clone(), v.clone()));
+        }
+        if let Some(id) = &self.acting_for {
+            h.retain(|(existing, _)| !existing.eq_ignore_ascii_case(ACTING_FOR_HEADER));
+            h.push((ACTING_FOR_HEADER.to_owned(), id.clone()));
         }
         h
     }
@@ -688,6 +732,47 @@ mod tests {
 
     fn read(v: Value) -> ReadOptions {
         serde_json::from_value(v).unwrap()
+    }
+
+    // {"role":"service_role"} and {"sub":"0F0E0D0C-…-000000000001","role":"authenticated"}
+    const SERVICE: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE5ODM4MTI5OTYsImlzcyI6InN1cGFiYXNlLWRlbW8iLCJyb2xlIjoic2VydmljZV9yb2xlIn0.sig";
+    const USER: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwRjBFMEQwQy0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDEiLCJyb2xlIjoiYXV0aGVudGljYXRlZCJ9.sig";
+
+    #[test]
+    fn tenant_follows_the_credentials_and_acting_for() {
+        assert_eq!(target().tenant(), None, "anon has no tenant");
+        let user = Target::new("https://x.co", "anon-key", Some(USER)).unwrap();
+        assert_eq!(user.tenant().as_deref(), Some("0f0e0d0c-0000-4000-8000-000000000001"));
+        let mut service = Target::new("https://x.co", SERVICE, None).unwrap();
+        assert_eq!(service.tenant().as_deref(), Some(SERVICE_TENANT));
+        assert!(!service.base_headers("GET").iter().any(|(k, _)| k == "x-agentmem-tenant"));
+
+        service.act_for("0F0E0D0C-0000-4000-8000-00000000000A").unwrap();
+        assert_eq!(service.tenant().as_deref(), Some("0f0e0d0c-0000-4000-8000-00000000000a"));
+        let headers = service.base_headers("POST");
+        assert_eq!(
+            headers.iter().filter(|(k, _)| k == "x-agentmem-tenant").map(|(_, v)| v.as_str()).collect::<Vec<_>>(),
+            ["0f0e0d0c-0000-4000-8000-00000000000a"]
+        );
+    }
+
+    #[test]
+    fn only_the_service_role_acts_for_a_user() {
+        let id = "0f0e0d0c-0000-4000-8000-00000000000a";
+        let mut user = Target::new("https://x.co", "anon-key", Some(USER)).unwrap();
+        assert_eq!(user.act_for(id).unwrap_err().report().field.as_deref(), Some("actingFor"));
+        let mut anon = target();
+        assert!(anon.act_for(id).is_err());
+        let mut service = Target::new("https://x.co", "sb_secret_abc", None).unwrap();
+        for bad in
+            ["", "nope", "0f0e0d0c00004000800000000000000a", SERVICE_TENANT, "{0f0e0d0c-0000-4000-8000-00000000000a}"]
+        {
+            let e = service.act_for(bad).unwrap_err().report();
+            assert_eq!(e.field.as_deref(), Some("actingFor"), "{bad}");
+        }
+        assert_eq!(service.acting_for, None);
+        service.act_for(id).unwrap();
+        assert_eq!(service.tenant().as_deref(), Some(id));
     }
 
     fn query(r: &HttpRequest) -> String {

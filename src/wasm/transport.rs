@@ -25,6 +25,7 @@ struct ClientOptions {
     schema: Option<String>,
     #[serde(default)]
     headers: std::collections::BTreeMap<String, String>,
+    acting_for: Option<String>,
     #[serde(default)]
     dangerously_allow_secret_key_in_browser: bool,
     /// Read separately (JSON.stringify drops functions); declared so it is not "unknown".
@@ -83,6 +84,9 @@ pub(super) fn client(options: &JsValue) -> Result<Client, ErrorReport> {
     )?;
     target.schema = o.schema;
     target.headers = o.headers.into_iter().collect();
+    if let Some(user) = &o.acting_for {
+        target.act_for(user)?;
+    }
     let defaults = RetryPolicy::default();
     let retries = o.retries.unwrap_or(defaults.retries);
     if retries > RetryPolicy::MAX_RETRIES {

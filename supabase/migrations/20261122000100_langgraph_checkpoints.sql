@@ -1,29 +1,29 @@
--- LangGraph checkpoints over PostgREST RPC, with row-level security (issue 5, spec 002).
+-- LangGraph checkpoints over PostgREST RPC, with row-level security per tenant.
 --
 -- Three tables in the shape of @langchain/langgraph-checkpoint-postgres (checkpoints
 -- without channel values; one blob row per channel version, so unchanged channels are
--- not rewritten; pending writes with task_path), plus `owner_id` and `created_at`.
--- Each saver operation is ONE RPC (= one HTTP request, one transaction), SECURITY
--- INVOKER, so row-level security decides as the caller:
+-- not rewritten; pending writes with task_path). Each saver operation is ONE RPC (= one
+-- HTTP request, one transaction), SECURITY INVOKER, so row-level security decides as the
+-- caller:
 --
 --   langgraph_put(...)                  blobs (new versions only) + checkpoint upsert
 --   langgraph_put_writes(...)           pending writes (special channels upserted)
 --   langgraph_get_tuple(...)            checkpoint + its blobs + its writes (+ v<4 sends)
 --   langgraph_list(...)                 the same shape, newest first, filtered
 --   langgraph_delete_thread(...)        every row of a thread, all namespaces
---   cleanup_old_checkpoints(days_old)   retention (spec 002), keeps each latest checkpoint
---   langgraph_checkpoint_metrics(...)   counts and bytes (spec 002 observability)
+--   cleanup_old_checkpoints(days_old)   retention, keeps each thread's latest checkpoint
+--   langgraph_checkpoint_metrics(...)   counts, bytes and the newest checkpoint's time
 --
 -- Blobs cross the API as standard base64 text (padded, no line breaks), never as bytea.
 --
--- Ownership: a thread belongs to its first writer. Every row records `owner_id`
--- (auth.uid() of the writer). An authenticated user reads, changes and deletes only
--- their own rows, and may add rows to a thread only if no other user owns it (a write
--- into another user's thread fails with SQLSTATE 42501). service_role bypasses RLS; its
--- writes through these functions inherit the owner of an existing thread (null for a
--- new one, making it a service-owned thread that no user can write into). anon has no
--- access at all. The deal-scoped access of spec 002 (org members share `cim-{dealId}-…`
--- threads) is opt-in: supabase/optional/langgraph_deal_scoped.sql.
+-- Tenancy (20261121000100_tenancy.sql): thread ids are private to their tenant. Rows are
+-- keyed by `thread_key` ('<user uuid>/<thread id>' for a user's thread, the bare thread id
+-- for the service tenant and for shared scopes); `tenant_id` and `thread_id` are derived
+-- from it by a trigger. Two users who pick the same thread id have two threads. The
+-- service role reaches a user's thread T as '<user uuid>/T', or as T while acting for the
+-- user (x-agentmem-tenant). Shared threads are opt-in: supabase/optional/langgraph_deal_scoped.sql.
+-- LangGraph's own PostgresSaver can read and write the same threads through
+-- supabase/optional/langgraph_postgres_saver.sql.
 --
 -- Key columns use the "C" collation, so ordering (checkpoint_id DESC, pending writes by
 -- task_path, task_id, idx) and `before` comparisons are by code point, as LangGraph
@@ -31,7 +31,7 @@
 
 -- Tables ---------------------------------------------------------------------------------
 create table if not exists public.langgraph_checkpoints (
-  thread_id            text collate "C" not null,
+  thread_key           text collate "C" not null,
   checkpoint_ns        text collate "C" not null default '',
   checkpoint_id        text collate "C" not null,
   parent_checkpoint_id text collate "C",
@@ -39,24 +39,26 @@ create table if not exists public.langgraph_checkpoints (
   checkpoint           jsonb not null,
   metadata             jsonb not null default '{}'::jsonb,
   created_at           timestamptz not null default now(),
-  owner_id             uuid default auth.uid() references auth.users (id) on delete cascade,
-  primary key (thread_id, checkpoint_ns, checkpoint_id)
+  thread_id            text collate "C" not null,
+  tenant_id            uuid not null,
+  primary key (thread_key, checkpoint_ns, checkpoint_id)
 );
 
 create table if not exists public.langgraph_checkpoint_blobs (
-  thread_id     text collate "C" not null,
+  thread_key    text collate "C" not null,
   checkpoint_ns text collate "C" not null default '',
   channel       text collate "C" not null,
   version       text collate "C" not null,
   type          text not null,
   blob          bytea,
   created_at    timestamptz not null default now(),
-  owner_id      uuid default auth.uid() references auth.users (id) on delete cascade,
-  primary key (thread_id, checkpoint_ns, channel, version)
+  thread_id     text collate "C" not null,
+  tenant_id     uuid not null,
+  primary key (thread_key, checkpoint_ns, channel, version)
 );
 
 create table if not exists public.langgraph_checkpoint_writes (
-  thread_id     text collate "C" not null,
+  thread_key    text collate "C" not null,
   checkpoint_ns text collate "C" not null default '',
   checkpoint_id text collate "C" not null,
   task_id       text collate "C" not null,
@@ -66,144 +68,66 @@ create table if not exists public.langgraph_checkpoint_writes (
   type          text,
   blob          bytea not null,
   created_at    timestamptz not null default now(),
-  owner_id      uuid default auth.uid() references auth.users (id) on delete cascade,
-  primary key (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+  thread_id     text collate "C" not null,
+  tenant_id     uuid not null,
+  primary key (thread_key, checkpoint_ns, checkpoint_id, task_id, idx)
 );
 
 comment on table public.langgraph_checkpoints is
-  'LangGraph checkpoints (without channel_values; those live in langgraph_checkpoint_blobs). Written through rpc/langgraph_put. Thread ids: any text; spec 002 uses cim-{dealId}-{cimId} and supervisor-{dealId}-{timestamp}.';
+  'LangGraph checkpoints (without channel_values; those live in langgraph_checkpoint_blobs). Written through rpc/langgraph_put. Thread ids: any text; deal workflows use cim-{dealId}-{cimId} and supervisor-{dealId}-{timestamp}.';
 comment on table public.langgraph_checkpoint_blobs is
   'One serialized channel value per (thread, namespace, channel, version); type "empty" with a null blob marks a channel without a value.';
 comment on table public.langgraph_checkpoint_writes is
   'Pending writes of a checkpoint, per task; idx is WRITES_IDX_MAP[channel] (-1..-4) for special channels, else the write''s position.';
-comment on column public.langgraph_checkpoints.owner_id is
-  'The writer (auth.uid()); a thread belongs to its first writer. Null for rows written by service_role into a new thread.';
+comment on column public.langgraph_checkpoints.thread_key is
+  'The thread id made global: ''<tenant uuid>/<thread_id>'' for a user''s thread, thread_id itself for the service tenant and shared scopes. thread_id and tenant_id follow from it.';
 comment on column public.langgraph_checkpoints.metadata is
-  'CheckpointMetadata (source, step, parents, ...); may carry deal_id. Filtered with @> by rpc/langgraph_list.';
-
--- get_tuple/list by thread+namespace use the primary key; these serve the rest.
-create index if not exists langgraph_checkpoints_thread_idx
-  on public.langgraph_checkpoints (thread_id, checkpoint_id desc);
-create index if not exists langgraph_checkpoints_owner_idx
-  on public.langgraph_checkpoints (owner_id, checkpoint_id desc);
-create index if not exists langgraph_checkpoints_created_at_idx
-  on public.langgraph_checkpoints (created_at);
-create index if not exists langgraph_checkpoints_metadata_idx
-  on public.langgraph_checkpoints using gin (metadata jsonb_path_ops);
-create index if not exists langgraph_checkpoint_blobs_owner_idx
-  on public.langgraph_checkpoint_blobs (owner_id);
-create index if not exists langgraph_checkpoint_writes_owner_idx
-  on public.langgraph_checkpoint_writes (owner_id);
-
--- Thread ownership -----------------------------------------------------------------------
--- The owner of a thread: the owner of its earliest checkpoint (by checkpoint_id), else of
--- any of its blobs or writes; null when the thread has no rows; the nil UUID when its first
--- rows have no owner (written by service_role), so no user can write into it.
--- SECURITY DEFINER: it must see rows the caller cannot (that is its purpose). A signed-in
--- caller (auth.uid() set) learns no one else's id: the answer is their own id, null (the
--- thread is free) or the nil UUID (it is someone else's). Callers without a uid
--- (service_role, postgres) get the real owner. Used by the RLS policies below.
-create or replace function public.langgraph_thread_owner(p_thread_id text)
-returns uuid
-language sql
-stable
-security definer
-set search_path = ''
-as $$
-  select case
-           when o.owner is null or auth.uid() is null or o.owner = auth.uid() then o.owner
-           else '00000000-0000-0000-0000-000000000000'::uuid
-         end
-    from (select coalesce(
-            (select coalesce(c.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
-               from public.langgraph_checkpoints c
-              where c.thread_id = p_thread_id
-              order by c.checkpoint_id
-              limit 1),
-            (select coalesce(b.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
-               from public.langgraph_checkpoint_blobs b
-              where b.thread_id = p_thread_id
-              limit 1),
-            (select coalesce(w.owner_id, '00000000-0000-0000-0000-000000000000'::uuid)
-               from public.langgraph_checkpoint_writes w
-              where w.thread_id = p_thread_id
-              limit 1)) as owner) o
-$$;
-
-comment on function public.langgraph_thread_owner(text) is
-  'Owner of a LangGraph thread (its first writer), for RLS policies: null = no rows; nil UUID = service-owned, or (to a signed-in caller) owned by someone else.';
-
--- Row-level security ---------------------------------------------------------------------
-alter table public.langgraph_checkpoints enable row level security;
-alter table public.langgraph_checkpoint_blobs enable row level security;
-alter table public.langgraph_checkpoint_writes enable row level security;
+  'CheckpointMetadata (source, step, parents, ...). Filtered with @> by rpc/langgraph_list.';
 
 do $$
 declare
   t text;
 begin
-  foreach t in array array['langgraph_checkpoints', 'langgraph_checkpoint_blobs',
-                           'langgraph_checkpoint_writes']
-  loop
-    execute format('drop policy if exists %I on public.%I', t || '_select_own', t);
-    execute format('drop policy if exists %I on public.%I', t || '_insert_own', t);
-    execute format('drop policy if exists %I on public.%I', t || '_update_own', t);
-    execute format('drop policy if exists %I on public.%I', t || '_delete_own', t);
-
-    execute format($p$
-      create policy %I on public.%I for select to authenticated
-        using (owner_id = (select auth.uid()))
-    $p$, t || '_select_own', t);
-    -- Own rows only, and only into a thread that is new or already the caller's.
-    execute format($p$
-      create policy %I on public.%I for insert to authenticated
-        with check (
-          owner_id = (select auth.uid())
-          and coalesce(public.langgraph_thread_owner(thread_id), (select auth.uid()))
-              = (select auth.uid())
-        )
-    $p$, t || '_insert_own', t);
-    -- The thread check also stops an UPDATE from moving an own row into another thread.
-    execute format($p$
-      create policy %I on public.%I for update to authenticated
-        using (owner_id = (select auth.uid()))
-        with check (
-          owner_id = (select auth.uid())
-          and coalesce(public.langgraph_thread_owner(thread_id), (select auth.uid()))
-              = (select auth.uid())
-        )
-    $p$, t || '_update_own', t);
-    execute format($p$
-      create policy %I on public.%I for delete to authenticated
-        using (owner_id = (select auth.uid()))
-    $p$, t || '_delete_own', t);
-
-    -- Supabase's default privileges give anon (and TRUNCATE, which ignores RLS) to
-    -- every new table: state the grants explicitly.
-    execute format('revoke all on public.%I from public, anon, authenticated', t);
-    execute format('grant select, insert, update, delete on public.%I to authenticated', t);
-    execute format('grant all on public.%I to service_role', t);
+  foreach t in array array['langgraph_checkpoints', 'langgraph_checkpoint_blobs', 'langgraph_checkpoint_writes'] loop
+    execute format('drop trigger if exists derive_thread on public.%I', t);
+    execute format('create trigger derive_thread before insert or update of thread_key on public.%I
+                      for each row execute function agentmem.thread_row_derive()', t);
+    perform agentmem.protect(format('public.%I', t)::regclass, 'tenant_id',
+                             'tenant_id = any ((select agentmem.thread_tenants())::uuid[])');
   end loop;
 end
 $$;
 
+-- get_tuple/list/delete of one thread use the primary keys; these serve the rest.
+create index if not exists langgraph_checkpoints_tenant_idx
+  on public.langgraph_checkpoints (tenant_id, checkpoint_id desc);
+create index if not exists langgraph_checkpoints_created_at_idx
+  on public.langgraph_checkpoints (created_at);
+create index if not exists langgraph_checkpoints_metadata_idx
+  on public.langgraph_checkpoints using gin (metadata jsonb_path_ops);
+create index if not exists langgraph_checkpoint_blobs_tenant_idx
+  on public.langgraph_checkpoint_blobs (tenant_id);
+create index if not exists langgraph_checkpoint_writes_tenant_idx
+  on public.langgraph_checkpoint_writes (tenant_id);
+
 -- Internals ------------------------------------------------------------------------------
--- One checkpoint row as the JSON that get_tuple/list return.
-create or replace function public.langgraph_tuple_json(c public.langgraph_checkpoints)
+-- One checkpoint row as the JSON that get_tuple/list return, under the thread id the
+-- caller used (p_thread_id), or the row's own when the caller named none.
+create or replace function agentmem.langgraph_tuple(c public.langgraph_checkpoints, p_thread_id text)
 returns jsonb
 language sql
 stable
-security invoker
-set search_path = public
+set search_path = ''
 as $$
   select jsonb_build_object(
-    'thread_id', c.thread_id,
+    'thread_id', coalesce(p_thread_id, c.thread_id),
     'checkpoint_ns', c.checkpoint_ns,
     'checkpoint_id', c.checkpoint_id,
     'parent_checkpoint_id', c.parent_checkpoint_id,
     'type', c.type,
     'checkpoint', c.checkpoint,
     'metadata', c.metadata,
+    -- One primary-key lookup per channel: the thread may hold thousands of blobs.
     'blobs', coalesce((
       select jsonb_agg(jsonb_build_object(
                'channel', b.channel, 'version', b.version, 'type', b.type,
@@ -211,18 +135,19 @@ as $$
              order by b.channel)
         from jsonb_each_text(case when jsonb_typeof(c.checkpoint -> 'channel_versions') = 'object'
                                   then c.checkpoint -> 'channel_versions' end) v
-        join langgraph_checkpoint_blobs b
-          on b.thread_id = c.thread_id
-         and b.checkpoint_ns = c.checkpoint_ns
-         and b.channel = v.key
-         and b.version = v.value), '[]'::jsonb),
+        cross join lateral (
+          select * from public.langgraph_checkpoint_blobs b
+           where b.thread_key = c.thread_key
+             and b.checkpoint_ns = c.checkpoint_ns
+             and b.channel = v.key collate "C"
+             and b.version = v.value collate "C") b), '[]'::jsonb),
     'writes', coalesce((
       select jsonb_agg(jsonb_build_object(
                'task_id', w.task_id, 'channel', w.channel, 'type', w.type,
                'blob', translate(encode(w.blob, 'base64'), E'\n', ''), 'idx', w.idx, 'task_path', w.task_path)
              order by w.task_path, w.task_id, w.idx)
-        from langgraph_checkpoint_writes w
-       where w.thread_id = c.thread_id
+        from public.langgraph_checkpoint_writes w
+       where w.thread_key = c.thread_key
          and w.checkpoint_ns = c.checkpoint_ns
          and w.checkpoint_id = c.checkpoint_id), '[]'::jsonb),
     -- Only for checkpoints older than format v4 that have a parent (LangGraph then moves
@@ -234,8 +159,8 @@ as $$
       then coalesce((
         select jsonb_agg(jsonb_build_object('type', w.type, 'blob', translate(encode(w.blob, 'base64'), E'\n', ''))
                order by w.task_path, w.task_id, w.idx)
-          from langgraph_checkpoint_writes w
-         where w.thread_id = c.thread_id
+          from public.langgraph_checkpoint_writes w
+         where w.thread_key = c.thread_key
            and w.checkpoint_ns = c.checkpoint_ns
            and w.checkpoint_id = c.parent_checkpoint_id
            and w.channel = '__pregel_tasks'), '[]'::jsonb)
@@ -243,6 +168,8 @@ as $$
     end
   )
 $$;
+
+grant execute on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text) to authenticated, service_role;
 
 -- RPC: put -------------------------------------------------------------------------------
 -- p_blobs: [{channel, version, type, blob}] for the channels in newVersions; blob is
@@ -261,11 +188,11 @@ returns jsonb
 language plpgsql
 volatile
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_ns text := coalesce(p_checkpoint_ns, '');
-  v_owner uuid := auth.uid();
+  v_key text;
 begin
   if p_thread_id is null or p_thread_id = '' then
     raise exception 'langgraph_put: p_thread_id is required' using errcode = '22023';
@@ -295,26 +222,19 @@ begin
     raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null)'
       using errcode = '22023';
   end if;
+  v_key := agentmem.thread_key(p_thread_id);
 
-  -- Serialize writers of one thread, so that two users racing to be a new thread's
-  -- first writer cannot both succeed (the second then sees the first's rows).
-  perform pg_advisory_xact_lock(1818585975, hashtext(p_thread_id));
-  if v_owner is null then -- service_role: keep an existing thread's owner
-    v_owner := nullif(langgraph_thread_owner(p_thread_id), '00000000-0000-0000-0000-000000000000'::uuid);
-  end if;
-
-  insert into langgraph_checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob, owner_id)
-  select p_thread_id, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type',
-         decode(b ->> 'blob', 'base64'), v_owner
+  insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob)
+  select v_key, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type', decode(b ->> 'blob', 'base64')
     from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
-  on conflict (thread_id, checkpoint_ns, channel, version) do nothing;
+  on conflict (thread_key, checkpoint_ns, channel, version) do nothing;
 
-  insert into langgraph_checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, owner_id)
+  insert into public.langgraph_checkpoints
+    (thread_key, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
   values
-    (p_thread_id, v_ns, p_checkpoint_id, p_parent_checkpoint_id, p_type,
-     p_checkpoint - 'channel_values', coalesce(p_metadata, '{}'::jsonb), v_owner)
-  on conflict (thread_id, checkpoint_ns, checkpoint_id) do update set
+    (v_key, v_ns, p_checkpoint_id, p_parent_checkpoint_id, p_type,
+     p_checkpoint - 'channel_values', coalesce(p_metadata, '{}'::jsonb))
+  on conflict (thread_key, checkpoint_ns, checkpoint_id) do update set
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     type = excluded.type,
     checkpoint = excluded.checkpoint,
@@ -342,14 +262,14 @@ returns integer
 language plpgsql
 volatile
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_ns text := coalesce(p_checkpoint_ns, '');
   v_path text := coalesce(p_task_path, '');
-  v_owner uuid := auth.uid();
   v_special constant text[] := array['__error__', '__scheduled__', '__interrupt__', '__resume__'];
   v_all_special boolean;
+  v_key text;
   v_count integer;
 begin
   if p_thread_id is null or p_thread_id = '' then
@@ -373,6 +293,7 @@ begin
     raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) and optionally idx'
       using errcode = '22023';
   end if;
+  v_key := agentmem.thread_key(p_thread_id);
   if jsonb_array_length(p_writes) = 0 then
     return 0;
   end if;
@@ -380,40 +301,32 @@ begin
   select bool_and((w ->> 'channel') = any (v_special)) into v_all_special
     from jsonb_array_elements(p_writes) w;
 
-  -- Serialize writers of one thread, so that two users racing to be a new thread's
-  -- first writer cannot both succeed (the second then sees the first's rows).
-  perform pg_advisory_xact_lock(1818585975, hashtext(p_thread_id));
-  if v_owner is null then -- service_role: keep an existing thread's owner
-    v_owner := nullif(langgraph_thread_owner(p_thread_id), '00000000-0000-0000-0000-000000000000'::uuid);
-  end if;
-
   if v_all_special then
-    insert into langgraph_checkpoint_writes
-      (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, owner_id)
+    insert into public.langgraph_checkpoint_writes
+      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
     select distinct on (x.idx)
-           p_thread_id, v_ns, p_checkpoint_id, p_task_id, v_path, x.idx, x.channel, x.type,
-           decode(x.blob, 'base64'), v_owner
+           v_key, v_ns, p_checkpoint_id, p_task_id, v_path, x.idx, x.channel, x.type, decode(x.blob, 'base64')
       from (select coalesce((w ->> 'idx')::integer,
                             -array_position(v_special, w ->> 'channel')) as idx,
                    w ->> 'channel' as channel, w ->> 'type' as type, w ->> 'blob' as blob, o
               from jsonb_array_elements(p_writes) with ordinality as e(w, o)) x
      order by x.idx, x.o desc
-    on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) do update set
+    on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do update set
       channel = excluded.channel,
       type = excluded.type,
       blob = excluded.blob,
       task_path = excluded.task_path;
   else
-    insert into langgraph_checkpoint_writes
-      (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, owner_id)
-    select p_thread_id, v_ns, p_checkpoint_id, p_task_id, v_path,
+    insert into public.langgraph_checkpoint_writes
+      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+    select v_key, v_ns, p_checkpoint_id, p_task_id, v_path,
            coalesce((w ->> 'idx')::integer,
                     -array_position(v_special, w ->> 'channel'),
                     (o - 1)::integer),
-           w ->> 'channel', w ->> 'type', decode(w ->> 'blob', 'base64'), v_owner
+           w ->> 'channel', w ->> 'type', decode(w ->> 'blob', 'base64')
       from jsonb_array_elements(p_writes) with ordinality as e(w, o)
      order by o
-    on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) do nothing;
+    on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do nothing;
   end if;
   get diagnostics v_count = row_count;
   return v_count;
@@ -422,8 +335,7 @@ $$;
 
 -- RPC: get_tuple -------------------------------------------------------------------------
 -- The checkpoint p_checkpoint_id of (thread, namespace), or the latest one (greatest
--- checkpoint_id) when p_checkpoint_id is null; null when there is none (or the caller
--- may not see it).
+-- checkpoint_id) when p_checkpoint_id is null; null when there is none.
 create or replace function public.langgraph_get_tuple(
   p_thread_id text,
   p_checkpoint_ns text default '',
@@ -433,21 +345,21 @@ returns jsonb
 language plpgsql
 stable
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_ns text := coalesce(p_checkpoint_ns, '');
+  v_key text := agentmem.thread_key(p_thread_id);
   v_result jsonb;
 begin
   if p_checkpoint_id is not null then
-    select langgraph_tuple_json(c) into v_result
-      from langgraph_checkpoints c
-     where c.thread_id = p_thread_id and c.checkpoint_ns = v_ns
-       and c.checkpoint_id = p_checkpoint_id;
+    select agentmem.langgraph_tuple(c, p_thread_id) into v_result
+      from public.langgraph_checkpoints c
+     where c.thread_key = v_key and c.checkpoint_ns = v_ns and c.checkpoint_id = p_checkpoint_id;
   else
-    select langgraph_tuple_json(c) into v_result
-      from langgraph_checkpoints c
-     where c.thread_id = p_thread_id and c.checkpoint_ns = v_ns
+    select agentmem.langgraph_tuple(c, p_thread_id) into v_result
+      from public.langgraph_checkpoints c
+     where c.thread_key = v_key and c.checkpoint_ns = v_ns
      order by c.checkpoint_id desc
      limit 1;
   end if;
@@ -456,10 +368,11 @@ end
 $$;
 
 -- RPC: list ------------------------------------------------------------------------------
--- Null arguments do not filter: p_thread_id null = every thread the caller can see,
--- p_checkpoint_ns null = every namespace. p_filter: metadata @> p_filter. p_before:
--- checkpoint_id < p_before. p_limit null = no limit (but PostgREST's max-rows still caps
--- the response). Newest first: checkpoint_id desc, then thread_id, checkpoint_ns.
+-- Null arguments do not filter: p_thread_id null = every thread of the caller's tenant
+-- (and of the scopes shared with them), p_checkpoint_ns null = every namespace. p_filter:
+-- metadata @> p_filter. p_before: checkpoint_id < p_before. p_limit null = no limit (but
+-- PostgREST's max-rows still caps the response). Newest first: checkpoint_id desc, then
+-- thread, namespace.
 create or replace function public.langgraph_list(
   p_thread_id text default null,
   p_checkpoint_ns text default null,
@@ -472,10 +385,12 @@ returns setof jsonb
 language plpgsql
 stable
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_where text[] := array['true'];
+  v_key text;
+  v_tenants uuid[];
 begin
   if p_limit < 0 then
     raise exception 'langgraph_list: p_limit must not be negative' using errcode = '22023';
@@ -484,7 +399,13 @@ begin
     raise exception 'langgraph_list: p_filter must be a JSON object' using errcode = '22023';
   end if;
   -- Only the predicates in use, so every call gets a plan for its own shape.
-  if p_thread_id is not null then v_where := array_append(v_where, 'c.thread_id = $1'); end if;
+  if p_thread_id is not null then
+    v_key := agentmem.thread_key(p_thread_id);
+    v_where := array_append(v_where, 'c.thread_key = $1');
+  else
+    v_tenants := agentmem.thread_tenants();
+    v_where := array_append(v_where, 'c.tenant_id = any ($7)');
+  end if;
   if p_checkpoint_ns is not null then v_where := array_append(v_where, 'c.checkpoint_ns = $2'); end if;
   if p_checkpoint_id is not null then v_where := array_append(v_where, 'c.checkpoint_id = $3'); end if;
   if p_filter is not null and p_filter <> '{}'::jsonb then
@@ -492,54 +413,59 @@ begin
   end if;
   if p_before is not null then v_where := array_append(v_where, 'c.checkpoint_id < $5'); end if;
   return query execute
-    'select langgraph_tuple_json(c) from langgraph_checkpoints c where '
+    'select agentmem.langgraph_tuple(c, $8) from public.langgraph_checkpoints c where '
     || array_to_string(v_where, ' and ')
     || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6'
-    using p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_filter, p_before, p_limit;
+    using v_key, p_checkpoint_ns, p_checkpoint_id, p_filter, p_before, p_limit, v_tenants, p_thread_id;
 end
 $$;
 
 -- RPC: delete_thread ---------------------------------------------------------------------
--- Deletes the caller's rows of the thread in every namespace; returns how many rows were
--- deleted across the three tables (0 for a thread the caller does not own).
+-- Deletes the caller's thread in every namespace; returns how many rows were deleted
+-- across the three tables (0 for a thread the caller does not have).
 create or replace function public.langgraph_delete_thread(p_thread_id text)
 returns integer
 language plpgsql
 volatile
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
+  v_key text;
   v_count integer;
 begin
   if p_thread_id is null then
     raise exception 'langgraph_delete_thread: p_thread_id is required' using errcode = '22023';
   end if;
-  with w as (delete from langgraph_checkpoint_writes where thread_id = p_thread_id returning 1),
-       b as (delete from langgraph_checkpoint_blobs where thread_id = p_thread_id returning 1),
-       c as (delete from langgraph_checkpoints where thread_id = p_thread_id returning 1)
+  v_key := agentmem.thread_key(p_thread_id);
+  with w as (delete from public.langgraph_checkpoint_writes where thread_key = v_key returning 1),
+       b as (delete from public.langgraph_checkpoint_blobs where thread_key = v_key returning 1),
+       c as (delete from public.langgraph_checkpoints where thread_key = v_key returning 1)
   select (select count(*) from w) + (select count(*) from b) + (select count(*) from c)
     into v_count;
   return v_count;
 end
 $$;
 
--- RPC: retention (spec 002) --------------------------------------------------------------
+-- RPC: retention -------------------------------------------------------------------------
 -- Deletes checkpoints created more than days_old days ago, except the latest checkpoint
 -- (greatest checkpoint_id) of every thread/namespace; with them their pending writes,
 -- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
 -- of the affected thread/namespaces that no remaining checkpoint references. Returns the
--- number of checkpoints deleted. As the caller: service_role cleans every thread, a user
--- only their own. Not scheduled anywhere: checkpoints are kept forever unless called.
+-- number of checkpoints deleted. The service role cleans every tenant's threads (or, acting
+-- for a user, that user's), a user the threads they may use. Never scheduled: checkpoints are kept
+-- forever unless someone calls it.
 create or replace function public.cleanup_old_checkpoints(days_old integer)
 returns integer
 language plpgsql
 volatile
 security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_cutoff timestamptz;
+  v_all boolean := agentmem.sees_all_tenants();
+  v_tenants uuid[] := agentmem.thread_tenants();
   v_count integer;
 begin
   if days_old is null or days_old < 1 then
@@ -550,38 +476,40 @@ begin
 
   -- One statement, so every part sees the same snapshot: "remaining" = not in doomed.
   with doomed as (
-    delete from langgraph_checkpoints c
+    delete from public.langgraph_checkpoints c
      where c.created_at < v_cutoff
-       and exists (select 1 from langgraph_checkpoints n
-                    where n.thread_id = c.thread_id and n.checkpoint_ns = c.checkpoint_ns
+       and (v_all or c.tenant_id = any (v_tenants))
+       and exists (select 1 from public.langgraph_checkpoints n
+                    where n.thread_key = c.thread_key and n.checkpoint_ns = c.checkpoint_ns
                       and n.checkpoint_id > c.checkpoint_id)
-    returning c.thread_id, c.checkpoint_ns, c.checkpoint_id
+    returning c.thread_key, c.checkpoint_ns, c.checkpoint_id
   ), doomed_writes as (
-    delete from langgraph_checkpoint_writes w
+    delete from public.langgraph_checkpoint_writes w
      using doomed d
-     where w.thread_id = d.thread_id and w.checkpoint_ns = d.checkpoint_ns
+     where w.thread_key = d.thread_key and w.checkpoint_ns = d.checkpoint_ns
        and w.checkpoint_id = d.checkpoint_id
     returning 1
   ), doomed_blobs as (
-    delete from langgraph_checkpoint_blobs b
+    delete from public.langgraph_checkpoint_blobs b
      where exists (select 1 from doomed d
-                    where d.thread_id = b.thread_id and d.checkpoint_ns = b.checkpoint_ns)
+                    where d.thread_key = b.thread_key and d.checkpoint_ns = b.checkpoint_ns)
        and not exists (
-         select 1 from langgraph_checkpoints c
-          where c.thread_id = b.thread_id and c.checkpoint_ns = b.checkpoint_ns
+         select 1 from public.langgraph_checkpoints c
+          where c.thread_key = b.thread_key and c.checkpoint_ns = b.checkpoint_ns
             and c.checkpoint -> 'channel_versions' ->> b.channel = b.version
             and not exists (select 1 from doomed d
-                             where d.thread_id = c.thread_id and d.checkpoint_ns = c.checkpoint_ns
+                             where d.thread_key = c.thread_key and d.checkpoint_ns = c.checkpoint_ns
                                and d.checkpoint_id = c.checkpoint_id))
     returning 1
   )
   select count(*) into v_count from doomed;
 
   -- Pending writes left without their checkpoint, once they are as old as the cutoff.
-  delete from langgraph_checkpoint_writes w
+  delete from public.langgraph_checkpoint_writes w
    where w.created_at < v_cutoff
-     and not exists (select 1 from langgraph_checkpoints c
-                      where c.thread_id = w.thread_id and c.checkpoint_ns = w.checkpoint_ns
+     and (v_all or w.tenant_id = any (v_tenants))
+     and not exists (select 1 from public.langgraph_checkpoints c
+                      where c.thread_key = w.thread_key and c.checkpoint_ns = w.checkpoint_ns
                         and c.checkpoint_id = w.checkpoint_id);
 
   return v_count;
@@ -591,31 +519,42 @@ $$;
 comment on function public.cleanup_old_checkpoints(integer) is
   'Delete LangGraph checkpoints older than N days (keeping the latest per thread/namespace), their writes and unreferenced blobs. Off by default: nothing calls it.';
 
--- RPC: metrics (spec 002) ----------------------------------------------------------------
--- Over the rows the caller can see, for one thread or (null) all of them. total_bytes =
--- stored size of checkpoint + metadata jsonb (pg_column_size) + blob bytes (octet_length).
+-- RPC: metrics ---------------------------------------------------------------------------
+-- Over the caller's threads (every tenant's for the service role not acting for a user),
+-- for one thread or
+-- (null) all of them. total_bytes = stored size of checkpoint + metadata jsonb
+-- (pg_column_size) + blob bytes (octet_length).
 create or replace function public.langgraph_checkpoint_metrics(p_thread_id text default null)
 returns jsonb
-language sql
+language plpgsql
 stable
 security invoker
-set search_path = public
+set search_path = ''
 as $$
+declare
+  v_key text;
+  v_all boolean := agentmem.sees_all_tenants();
+  v_tenants uuid[] := agentmem.thread_tenants();
+  v_result jsonb;
+begin
+  if p_thread_id is not null then
+    v_key := agentmem.thread_key(p_thread_id);
+  end if;
   with c as (
     select count(*) as n,
-           count(distinct thread_id) as threads,
+           count(distinct thread_key) as threads,
            coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) as bytes,
            max(created_at) as last_at
-      from langgraph_checkpoints
-     where p_thread_id is null or thread_id = p_thread_id
+      from public.langgraph_checkpoints
+     where (v_key is null and (v_all or tenant_id = any (v_tenants))) or thread_key = v_key
   ), b as (
     select count(*) as n, coalesce(sum(octet_length(blob)), 0) as bytes
-      from langgraph_checkpoint_blobs
-     where p_thread_id is null or thread_id = p_thread_id
+      from public.langgraph_checkpoint_blobs
+     where (v_key is null and (v_all or tenant_id = any (v_tenants))) or thread_key = v_key
   ), w as (
     select count(*) as n, coalesce(sum(octet_length(blob)), 0) as bytes
-      from langgraph_checkpoint_writes
-     where p_thread_id is null or thread_id = p_thread_id
+      from public.langgraph_checkpoint_writes
+     where (v_key is null and (v_all or tenant_id = any (v_tenants))) or thread_key = v_key
   )
   select jsonb_build_object(
     'checkpoint_count', c.n,
@@ -627,33 +566,19 @@ as $$
     'write_bytes', w.bytes,
     'last_checkpoint_at', c.last_at,
     'thread_count', c.threads)
-  from c, b, w
+  into v_result
+  from c, b, w;
+  return v_result;
+end
 $$;
 
--- Function privileges --------------------------------------------------------------------
--- Nothing for anon; the RPCs for authenticated and service_role. The internal helpers need
--- EXECUTE too, since the RPCs and the policies run them as the caller.
-revoke all on function
-  public.langgraph_thread_owner(text),
-  public.langgraph_tuple_json(public.langgraph_checkpoints),
-  public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb),
-  public.langgraph_put_writes(text, text, text, text, text, jsonb),
-  public.langgraph_get_tuple(text, text, text),
-  public.langgraph_list(text, text, text, jsonb, text, integer),
-  public.langgraph_delete_thread(text),
-  public.cleanup_old_checkpoints(integer),
-  public.langgraph_checkpoint_metrics(text)
-  from public, anon;
-grant execute on function
-  public.langgraph_thread_owner(text),
-  public.langgraph_tuple_json(public.langgraph_checkpoints),
-  public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb),
-  public.langgraph_put_writes(text, text, text, text, text, jsonb),
-  public.langgraph_get_tuple(text, text, text),
-  public.langgraph_list(text, text, text, jsonb, text, integer),
-  public.langgraph_delete_thread(text),
-  public.cleanup_old_checkpoints(integer),
-  public.langgraph_checkpoint_metrics(text)
-  to authenticated, service_role;
+select agentmem.expose(
+  'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb)',
+  'public.langgraph_put_writes(text, text, text, text, text, jsonb)',
+  'public.langgraph_get_tuple(text, text, text)',
+  'public.langgraph_list(text, text, text, jsonb, text, integer)',
+  'public.langgraph_delete_thread(text)',
+  'public.cleanup_old_checkpoints(integer)',
+  'public.langgraph_checkpoint_metrics(text)');
 
 notify pgrst, 'reload schema';

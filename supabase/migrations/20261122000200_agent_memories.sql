@@ -1,7 +1,9 @@
--- Agent memory (issue 6, spec 003): long-term memories of an AI agent per signed-in
--- user, with pgvector semantic search, full-text search, importance, expiry and access
--- tracking. Three tables, RLS per user, and the RPC functions the agentmem memory tools
--- call through PostgREST (POST /rest/v1/rpc/<name>, JSON object of named arguments).
+-- Agent memory: long-term memories of an AI agent per tenant (a signed-in user, or the
+-- service tenant; see 20261121000100_tenancy.sql), with pgvector semantic search,
+-- full-text search, importance, expiry and access tracking. Three tables, RLS per tenant
+-- (column user_id, as the RFP agent's schema names it), and the RPC functions the
+-- agentmem memory tools call through PostgREST (POST /rest/v1/rpc/<name>, JSON object of
+-- named arguments). Ids are private to their tenant: every key includes user_id.
 --
 -- Tables
 --   agent_memories      one memory: content, memory_type, importance_score 0..1,
@@ -10,7 +12,10 @@
 --   memory_access_log   one row each time a memory is retrieved (search/read/context)
 --
 -- Functions (all SECURITY INVOKER, so row-level security applies as the caller, except
--- set_agent_memory_dimensions, which alters the table and therefore runs as its owner)
+-- set_agent_memory_dimensions, which alters the table and therefore runs as its owner
+-- after checking that the caller is the service role). Every function also filters by
+-- the caller's tenant itself, so the service role (which bypasses RLS) stays in its own
+-- key space, or in a user's when it acts for one.
 --   create_agent_memory, update_agent_memory, delete_agent_memory,
 --   search_agent_memories, update_memory_access,
 --   get_memory_context, cleanup_expired_memories, get_memory_statistics,
@@ -22,8 +27,7 @@
 --   22000 data_exception           embedding of the wrong size; the message contains
 --                                  "dimension" (pgvector raises 22000 "expected N
 --                                  dimensions, not M" itself on direct table writes)
---   42501 insufficient_privilege   no signed-in user where one is needed (and, raised by
---                                  Postgres, anon or a missing grant)
+--   42501 insufficient_privilege   anon, or a missing grant; PT401 a token without a user
 --   55000 object_not_in_prerequisite_state  set_agent_memory_dimensions with embeddings stored
 -- Table constraints raise 23514 (check), 23502 (not null), 23503 (foreign key) and 23505
 -- (unique) for direct table writes (e.g. PATCH /rest/v1/agent_memories).
@@ -43,9 +47,8 @@
 -- =====================================================================================
 
 create table public.agent_memories (
-  id               uuid primary key default gen_random_uuid(),
-  user_id          uuid not null default auth.uid()
-                     references auth.users (id) on delete cascade,
+  id               uuid not null default gen_random_uuid(),
+  user_id          uuid not null default agentmem.tenant(),
   agent_id         text not null
                      constraint agent_memories_agent_id_check
                      check (char_length(btrim(agent_id)) between 1 and 255),
@@ -73,13 +76,13 @@ create table public.agent_memories (
   created_at       timestamptz not null default now(),
   updated_at       timestamptz not null default now(),
   content_tsv      tsvector generated always as (to_tsvector('english'::regconfig, content)) stored,
-  -- The target of the (memory_id, user_id) foreign keys below: a reference or log row
-  -- always belongs to the memory's owner, whoever writes it.
-  constraint agent_memories_id_user_id_key unique (id, user_id)
+  -- Also the target of the (user_id, memory_id) foreign keys below: a reference or log
+  -- row always belongs to the memory's tenant.
+  primary key (user_id, id)
 );
 
 comment on table public.agent_memories is
-  'Long-term memories of AI agents, per user (spec 003). RLS: a user sees only own rows.';
+  'Long-term memories of AI agents, per tenant (user_id). RLS: a user sees only own rows.';
 comment on column public.agent_memories.importance_score is
   '0..1. Defaults by type in create_agent_memory: preference 0.9, decision 0.7, fact 0.6, context 0.5, conversation 0.3.';
 comment on column public.agent_memories.embedding is
@@ -88,30 +91,29 @@ comment on column public.agent_memories.content_tsv is
   'Full-text search column (english), generated from content.';
 
 create table public.memory_references (
-  id             uuid primary key default gen_random_uuid(),
+  id             uuid not null default gen_random_uuid(),
   memory_id      uuid not null,
-  user_id        uuid not null default auth.uid()
-                   references auth.users (id) on delete cascade,
-  -- Spec 003 names rfp, bid, artifact, message and user_profile; the system is meant to be
-  -- flexible, so any lowercase identifier is accepted.
+  user_id        uuid not null default agentmem.tenant(),
+  -- The RFP agent names rfp, bid, artifact, message and user_profile; the system is meant
+  -- to be flexible, so any lowercase identifier is accepted.
   reference_type text not null
                    constraint memory_references_reference_type_check
                    check (reference_type ~ '^[a-z][a-z0-9_]{0,62}$'),
   reference_id   uuid not null,
   created_at     timestamptz not null default now(),
-  constraint memory_references_memory_fkey foreign key (memory_id, user_id)
-    references public.agent_memories (id, user_id) on update cascade on delete cascade,
-  constraint memory_references_unique unique (memory_id, reference_type, reference_id)
+  primary key (user_id, id),
+  constraint memory_references_memory_fkey foreign key (user_id, memory_id)
+    references public.agent_memories (user_id, id) on update cascade on delete cascade,
+  constraint memory_references_unique unique (user_id, memory_id, reference_type, reference_id)
 );
 
 comment on table public.memory_references is
   'Links a memory to another entity (rfp, bid, artifact, message, user_profile, ...).';
 
 create table public.memory_access_log (
-  id              uuid primary key default gen_random_uuid(),
+  id              uuid not null default gen_random_uuid(),
   memory_id       uuid not null,
-  user_id         uuid not null default auth.uid()
-                    references auth.users (id) on delete cascade,
+  user_id         uuid not null default agentmem.tenant(),
   agent_id        text,
   session_id      text,
   access_type     text not null default 'read'
@@ -122,8 +124,9 @@ create table public.memory_access_log (
                     constraint memory_access_log_relevance_score_check
                     check (relevance_score between -1 and 1),
   accessed_at     timestamptz not null default now(),
-  constraint memory_access_log_memory_fkey foreign key (memory_id, user_id)
-    references public.agent_memories (id, user_id) on update cascade on delete cascade
+  primary key (user_id, id),
+  constraint memory_access_log_memory_fkey foreign key (user_id, memory_id)
+    references public.agent_memories (user_id, id) on update cascade on delete cascade
 );
 
 comment on table public.memory_access_log is
@@ -140,10 +143,10 @@ create index agent_memories_user_agent_idx on public.agent_memories (user_id, ag
 create index agent_memories_expires_at_idx on public.agent_memories (expires_at)
   where expires_at is not null;
 
-create index memory_references_memory_idx on public.memory_references (memory_id);
+-- memory_references_unique serves the foreign key's lookups by (user_id, memory_id).
 create index memory_references_target_idx on public.memory_references (user_id, reference_type, reference_id);
 
-create index memory_access_log_memory_idx on public.memory_access_log (memory_id, accessed_at desc);
+create index memory_access_log_memory_idx on public.memory_access_log (user_id, memory_id, accessed_at desc);
 create index memory_access_log_user_idx on public.memory_access_log (user_id, accessed_at desc);
 create index memory_access_log_session_idx on public.memory_access_log (session_id)
   where session_id is not null;
@@ -187,46 +190,11 @@ revoke all on function public.agent_memories_set_updated_at() from public, anon,
 -- Row-level security and grants
 -- =====================================================================================
 
-alter table public.agent_memories enable row level security;
-alter table public.memory_references enable row level security;
-alter table public.memory_access_log enable row level security;
-
-create policy agent_memories_select_own on public.agent_memories
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy agent_memories_insert_own on public.agent_memories
-  for insert to authenticated with check (user_id = (select auth.uid()));
-create policy agent_memories_update_own on public.agent_memories
-  for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
-create policy agent_memories_delete_own on public.agent_memories
-  for delete to authenticated using (user_id = (select auth.uid()));
-
-create policy memory_references_select_own on public.memory_references
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy memory_references_insert_own on public.memory_references
-  for insert to authenticated with check (user_id = (select auth.uid()));
-create policy memory_references_update_own on public.memory_references
-  for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
-create policy memory_references_delete_own on public.memory_references
-  for delete to authenticated using (user_id = (select auth.uid()));
-
-create policy memory_access_log_select_own on public.memory_access_log
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy memory_access_log_insert_own on public.memory_access_log
-  for insert to authenticated with check (user_id = (select auth.uid()));
-create policy memory_access_log_delete_own on public.memory_access_log
-  for delete to authenticated using (user_id = (select auth.uid()));
-
--- Supabase's default privileges grant ALL (truncate, references, trigger included) on new
--- tables in public to anon, authenticated and service_role. anon gets nothing here;
--- the others get exactly what the policies are written for (TRUNCATE would bypass RLS).
-revoke all on table public.agent_memories, public.memory_references, public.memory_access_log
-  from public, anon, authenticated, service_role;
-grant select, insert, update, delete on table public.agent_memories, public.memory_references
-  to authenticated, service_role;
-grant select, insert, delete on table public.memory_access_log to authenticated;
-grant select, insert, update, delete on table public.memory_access_log to service_role;
+-- The tenancy template; the access log is append-only for users (no update).
+select agentmem.protect('public.agent_memories', 'user_id');
+select agentmem.protect('public.memory_references', 'user_id');
+select agentmem.protect('public.memory_access_log', 'user_id');
+revoke update on table public.memory_access_log from authenticated;
 
 -- =====================================================================================
 -- RPC result type: a memory without its embedding and tsvector, plus the similarity
@@ -293,16 +261,13 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
+  v_tenant     uuid := agentmem.tenant();
   v_memory     public.agent_memories;
   v_importance double precision;
   v_dims       integer;
   v_refs       jsonb;
   v_ref        jsonb;
 begin
-  if (select auth.uid()) is null then
-    raise exception 'create_agent_memory needs a signed-in user (auth.uid() is null): call it with a user JWT'
-      using errcode = '42501';
-  end if;
   if p_agent_id is null or char_length(btrim(p_agent_id)) = 0 or char_length(p_agent_id) > 255 then
     raise exception 'agent_id must be a non-empty string of at most 255 characters'
       using errcode = '22023';
@@ -379,9 +344,9 @@ begin
   end if;
 
   insert into public.agent_memories
-    (agent_id, session_id, content, memory_type, importance_score, embedding, metadata, expires_at)
+    (user_id, agent_id, session_id, content, memory_type, importance_score, embedding, metadata, expires_at)
   values
-    (p_agent_id, p_session_id, p_content, p_memory_type, v_importance, p_embedding,
+    (v_tenant, p_agent_id, p_session_id, p_content, p_memory_type, v_importance, p_embedding,
      coalesce(p_metadata, '{}'::jsonb), p_expires_at)
   returning * into v_memory;
 
@@ -396,10 +361,12 @@ end;
 $$;
 
 comment on function public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb) is
-  'Creates a memory of the calling user (and its reference(s) from p_reference: {"reference_type","reference_id"} or an array of them) in one transaction; returns the agent_memories row.';
+  'Creates a memory of the caller''s tenant (and its reference(s) from p_reference: {"reference_type","reference_id"} or an array of them) in one transaction; returns the agent_memories row.';
 
 -- search_agent_memories: cosine search over the caller's unexpired memories; records the
--- access of what it returns (counter, time, log row) in the same statement.
+-- access of what it returns (counter, time, log row) in the same statement. The rows to
+-- bump are locked in id order first: concurrent searches that rank the same memories
+-- differently would otherwise lock them in opposite orders and deadlock.
 create function public.search_agent_memories(
   p_query_embedding extensions.vector,
   p_agent_id        text default null,
@@ -416,6 +383,7 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
+  v_tenant    uuid := agentmem.tenant();
   v_threshold double precision := coalesce(p_match_threshold, 0.5);
   v_count     integer := coalesce(p_match_count, 10);
   v_types     text[] := case when cardinality(p_memory_types) > 0 then p_memory_types end;
@@ -468,7 +436,8 @@ begin
            m.last_accessed_at, m.created_at, m.updated_at,
            m.embedding <=> p_query_embedding as distance
     from public.agent_memories m
-    where m.embedding is not null
+    where m.user_id = v_tenant
+      and m.embedding is not null
       and (p_agent_id is null or m.agent_id = p_agent_id)
       and (m.expires_at is null or m.expires_at > now())
       and (v_types is null or m.memory_type = any (v_types))
@@ -478,21 +447,28 @@ begin
   matches as (
     select n.* from nearest n where n.distance <= 1 - v_threshold -- NaN never passes
   ),
+  locked as (
+    select m.id from public.agent_memories m
+     where v_record and m.user_id = v_tenant and m.id in (select x.id from matches x)
+     order by m.id
+     for no key update
+  ),
   bumped as (
     update public.agent_memories m
        set access_count = m.access_count + 1,
            last_accessed_at = now()
-      from matches x
-     where v_record and m.id = x.id
+      from locked l
+     where m.user_id = v_tenant and m.id = l.id
     returning m.id, m.access_count, m.last_accessed_at
   ),
+  -- Only what was bumped: a memory deleted meanwhile gets no log row.
   logged as (
     insert into public.memory_access_log
       (memory_id, user_id, agent_id, session_id, access_type, relevance_score)
     select x.id, x.user_id, x.agent_id, p_session_id, 'search',
            greatest(-1, least(1, 1 - x.distance))
     from matches x
-    where v_record
+    join bumped b on b.id = x.id
   )
   select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
          x.importance_score, x.metadata, x.expires_at,
@@ -521,6 +497,7 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_type  text := coalesce(p_access_type, 'read');
   v_count integer;
 begin
@@ -533,15 +510,19 @@ begin
       using errcode = '22023';
   end if;
 
-  with ids as (
-    select distinct i as id from unnest(p_memory_ids) as i where i is not null
+  -- Locked in id order first, as search_agent_memories does, so the two never deadlock.
+  with locked as (
+    select m.id from public.agent_memories m
+     where m.user_id = v_tenant and m.id = any (p_memory_ids)
+     order by m.id
+     for no key update
   ),
   bumped as (
     update public.agent_memories m
        set access_count = m.access_count + 1,
            last_accessed_at = now()
-      from ids
-     where m.id = ids.id
+      from locked l
+     where m.user_id = v_tenant and m.id = l.id
     returning m.id, m.user_id, m.agent_id
   ),
   logged as (
@@ -572,6 +553,7 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
+  v_tenant    uuid := agentmem.tenant();
   v_max_chars integer := coalesce(p_max_chars, 4000);
   v_max       integer := coalesce(p_max_memories, 20);
   v_min       double precision := coalesce(p_min_importance, 0);
@@ -608,7 +590,8 @@ begin
            case when p_query_embedding is not null and m.embedding is not null
                 then 1 - (m.embedding <=> p_query_embedding) end as similarity
     from public.agent_memories m
-    where (p_agent_id is null or m.agent_id = p_agent_id)
+    where m.user_id = v_tenant
+      and (p_agent_id is null or m.agent_id = p_agent_id)
       and (m.expires_at is null or m.expires_at > now())
       and m.importance_score >= v_min
   ),
@@ -625,12 +608,19 @@ begin
   chosen as (
     select r.* from ranked r where r.running_chars <= v_max_chars and r.rank <= v_max
   ),
+  -- Locked in id order, as search_agent_memories does, so the two never deadlock.
+  locked as (
+    select m.id from public.agent_memories m
+     where m.user_id = v_tenant and m.id in (select x.id from chosen x)
+     order by m.id
+     for no key update
+  ),
   bumped as (
     update public.agent_memories m
        set access_count = m.access_count + 1,
            last_accessed_at = now()
-      from chosen x
-     where m.id = x.id
+      from locked l
+     where m.user_id = v_tenant and m.id = l.id
     returning m.id, m.access_count, m.last_accessed_at
   ),
   logged as (
@@ -639,6 +629,7 @@ begin
            case when x.similarity is null or x.similarity = 'NaN'::float8 then null
                 else greatest(-1, least(1, x.similarity)) end
     from chosen x
+    join bumped b on b.id = x.id
   )
   select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
          x.importance_score, x.metadata, x.expires_at,
@@ -655,7 +646,8 @@ $$;
 comment on function public.get_memory_context(text, extensions.vector, integer, integer, double precision) is
   'The caller''s unexpired memories for the start of a session: importance desc, then similarity to p_query_embedding (if given), then newest; the longest prefix of that order whose total content length is <= p_max_chars, at most min(p_max_memories, 100). Records access (access_type context).';
 
--- cleanup_expired_memories: deletes expired memories (the caller's; all for service_role).
+-- cleanup_expired_memories: deletes expired memories: the caller's; every tenant's for the
+-- service role not acting for a user.
 create function public.cleanup_expired_memories()
 returns integer
 language plpgsql
@@ -664,11 +656,14 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
-  v_count integer;
+  v_all    boolean := agentmem.sees_all_tenants();
+  v_tenant uuid := agentmem.tenant();
+  v_count  integer;
 begin
   with deleted as (
     delete from public.agent_memories m
-    where m.expires_at is not null and m.expires_at <= now()
+    where (v_all or m.user_id = v_tenant)
+      and m.expires_at is not null and m.expires_at <= now()
     returning 1
   )
   select count(*) into v_count from deleted;
@@ -677,7 +672,7 @@ end;
 $$;
 
 comment on function public.cleanup_expired_memories() is
-  'Deletes the expired memories the caller can see (own rows; every row for service_role); returns the count.';
+  'Deletes the caller''s expired memories (every tenant''s for the service role not acting for a user); returns the count.';
 
 -- get_memory_statistics: one JSON object about the caller's memories.
 create function public.get_memory_statistics(p_agent_id text default null)
@@ -689,7 +684,8 @@ set search_path = public, extensions
 as $$
   with m as (
     select * from public.agent_memories m
-    where p_agent_id is null or m.agent_id = p_agent_id
+    where m.user_id = agentmem.tenant()
+      and (p_agent_id is null or m.agent_id = p_agent_id)
   )
   select jsonb_build_object(
     'total',              (select count(*) from m),
@@ -724,6 +720,11 @@ as $$
 declare
   v_previous integer;
 begin
+  -- EXECUTE is granted to the service role only; this holds even if a later migration
+  -- grants it more widely.
+  if not agentmem.is_service() then
+    raise exception 'set_agent_memory_dimensions is for the service role only' using errcode = '42501';
+  end if;
   if p_dimensions is null or p_dimensions < 1 or p_dimensions > 2000 then
     raise exception 'dimensions must be between 1 and 2000 (the HNSW limit for vector), got %',
       coalesce(p_dimensions::text, 'null')
@@ -775,6 +776,7 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_old    public.agent_memories;
   v_new    public.agent_memories;
   v_dims   integer;
@@ -799,7 +801,7 @@ begin
   end if;
 
   select * into v_old from public.agent_memories m
-  where m.id = p_memory_id and (m.expires_at is null or m.expires_at > now())
+  where m.user_id = v_tenant and m.id = p_memory_id and (m.expires_at is null or m.expires_at > now())
   for update;
   if not found then
     return null;
@@ -825,7 +827,7 @@ begin
     importance_score = coalesce(p_importance_score, m.importance_score),
     expires_at       = case when p_clear_expiry then null else coalesce(p_expires_at, m.expires_at) end,
     metadata         = coalesce(p_metadata, m.metadata)
-  where m.id = p_memory_id
+  where m.user_id = v_tenant and m.id = p_memory_id
   returning * into v_new;
 
   return (v_new.id, v_new.user_id, v_new.agent_id, v_new.session_id, v_new.content, v_new.memory_type,
@@ -846,38 +848,23 @@ volatile
 security invoker
 set search_path = public
 as $$
-  with gone as (delete from public.agent_memories where id = p_memory_id returning 1)
+  with gone as (delete from public.agent_memories where user_id = agentmem.tenant() and id = p_memory_id returning 1)
   select exists (select 1 from gone)
 $$;
 
 comment on function public.delete_agent_memory(uuid) is
   'Deletes one memory of the caller; true when it existed and was visible.';
 
--- Function privileges: Postgres grants EXECUTE to PUBLIC and Supabase's default privileges
--- grant it to anon; the memory functions are for signed-in users and the service role.
-revoke all on function
-  public.agent_memory_dimensions(),
-  public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb),
-  public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text),
-  public.update_memory_access(uuid[], text),
-  public.get_memory_context(text, extensions.vector, integer, integer, double precision),
-  public.cleanup_expired_memories(),
-  public.get_memory_statistics(text),
-  public.set_agent_memory_dimensions(integer),
-  public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb),
-  public.delete_agent_memory(uuid)
-  from public, anon, authenticated, service_role;
-grant execute on function
-  public.agent_memory_dimensions(),
-  public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb),
-  public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text),
-  public.update_memory_access(uuid[], text),
-  public.get_memory_context(text, extensions.vector, integer, integer, double precision),
-  public.cleanup_expired_memories(),
-  public.get_memory_statistics(text),
-  public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb),
-  public.delete_agent_memory(uuid)
-  to authenticated, service_role;
-grant execute on function public.set_agent_memory_dimensions(integer) to service_role;
+select agentmem.expose(
+  'public.agent_memory_dimensions()',
+  'public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb)',
+  'public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text)',
+  'public.update_memory_access(uuid[], text)',
+  'public.get_memory_context(text, extensions.vector, integer, integer, double precision)',
+  'public.cleanup_expired_memories()',
+  'public.get_memory_statistics(text)',
+  'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
+  'public.delete_agent_memory(uuid)');
+select agentmem.expose_to_service('public.set_agent_memory_dimensions(integer)');
 
 notify pgrst, 'reload schema';

@@ -1,5 +1,5 @@
--- Unified conversation memory (issue 7, spec 000 §2): the state COIA keeps for a
--- contractor lead between visits, outside LangGraph checkpoints.
+-- Unified conversation memory: the state the COIA agent keeps for a contractor lead
+-- between visits, outside LangGraph checkpoints.
 --
 -- Tables
 --   unified_conversations        one row per conversation; for COIA, id = UUIDv5 of the
@@ -27,18 +27,18 @@
 --   restore_unified_checkpoint(id)   that record's value, or null
 --   delete_unified_state(id, lead)   the conversation, its memory and its mapping rows
 --
--- Ownership: every row records user_id = auth.uid() of its writer (null when the service
--- role writes, e.g. for landing-page visitors who have no account). A signed-in user sees
--- and changes only their own rows; a save into a conversation that another user (or the
--- service role) owns fails with 42501 and writes nothing. State and checkpoint rows go
--- only into a conversation the writer owns. A contractor_mapping row lives under the
--- caller's external conversation id, which its first linker owns. anon has no access.
+-- Tenancy (20261121000100_tenancy.sql): every row has a tenant_id, part of every key. A
+-- conversation id (predictable: uuid5 of the lead) names a different conversation in
+-- each tenant, so one user can neither take nor detect another's; the service role
+-- (landing-page visitors without an account) writes the service tenant's, or a user's
+-- when it acts for one. anon has no access.
 --
--- Errors: 22023 for bad arguments (message names the argument), 42501 from RLS.
+-- Errors: 22023 for bad arguments (message names the argument), PT401/42501 without an
+-- identity.
 
 -- Tables ---------------------------------------------------------------------------------
 create table public.unified_conversations (
-  id                 uuid primary key,
+  id                 uuid not null,
   conversation_type  text not null default 'COIA_LANDING'
                        constraint unified_conversations_conversation_type_check
                        check (char_length(conversation_type) between 1 and 100),
@@ -57,14 +57,15 @@ create table public.unified_conversations (
   created_at         timestamptz not null default now(),
   updated_at         timestamptz not null default now(),
   last_message_at    timestamptz,
-  user_id            uuid default auth.uid() references auth.users (id) on delete cascade
+  tenant_id          uuid not null default agentmem.tenant(),
+  primary key (tenant_id, id)
 );
 
 comment on table public.unified_conversations is
-  'Conversations of the unified memory (spec 000 §2). COIA: id = uuid5(contractor_lead_id), written by save_unified_state.';
+  'Conversations of the unified memory, per tenant. COIA: id = uuid5(contractor_lead_id), written by save_unified_state.';
 
 create table public.unified_conversation_memory (
-  id               uuid primary key default gen_random_uuid(),
+  id               uuid not null default gen_random_uuid(),
   -- No foreign key to unified_conversations: a contractor_mapping row lives under the
   -- caller's own conversation id, which may belong to another system's table.
   conversation_id  uuid not null,
@@ -80,61 +81,26 @@ create table public.unified_conversation_memory (
                      check (importance_score >= 0),
   created_at       timestamptz not null default now(),
   updated_at       timestamptz not null default now(),
-  user_id          uuid default auth.uid() references auth.users (id) on delete cascade,
+  tenant_id        uuid not null default agentmem.tenant(),
+  primary key (tenant_id, id),
   constraint unified_conversation_memory_conversation_id_memory_type_memory_key_key
-    unique (conversation_id, memory_type, memory_key)
+    unique (tenant_id, conversation_id, memory_type, memory_key)
 );
 
 comment on table public.unified_conversation_memory is
   'Per-field memory of a unified conversation: coia_state fields, the state_checkpoint, contractor_mapping links. memory_value is the JSON value itself.';
 
-create index unified_conversations_contractor_lead_id_idx on public.unified_conversations (contractor_lead_id);
-create index unified_conversations_user_id_idx on public.unified_conversations (user_id, updated_at desc);
-create index unified_conversation_memory_user_id_idx on public.unified_conversation_memory (user_id);
+create index unified_conversations_contractor_lead_id_idx on public.unified_conversations (tenant_id, contractor_lead_id);
+create index unified_conversations_updated_idx on public.unified_conversations (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by conversation_id (+ memory_type).
 
--- Row-level security and grants ------------------------------------------------------------
-alter table public.unified_conversations enable row level security;
-alter table public.unified_conversation_memory enable row level security;
-
-create policy unified_conversations_select_own on public.unified_conversations
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy unified_conversations_insert_own on public.unified_conversations
-  for insert to authenticated with check (user_id = (select auth.uid()));
-create policy unified_conversations_update_own on public.unified_conversations
-  for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
-create policy unified_conversations_delete_own on public.unified_conversations
-  for delete to authenticated using (user_id = (select auth.uid()));
-
-create policy unified_conversation_memory_select_own on public.unified_conversation_memory
-  for select to authenticated using (user_id = (select auth.uid()));
--- A state or checkpoint row goes only into a conversation the writer owns: without this,
--- a user who knows another user's conversation id could take its checkpoint key first.
--- contractor_mapping rows live under the caller's own (external) conversation id.
-create policy unified_conversation_memory_insert_own on public.unified_conversation_memory
-  for insert to authenticated with check (
-    user_id = (select auth.uid())
-    and (memory_type = 'contractor_mapping'
-         or exists (select from public.unified_conversations c
-                    where c.id = unified_conversation_memory.conversation_id and c.user_id = (select auth.uid()))));
-create policy unified_conversation_memory_update_own on public.unified_conversation_memory
-  for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
-create policy unified_conversation_memory_delete_own on public.unified_conversation_memory
-  for delete to authenticated using (user_id = (select auth.uid()));
-
--- Supabase's default privileges grant ALL on new tables to anon, authenticated and
--- service_role: state the grants explicitly (anon nothing; no TRUNCATE, which bypasses RLS).
-revoke all on table public.unified_conversations, public.unified_conversation_memory
-  from public, anon, authenticated, service_role;
-grant select, insert, update, delete on table public.unified_conversations, public.unified_conversation_memory
-  to authenticated, service_role;
+select agentmem.protect('public.unified_conversations', 'tenant_id');
+select agentmem.protect('public.unified_conversation_memory', 'tenant_id');
 
 -- Functions --------------------------------------------------------------------------------
 
 -- ISO 8601 UTC with microseconds, as the original's datetime.utcnow().isoformat() plus "Z".
-create function public.unified_iso_now()
+create function agentmem.unified_iso_now()
 returns text
 language sql
 stable
@@ -168,7 +134,8 @@ security invoker
 set search_path = public
 as $$
 declare
-  v_stamp text := public.unified_iso_now();
+  v_tenant uuid := agentmem.tenant();
+  v_stamp text := agentmem.unified_iso_now();
   v_meta  jsonb := coalesce(p_metadata, '{}'::jsonb);
   v_lead  text;
   v_rows  integer;
@@ -194,15 +161,15 @@ begin
 
   -- The conversation row: created on the first save, its metadata refreshed after.
   insert into public.unified_conversations as c
-    (id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
+    (tenant_id, id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
   values (
-    p_conversation_id, 'COIA_LANDING', 'contractor_lead',
+    v_tenant, p_conversation_id, 'COIA_LANDING', 'contractor_lead',
     'COIA Landing: ' || coalesce(nullif(v_meta ->> 'company_name', ''), 'Anonymous'),
     'active', p_contractor_lead_id,
     jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
                        'interface', 'landing_page', 'company_name', null, 'research_completed', false) || v_meta,
     case when p_fields ? 'messages' then now() end)
-  on conflict (id) do update set
+  on conflict (tenant_id, id) do update set
     metadata = c.metadata || v_meta,
     title = case when nullif(v_meta ->> 'company_name', '') is not null
                  then 'COIA Landing: ' || (v_meta ->> 'company_name') else c.title end,
@@ -217,14 +184,14 @@ begin
   end if;
 
   insert into public.unified_conversation_memory as m
-    (conversation_id, memory_type, memory_key, memory_value, importance_score)
-  select p_conversation_id, 'coia_state', f.key, f.value, 100 from jsonb_each(p_fields) f
+    (tenant_id, conversation_id, memory_type, memory_key, memory_value, importance_score)
+  select v_tenant, p_conversation_id, 'coia_state', f.key, f.value, 100 from jsonb_each(p_fields) f
   union all
-  select p_conversation_id, 'coia_state', 'last_state_update', to_jsonb(v_stamp), 50
+  select v_tenant, p_conversation_id, 'coia_state', 'last_state_update', to_jsonb(v_stamp), 50
   union all
-  select p_linked_conversation_id, 'contractor_mapping', 'contractor_lead_id', to_jsonb(p_contractor_lead_id), 100
+  select v_tenant, p_linked_conversation_id, 'contractor_mapping', 'contractor_lead_id', to_jsonb(p_contractor_lead_id), 100
   where p_linked_conversation_id is not null and p_linked_conversation_id <> p_conversation_id
-  on conflict (conversation_id, memory_type, memory_key) do update set
+  on conflict (tenant_id, conversation_id, memory_type, memory_key) do update set
     memory_value = excluded.memory_value,
     importance_score = excluded.importance_score,
     updated_at = now();
@@ -247,7 +214,7 @@ set search_path = public
 as $$
   select jsonb_object_agg(memory_key, memory_value)
   from public.unified_conversation_memory
-  where conversation_id = p_conversation_id and memory_type = 'coia_state'
+  where tenant_id = agentmem.tenant() and conversation_id = p_conversation_id and memory_type = 'coia_state'
 $$;
 
 comment on function public.restore_unified_state(uuid) is
@@ -268,6 +235,7 @@ security invoker
 set search_path = public
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_value jsonb;
   v_lead  text;
 begin
@@ -280,22 +248,23 @@ begin
   if p_checkpoint is null or jsonb_typeof(p_checkpoint) <> 'object' then
     raise exception 'checkpoint must be a JSON object' using errcode = '22023';
   end if;
-  insert into public.unified_conversations (id, title, contractor_lead_id, metadata)
-  values (p_conversation_id, 'COIA Landing: Anonymous', p_contractor_lead_id,
+  insert into public.unified_conversations (tenant_id, id, title, contractor_lead_id, metadata)
+  values (v_tenant, p_conversation_id, 'COIA Landing: Anonymous', p_contractor_lead_id,
           jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
                              'interface', 'landing_page', 'company_name', null, 'research_completed', false))
-  on conflict (id) do nothing;
-  select contractor_lead_id into v_lead from public.unified_conversations where id = p_conversation_id;
+  on conflict (tenant_id, id) do nothing;
+  select contractor_lead_id into v_lead from public.unified_conversations
+   where tenant_id = v_tenant and id = p_conversation_id;
   if found and v_lead is distinct from p_contractor_lead_id then
     raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
       quote_literal(v_lead), quote_literal(p_contractor_lead_id)
       using errcode = '22023';
   end if;
-  v_value := p_checkpoint || jsonb_build_object('checkpoint_timestamp', public.unified_iso_now());
+  v_value := p_checkpoint || jsonb_build_object('checkpoint_timestamp', agentmem.unified_iso_now());
   insert into public.unified_conversation_memory as m
-    (conversation_id, memory_type, memory_key, memory_value, importance_score)
-  values (p_conversation_id, 'checkpoint', 'state_checkpoint', v_value, 100)
-  on conflict (conversation_id, memory_type, memory_key) do update set
+    (tenant_id, conversation_id, memory_type, memory_key, memory_value, importance_score)
+  values (v_tenant, p_conversation_id, 'checkpoint', 'state_checkpoint', v_value, 100)
+  on conflict (tenant_id, conversation_id, memory_type, memory_key) do update set
     memory_value = excluded.memory_value, updated_at = now();
   return v_value;
 end;
@@ -313,7 +282,8 @@ set search_path = public
 as $$
   select memory_value
   from public.unified_conversation_memory
-  where conversation_id = p_conversation_id and memory_type = 'checkpoint' and memory_key = 'state_checkpoint'
+  where tenant_id = agentmem.tenant() and conversation_id = p_conversation_id
+    and memory_type = 'checkpoint' and memory_key = 'state_checkpoint'
 $$;
 
 comment on function public.restore_unified_checkpoint(uuid) is
@@ -329,6 +299,7 @@ security invoker
 set search_path = public
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_memory integer;
   v_conversations integer;
 begin
@@ -336,34 +307,26 @@ begin
     raise exception 'conversation_id and contractor_lead_id are required' using errcode = '22023';
   end if;
   delete from public.unified_conversation_memory
-  where conversation_id = p_conversation_id
-     or (memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id'
-         and memory_value = to_jsonb(p_contractor_lead_id));
+  where tenant_id = v_tenant
+    and (conversation_id = p_conversation_id
+         or (memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id'
+             and memory_value = to_jsonb(p_contractor_lead_id)));
   get diagnostics v_memory = row_count;
-  delete from public.unified_conversations where id = p_conversation_id;
+  delete from public.unified_conversations where tenant_id = v_tenant and id = p_conversation_id;
   get diagnostics v_conversations = row_count;
   return v_memory + v_conversations;
 end;
 $$;
 
 comment on function public.delete_unified_state(uuid, text) is
-  'Deletes a conversation, its memory rows and the contractor_mapping rows of its lead (as far as RLS lets the caller); returns the row count.';
+  'Deletes a conversation of the caller''s tenant, its memory rows and the contractor_mapping rows of its lead; returns the row count.';
 
-revoke all on function
-  public.unified_iso_now(),
-  public.save_unified_state(uuid, text, jsonb, jsonb, uuid),
-  public.restore_unified_state(uuid),
-  public.create_unified_checkpoint(uuid, text, jsonb),
-  public.restore_unified_checkpoint(uuid),
-  public.delete_unified_state(uuid, text)
-  from public, anon, authenticated, service_role;
-grant execute on function
-  public.unified_iso_now(),
-  public.save_unified_state(uuid, text, jsonb, jsonb, uuid),
-  public.restore_unified_state(uuid),
-  public.create_unified_checkpoint(uuid, text, jsonb),
-  public.restore_unified_checkpoint(uuid),
-  public.delete_unified_state(uuid, text)
-  to authenticated, service_role;
+grant execute on function agentmem.unified_iso_now() to authenticated, service_role;
+select agentmem.expose(
+  'public.save_unified_state(uuid, text, jsonb, jsonb, uuid)',
+  'public.restore_unified_state(uuid)',
+  'public.create_unified_checkpoint(uuid, text, jsonb)',
+  'public.restore_unified_checkpoint(uuid)',
+  'public.delete_unified_state(uuid, text)');
 
 notify pgrst, 'reload schema';

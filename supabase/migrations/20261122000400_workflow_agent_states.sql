@@ -1,12 +1,12 @@
--- Workflow agent states (issue 7, spec 004): the `workflow_agent_states` table exactly as
--- spec 004 defines it (columns, types, JSONB defaults, indexes), plus what the spec
--- leaves implicit, stated as constraints: the enum values of stage / previous_stage /
--- gap_status ('completed', never 'end'), the JSON type of each JSONB column, and
--- row-level security by user_id.
+-- Workflow agent states: the `workflow_agent_states` table exactly as the workflow
+-- agent's schema defines it (columns, types, JSONB defaults, indexes), plus what that
+-- schema leaves implicit, stated as constraints: the enum values of stage /
+-- previous_stage / gap_status ('completed', never 'end'), the JSON type of each JSONB
+-- column, and row-level security per tenant.
 --
--- user_id is the spec's VARCHAR(255). It defaults to auth.uid() as text, and RLS lets a
--- signed-in user see and change only rows whose user_id is their own id. The service
--- role (no RLS) may write any user_id, or none.
+-- Tenancy (20261121000100_tenancy.sql): tenant_id, part of every key, so a session_id
+-- names a different state in each tenant. user_id is the schema's VARCHAR(255) data
+-- field; it defaults to the tenant's user id as text (null for the service tenant).
 --
 -- Timestamps are milliseconds since the epoch (BIGINT), as in the spec.
 --
@@ -25,13 +25,14 @@
 -- them silently.
 
 create table public.workflow_agent_states (
-    -- Primary Key
-    id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
+    -- Primary Key (with the tenant)
+    id UUID NOT NULL DEFAULT gen_random_uuid(),
+    tenant_id uuid not null default agentmem.tenant(),
 
     -- Identity
-    session_id VARCHAR(255) NOT NULL UNIQUE
+    session_id VARCHAR(255) NOT NULL
       constraint workflow_agent_states_session_id_check check (char_length(session_id) >= 1),
-    user_id VARCHAR(255) DEFAULT (auth.uid())::text,
+    user_id VARCHAR(255) DEFAULT (nullif(agentmem.tenant(), agentmem.service_tenant()))::text,
 
     -- Timestamps (milliseconds)
     created_at BIGINT NOT NULL
@@ -80,14 +81,17 @@ create table public.workflow_agent_states (
       constraint workflow_agent_states_debug_loop_count_check check (debug_loop_count >= 0),
 
     -- Template
-    template_id VARCHAR(255)
+    template_id VARCHAR(255),
+
+    primary key (tenant_id, id),
+    constraint workflow_agent_states_session_id_key unique (tenant_id, session_id)
 );
 
 comment on table public.workflow_agent_states is
-  'Workflow agent state per session (spec 004), aligned with WorkflowState. Timestamps in ms. RLS: user_id = auth.uid().';
+  'Workflow agent state per session, aligned with WorkflowState. Timestamps in ms. RLS: per tenant (tenant_id).';
 
--- Indexes (spec 004). The session_id one duplicates the UNIQUE constraint's index; it is
--- kept because the spec names it and existing tooling may refer to it.
+-- Indexes, as the schema names them (the session_id one also serves the service role's
+-- lookups across tenants).
 create index idx_workflow_agent_states_session_id on public.workflow_agent_states (session_id);
 create index idx_workflow_agent_states_user_id on public.workflow_agent_states (user_id);
 create index idx_workflow_agent_states_stage on public.workflow_agent_states (stage);
@@ -102,26 +106,12 @@ create index idx_workflow_agent_states_current_workflow_gin on public.workflow_a
 create index idx_workflow_agent_states_workflow_context_gin on public.workflow_agent_states using gin (workflow_context);
 create index idx_workflow_agent_states_debug_result_gin on public.workflow_agent_states using gin (debug_result);
 
--- Row-level security and grants -------------------------------------------------------------
-alter table public.workflow_agent_states enable row level security;
-
-create policy workflow_agent_states_select_own on public.workflow_agent_states
-  for select to authenticated using (user_id = (select auth.uid())::text);
-create policy workflow_agent_states_insert_own on public.workflow_agent_states
-  for insert to authenticated with check (user_id = (select auth.uid())::text);
-create policy workflow_agent_states_update_own on public.workflow_agent_states
-  for update to authenticated
-  using (user_id = (select auth.uid())::text) with check (user_id = (select auth.uid())::text);
-create policy workflow_agent_states_delete_own on public.workflow_agent_states
-  for delete to authenticated using (user_id = (select auth.uid())::text);
-
-revoke all on table public.workflow_agent_states from public, anon, authenticated, service_role;
-grant select, insert, update, delete on table public.workflow_agent_states to authenticated, service_role;
+select agentmem.protect('public.workflow_agent_states', 'tenant_id');
 
 -- Functions --------------------------------------------------------------------------------
 
 -- The keys a WorkflowState may carry (the columns but id), and the removed ones.
-create function public.workflow_state_check_keys(p_state jsonb, p_what text)
+create function agentmem.workflow_state_check_keys(p_state jsonb, p_what text)
 returns void
 language plpgsql
 immutable
@@ -137,7 +127,7 @@ begin
   for v_key in select jsonb_object_keys(p_state) loop
     if v_key in ('user_message', 'clarification_questions', 'alternative_solutions',
                  'selected_alternative_index', 'previous_errors', 'current_workflow_json') then
-      raise exception '%.% was removed from WorkflowState (spec 004)', p_what, v_key using errcode = '22023';
+      raise exception '%.% was removed from WorkflowState', p_what, v_key using errcode = '22023';
     end if;
     if v_key not in ('session_id', 'user_id', 'created_at', 'updated_at', 'stage', 'previous_stage',
                      'intent_summary', 'conversations', 'execution_history', 'clarification_context',
@@ -160,15 +150,17 @@ security invoker
 set search_path = public
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_new public.workflow_agent_states;
   v_row public.workflow_agent_states;
 begin
-  perform public.workflow_state_check_keys(p_state, 'state');
+  perform agentmem.workflow_state_check_keys(p_state, 'state');
   v_new := jsonb_populate_record(null::public.workflow_agent_states, p_state);
   if v_new.session_id is null or char_length(v_new.session_id) = 0 then
     raise exception 'state.session_id is required' using errcode = '22023';
   end if;
-  v_new.user_id := coalesce(v_new.user_id, (select auth.uid())::text);
+  v_new.tenant_id := v_tenant;
+  v_new.user_id := coalesce(v_new.user_id, nullif(v_tenant, agentmem.service_tenant())::text);
   v_new.created_at := coalesce(v_new.created_at, (extract(epoch from now()) * 1000)::bigint);
   v_new.updated_at := coalesce(v_new.updated_at, v_new.created_at);
   v_new.stage := coalesce(v_new.stage, 'clarification');
@@ -180,26 +172,26 @@ begin
   v_new.debug_loop_count := coalesce(v_new.debug_loop_count, 0);
 
   insert into public.workflow_agent_states
-    (session_id, user_id, created_at, updated_at, stage, previous_stage, intent_summary, conversations,
+    (tenant_id, session_id, user_id, created_at, updated_at, stage, previous_stage, intent_summary, conversations,
      execution_history, clarification_context, gap_status, identified_gaps, current_workflow,
      template_workflow, workflow_context, debug_result, debug_loop_count, template_id)
   values
-    (v_new.session_id, v_new.user_id, v_new.created_at, v_new.updated_at, v_new.stage, v_new.previous_stage,
+    (v_tenant, v_new.session_id, v_new.user_id, v_new.created_at, v_new.updated_at, v_new.stage, v_new.previous_stage,
      v_new.intent_summary, v_new.conversations, v_new.execution_history, v_new.clarification_context,
      v_new.gap_status, v_new.identified_gaps, v_new.current_workflow, v_new.template_workflow,
      v_new.workflow_context, v_new.debug_result, v_new.debug_loop_count, v_new.template_id)
-  on conflict (session_id) do nothing
+  on conflict (tenant_id, session_id) do nothing
   returning * into v_row;
 
   if v_row.id is null then
-    -- Taken. Under RLS another user's row is invisible here: that is a conflict too.
-    select * into v_row from public.workflow_agent_states where session_id = v_new.session_id;
+    select * into v_row from public.workflow_agent_states
+     where tenant_id = v_tenant and session_id = v_new.session_id;
     if v_row.id is null or (to_jsonb(v_row) - 'id') is distinct from (to_jsonb(v_new) - 'id') then
       raise exception 'workflow state % already exists', quote_literal(v_new.session_id)
         using errcode = '23505', detail = 'session_id is unique; update the existing state instead';
     end if;
   end if;
-  return to_jsonb(v_row) - 'id';
+  return to_jsonb(v_row) - 'id' - 'tenant_id';
 end;
 $$;
 
@@ -222,14 +214,15 @@ declare
   v_new public.workflow_agent_states;
   v_key text;
 begin
-  perform public.workflow_state_check_keys(p_patch, 'patch');
+  perform agentmem.workflow_state_check_keys(p_patch, 'patch');
   for v_key in select jsonb_object_keys(p_patch) loop
     if v_key in ('session_id', 'user_id', 'created_at', 'updated_at', 'previous_stage') then
       raise exception 'patch.% cannot be changed by an update (the store manages it)', v_key
         using errcode = '22023';
     end if;
   end loop;
-  select * into v_old from public.workflow_agent_states where session_id = p_session_id for update;
+  select * into v_old from public.workflow_agent_states
+   where tenant_id = agentmem.tenant() and session_id = p_session_id for update;
   if v_old.id is null then
     return null;
   end if;
@@ -250,24 +243,16 @@ begin
     current_workflow = v_new.current_workflow, template_workflow = v_new.template_workflow,
     workflow_context = v_new.workflow_context, debug_result = v_new.debug_result,
     debug_loop_count = v_new.debug_loop_count, template_id = v_new.template_id
-  where id = v_old.id
+  where tenant_id = v_old.tenant_id and id = v_old.id
   returning * into v_new;
-  return to_jsonb(v_new) - 'id';
+  return to_jsonb(v_new) - 'id' - 'tenant_id';
 end;
 $$;
 
 comment on function public.update_workflow_state(text, jsonb) is
   'Partial update of a session''s workflow state: bumps updated_at (ms), sets previous_stage on a stage change; null when not found.';
 
-revoke all on function
-  public.workflow_state_check_keys(jsonb, text),
-  public.create_workflow_state(jsonb),
-  public.update_workflow_state(text, jsonb)
-  from public, anon, authenticated, service_role;
-grant execute on function
-  public.workflow_state_check_keys(jsonb, text),
-  public.create_workflow_state(jsonb),
-  public.update_workflow_state(text, jsonb)
-  to authenticated, service_role;
+grant execute on function agentmem.workflow_state_check_keys(jsonb, text) to authenticated, service_role;
+select agentmem.expose('public.create_workflow_state(jsonb)', 'public.update_workflow_state(text, jsonb)');
 
 notify pgrst, 'reload schema';

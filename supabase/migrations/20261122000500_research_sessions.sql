@@ -1,4 +1,4 @@
--- Research sessions and drafts (issue 7, spec 001): TK9's resumable research sessions
+-- Research sessions and drafts: the TK9 research agent's resumable research sessions
 -- (SessionState, which the original wrote to .sessions/<id>.json) and its per-phase draft
 -- history (outputs/.../drafts/<phase>/<timestamp>_*.md), in tables, because an edge
 -- function has no disk.
@@ -19,14 +19,14 @@
 --                                           (WORKFLOW_SUMMARY.md's data), or null
 -- Loading a session or a draft and listing drafts read the tables directly.
 --
--- Ownership: user_id = auth.uid() of the writer (null for the service role). A user sees
--- only their own sessions and drafts, and can add drafts only to their own sessions. A
--- session_id is global: saving under one that another user owns fails with 42501.
+-- Tenancy (20261121000100_tenancy.sql): tenant_id is part of every key, so a session_id
+-- or draft id names a different object in each tenant; drafts belong to a session of
+-- their own tenant (the foreign key includes it).
 
 create table public.research_sessions (
-  session_id       text primary key
+  session_id       text not null
                      constraint research_sessions_session_id_check check (char_length(session_id) between 1 and 255),
-  user_id          uuid default auth.uid() references auth.users (id) on delete cascade,
+  tenant_id        uuid not null default agentmem.tenant(),
   query            text not null
                      constraint research_sessions_query_check check (char_length(btrim(query)) >= 1),
   current_phase    text not null
@@ -38,16 +38,17 @@ create table public.research_sessions (
   start_time       bigint not null
                      constraint research_sessions_start_time_check check (start_time >= 0),
   last_update      bigint not null
-                     constraint research_sessions_last_update_check check (last_update >= 0)
+                     constraint research_sessions_last_update_check check (last_update >= 0),
+  primary key (tenant_id, session_id)
 );
 
 comment on table public.research_sessions is
-  'Resumable research sessions (spec 001 SessionState); research_state is the ResearchState object. Times in ms.';
+  'Resumable research sessions (SessionState); research_state is the ResearchState object. Times in ms.';
 
 create table public.research_drafts (
-  id            uuid primary key default gen_random_uuid(),
-  session_id    text not null references public.research_sessions (session_id) on update cascade on delete cascade,
-  user_id       uuid default auth.uid() references auth.users (id) on delete cascade,
+  id            uuid not null default gen_random_uuid(),
+  session_id    text not null,
+  tenant_id     uuid not null default agentmem.tenant(),
   phase         text not null
                   constraint research_drafts_phase_check
                   check (phase in ('1_browsing', '2_planning', '3_research', '4_writing', '5_reviewing',
@@ -59,56 +60,23 @@ create table public.research_drafts (
   metadata      jsonb not null default '{}'::jsonb
                   constraint research_drafts_metadata_check check (jsonb_typeof(metadata) = 'object'),
   created_at    bigint not null,
-  constraint research_drafts_session_id_phase_version_key unique (session_id, phase, version)
+  primary key (tenant_id, id),
+  constraint research_drafts_session_fkey foreign key (tenant_id, session_id)
+    references public.research_sessions (tenant_id, session_id) on update cascade on delete cascade,
+  constraint research_drafts_session_id_phase_version_key unique (tenant_id, session_id, phase, version)
 );
 
 comment on table public.research_drafts is
-  'Draft history per research session and phase (spec 001 draft manager): version n of a phase, newest = highest version.';
+  'Draft history per research session and phase: version n of a phase, newest = highest version.';
 
-create index research_sessions_user_id_idx on public.research_sessions (user_id, last_update desc);
-create index research_drafts_user_id_idx on public.research_drafts (user_id);
+create index research_sessions_tenant_idx on public.research_sessions (tenant_id, last_update desc);
 
--- Row-level security and grants ------------------------------------------------------------
-alter table public.research_sessions enable row level security;
-alter table public.research_drafts enable row level security;
-
-create policy research_sessions_select_own on public.research_sessions
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy research_sessions_insert_own on public.research_sessions
-  for insert to authenticated with check (user_id = (select auth.uid()));
-create policy research_sessions_update_own on public.research_sessions
-  for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
-create policy research_sessions_delete_own on public.research_sessions
-  for delete to authenticated using (user_id = (select auth.uid()));
-
--- A draft belongs to its writer, and only into the writer's own session: the foreign key
--- alone would let a user who knows another user's session_id attach drafts to it.
-create policy research_drafts_select_own on public.research_drafts
-  for select to authenticated using (user_id = (select auth.uid()));
-create policy research_drafts_insert_own on public.research_drafts
-  for insert to authenticated with check (
-    user_id = (select auth.uid())
-    and exists (select from public.research_sessions s
-                where s.session_id = research_drafts.session_id and s.user_id = (select auth.uid())));
-create policy research_drafts_update_own on public.research_drafts
-  for update to authenticated
-  using (user_id = (select auth.uid()))
-  with check (
-    user_id = (select auth.uid())
-    and exists (select from public.research_sessions s
-                where s.session_id = research_drafts.session_id and s.user_id = (select auth.uid())));
-create policy research_drafts_delete_own on public.research_drafts
-  for delete to authenticated using (user_id = (select auth.uid()));
-
-revoke all on table public.research_sessions, public.research_drafts
-  from public, anon, authenticated, service_role;
-grant select, insert, update, delete on table public.research_sessions, public.research_drafts
-  to authenticated, service_role;
+select agentmem.protect('public.research_sessions', 'tenant_id');
+select agentmem.protect('public.research_drafts', 'tenant_id');
 
 -- Functions --------------------------------------------------------------------------------
 
-create function public.research_now_ms()
+create function agentmem.research_now_ms()
 returns bigint
 language sql
 stable
@@ -120,7 +88,7 @@ $$;
 
 -- save_research_session: upserts a SessionState
 -- {session_id, query, current_phase, completed_phases?, research_state?, start_time?}.
--- Returns the stored session (without user_id).
+-- Returns the stored session (without tenant_id).
 create function public.save_research_session(p_session jsonb)
 returns jsonb
 language plpgsql
@@ -132,7 +100,8 @@ declare
   v_in  public.research_sessions;
   v_row public.research_sessions;
   v_key text;
-  v_now bigint := public.research_now_ms();
+  v_tenant uuid := agentmem.tenant();
+  v_now bigint := agentmem.research_now_ms();
 begin
   if p_session is null or jsonb_typeof(p_session) <> 'object' then
     raise exception 'session must be a JSON object' using errcode = '22023';
@@ -155,18 +124,18 @@ begin
   end if;
 
   insert into public.research_sessions as s
-    (session_id, query, current_phase, completed_phases, research_state, start_time, last_update)
+    (tenant_id, session_id, query, current_phase, completed_phases, research_state, start_time, last_update)
   values
-    (v_in.session_id, v_in.query, v_in.current_phase, coalesce(v_in.completed_phases, '[]'::jsonb),
+    (v_tenant, v_in.session_id, v_in.query, v_in.current_phase, coalesce(v_in.completed_phases, '[]'::jsonb),
      coalesce(v_in.research_state, '{}'::jsonb), coalesce(v_in.start_time, v_now), v_now)
-  on conflict (session_id) do update set
+  on conflict (tenant_id, session_id) do update set
     query = excluded.query,
     current_phase = excluded.current_phase,
     completed_phases = excluded.completed_phases,
     research_state = excluded.research_state,
     last_update = greatest(excluded.last_update, s.last_update + 1)
   returning * into v_row;
-  return to_jsonb(v_row) - 'user_id';
+  return to_jsonb(v_row) - 'tenant_id';
 end;
 $$;
 
@@ -191,6 +160,7 @@ security invoker
 set search_path = public
 as $$
 declare
+  v_tenant  uuid := agentmem.tenant();
   v_row     public.research_drafts;
   v_version integer;
 begin
@@ -209,13 +179,13 @@ begin
     raise exception 'metadata must be a JSON object' using errcode = '22023';
   end if;
   -- Locks the session: concurrent drafts of one session take versions one after another.
-  perform from public.research_sessions where session_id = p_session_id for update;
+  perform from public.research_sessions where tenant_id = v_tenant and session_id = p_session_id for update;
   if not found then
     raise exception 'no research session %', coalesce(quote_literal(p_session_id), 'null')
       using errcode = 'PT404', hint = 'save the session before its drafts';
   end if;
 
-  select * into v_row from public.research_drafts where id = p_id;
+  select * into v_row from public.research_drafts where tenant_id = v_tenant and id = p_id;
   if v_row.id is not null then
     if v_row.session_id is distinct from p_session_id or v_row.phase is distinct from p_phase
        or v_row.content is distinct from p_content then
@@ -223,13 +193,13 @@ begin
     end if;
   else
     select coalesce(max(version), 0) + 1 into v_version
-    from public.research_drafts where session_id = p_session_id and phase = p_phase;
-    insert into public.research_drafts (id, session_id, phase, version, content, metadata, created_at)
-    values (p_id, p_session_id, p_phase, v_version, p_content, coalesce(p_metadata, '{}'::jsonb),
-            public.research_now_ms())
+    from public.research_drafts where tenant_id = v_tenant and session_id = p_session_id and phase = p_phase;
+    insert into public.research_drafts (tenant_id, id, session_id, phase, version, content, metadata, created_at)
+    values (v_tenant, p_id, p_session_id, p_phase, v_version, p_content, coalesce(p_metadata, '{}'::jsonb),
+            agentmem.research_now_ms())
     returning * into v_row;
   end if;
-  return to_jsonb(v_row) - 'content' - 'user_id';
+  return to_jsonb(v_row) - 'content' - 'tenant_id';
 end;
 $$;
 
@@ -247,7 +217,7 @@ security invoker
 set search_path = public
 as $$
   select jsonb_build_object(
-    'session', to_jsonb(s) - 'user_id' - 'research_state',
+    'session', to_jsonb(s) - 'tenant_id' - 'research_state',
     'research_state_fields', coalesce((select jsonb_agg(k order by k) from jsonb_object_keys(s.research_state) k), '[]'::jsonb),
     'phases', coalesce((
       select jsonb_agg(p order by p ->> 'phase')
@@ -260,27 +230,20 @@ as $$
           'last_saved_at', max(d.created_at),
           'latest_chars', (array_agg(d.content_chars order by d.version desc))[1]) as p
         from public.research_drafts d
-        where d.session_id = s.session_id
+        where d.tenant_id = s.tenant_id and d.session_id = s.session_id
         group by d.phase
       ) phases), '[]'::jsonb))
   from public.research_sessions s
-  where s.session_id = p_session_id
+  where s.tenant_id = agentmem.tenant() and s.session_id = p_session_id
 $$;
 
 comment on function public.research_workflow_summary(text) is
   'The session and its per-phase draft statistics (count, latest version, first/last save in ms, latest size), or null.';
 
-revoke all on function
-  public.research_now_ms(),
-  public.save_research_session(jsonb),
-  public.save_research_draft(uuid, text, text, text, jsonb),
-  public.research_workflow_summary(text)
-  from public, anon, authenticated, service_role;
-grant execute on function
-  public.research_now_ms(),
-  public.save_research_session(jsonb),
-  public.save_research_draft(uuid, text, text, text, jsonb),
-  public.research_workflow_summary(text)
-  to authenticated, service_role;
+grant execute on function agentmem.research_now_ms() to authenticated, service_role;
+select agentmem.expose(
+  'public.save_research_session(jsonb)',
+  'public.save_research_draft(uuid, text, text, text, jsonb)',
+  'public.research_workflow_summary(text)');
 
 notify pgrst, 'reload schema';

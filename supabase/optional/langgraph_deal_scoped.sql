@@ -1,17 +1,21 @@
--- OPT-IN: deal-scoped access to LangGraph checkpoints (spec 002, story E13.9).
+-- OPT-IN: deal-scoped LangGraph threads, shared by the members of a deal's organization.
 --
 -- Not a migration by itself. To use it, copy it into supabase/migrations/ with a version
 -- after 20261122000100_langgraph_checkpoints.sql (which it requires), e.g.
 --   cp supabase/optional/langgraph_deal_scoped.sql \
 --      supabase/migrations/20261122000900_langgraph_deal_scoped.sql
--- It is idempotent (safe to apply twice).
+-- It is idempotent (safe to apply twice). Apply it before users create deal threads: a
+-- `cim-…` thread written before it is a private thread of its writer and stays so.
 --
--- What it adds: threads whose id is `cim-{dealId}-{cimId}` or
--- `supervisor-{dealId}-{timestamp}` (deal id: a lowercase UUID) are shared by every member
--- of the deal's organization (organization_members of deals.organization_id). These are
--- extra PERMISSIVE policies, OR-ed with the owner policies of the base migration: owners
--- keep their access, and members may read, write and delete rows of such threads even
--- when another member started them. Other threads are unaffected.
+-- What it changes: a thread whose id is `cim-{dealId}-{cimId}` or
+-- `supervisor-{dealId}-{timestamp}` (deal id: a lowercase UUID) no longer belongs to the
+-- user who writes it but to the deal: its key space is the deal's (tenant
+-- agentmem.deal_tenant(dealId)), which every member of the deal's organization
+-- (organization_members of deals.organization_id) may read and write, and nobody else.
+-- A non-member can neither read, create nor append to such a thread, and is answered the
+-- same (42501) whether the thread or the deal exists or not. The service role writes
+-- deal threads into the deal's key space too, so LangGraph's PostgresSaver on the server
+-- and the members' browsers see one thread. Other threads stay private.
 --
 -- Tables `organizations`, `organization_members` and `deals` are created only if they do
 -- not exist (a minimal shape: deals.organization_id -> organizations.id,
@@ -81,7 +85,7 @@ begin
 end
 $$;
 
--- Deal id from a thread id: exactly spec 002's function --------------------------------------
+-- Deal id from a thread id: exactly the CIM schema's function --------------------------------
 -- (src/ids/thread.rs `extract_deal_id` reproduces it byte for byte: uppercase hex never
 -- matches, 36 characters of [0-9a-f-] that are not a valid uuid give null.)
 -- Helper function to extract deal_id from thread_id
@@ -97,72 +101,63 @@ EXCEPTION
 END;
 $$ LANGUAGE plpgsql IMMUTABLE;
 
--- Membership check -----------------------------------------------------------------------------
--- Is the caller a member of the organization owning the thread's deal? SECURITY DEFINER so
--- the answer does not depend on the RLS of deals / organization_members (spec 002 inlines
--- this EXISTS in the policies, which needs SELECT on both tables and can recurse into
--- their policies); it reveals nothing but the caller's own membership.
-create or replace function public.langgraph_deal_member(p_thread_id text)
-returns boolean
+-- The deal's key space: derived from the deal id rather than equal to it, so no deal id
+-- can ever coincide with a user's id (both are just UUIDs).
+create or replace function agentmem.deal_tenant(p_deal_id uuid)
+returns uuid
+language sql
+immutable
+strict
+set search_path = ''
+as $$
+  select md5('agentmem deal ' || p_deal_id::text)::uuid
+$$;
+
+-- The key spaces of the deals the caller is a member of (none for the service tenant).
+-- SECURITY DEFINER so the answer does not depend on the RLS of deals and
+-- organization_members; it only ever reveals the caller's own memberships, since
+-- agentmem.tenant() identifies the caller from the request, not from the function owner.
+create or replace function agentmem.member_deal_tenants()
+returns uuid[]
 language sql
 stable
 security definer
 set search_path = ''
 as $$
-  select exists (
-    select 1
-      from public.deals d
-      join public.organization_members om on om.organization_id = d.organization_id
-     where d.id = public.extract_deal_id_from_thread(p_thread_id)
-       and om.user_id = (select auth.uid())
-  )
+  select coalesce(array_agg(agentmem.deal_tenant(d.id)), '{}')
+    from public.deals d
+    join public.organization_members om on om.organization_id = d.organization_id
+   where om.user_id = agentmem.tenant()
 $$;
 
--- May a member write a row of a deal thread with this owner_id? Yes for their own id, and
--- for the id of anyone who already owns rows of the thread (an upsert keeps the owner of
--- the row a colleague wrote); never for third parties. Answers only members of the deal.
-create or replace function public.langgraph_deal_owner_ok(p_thread_id text, p_owner_id uuid)
-returns boolean
+-- The tenancy hooks of 20261121000100_tenancy.sql, now aware of deals.
+create or replace function agentmem.thread_scope(p_thread_id text)
+returns uuid
 language sql
 stable
-security definer
 set search_path = ''
 as $$
-  select public.langgraph_deal_member(p_thread_id)
-     and (p_owner_id = (select auth.uid())
-          or exists (select 1 from public.langgraph_checkpoints c
-                      where c.thread_id = p_thread_id and c.owner_id = p_owner_id)
-          or exists (select 1 from public.langgraph_checkpoint_blobs b
-                      where b.thread_id = p_thread_id and b.owner_id = p_owner_id)
-          or exists (select 1 from public.langgraph_checkpoint_writes w
-                      where w.thread_id = p_thread_id and w.owner_id = p_owner_id))
+  select agentmem.deal_tenant(public.extract_deal_id_from_thread(p_thread_id))
 $$;
 
-revoke all on function public.langgraph_deal_member(text) from public, anon;
-revoke all on function public.langgraph_deal_owner_ok(text, uuid) from public, anon;
-grant execute on function public.langgraph_deal_member(text) to authenticated, service_role;
-grant execute on function public.langgraph_deal_owner_ok(text, uuid) to authenticated, service_role;
-
--- Policies on the three checkpoint tables ------------------------------------------------------
--- USING: members see and may change/delete any row of a deal thread. WITH CHECK: a row
--- written by a member names the writer as owner, or keeps an owner the thread already has
--- (an upsert of a row a colleague wrote), so members cannot plant rows under third parties'
--- ids.
-do $$
-declare
-  t text;
-begin
-  foreach t in array array['langgraph_checkpoints', 'langgraph_checkpoint_blobs',
-                           'langgraph_checkpoint_writes']
-  loop
-    execute format('drop policy if exists %I on public.%I', t || '_deal_members', t);
-    execute format($p$
-      create policy %I on public.%I for all to authenticated
-        using (public.langgraph_deal_member(thread_id))
-        with check (public.langgraph_deal_owner_ok(thread_id, owner_id))
-    $p$, t || '_deal_members', t);
-  end loop;
-end
+create or replace function agentmem.thread_tenants()
+returns uuid[]
+language sql
+stable
+set search_path = ''
+as $$
+  select array[agentmem.tenant()] || agentmem.member_deal_tenants()
 $$;
+
+revoke all on function agentmem.deal_tenant(uuid), agentmem.member_deal_tenants(),
+  public.extract_deal_id_from_thread(text)
+  from public, anon, authenticated, service_role;
+grant execute on function agentmem.deal_tenant(uuid), agentmem.member_deal_tenants(),
+  public.extract_deal_id_from_thread(text)
+  to authenticated, service_role;
+
+-- An earlier version of this file shared threads through extra policies and helpers.
+drop function if exists public.langgraph_deal_owner_ok(text, uuid) cascade;
+drop function if exists public.langgraph_deal_member(text) cascade;
 
 notify pgrst, 'reload schema';

@@ -32,8 +32,10 @@ function checkpoint(values = {}, version = 1) {
   };
 }
 const versions = (cp) => ({ ...cp.channel_versions });
-/** Thread metrics as the service role sees them: every row, whoever owns it. */
-const serviceMetrics = async (thread) => (await service().rpc("langgraph_checkpoint_metrics", { p_thread_id: thread })).data;
+/** Metrics of a user's thread as the service role sees them: it reaches the user's thread
+ *  T as "<user id>/T", every row of it, whatever row-level security would allow. */
+const serviceMetrics = async (user, thread) =>
+  (await service().rpc("langgraph_checkpoint_metrics", { p_thread_id: `${user.id}/${thread}` })).data;
 const rpc = (fn) => `POST /rpc/${fn}`;
 
 test("each saver operation is exactly one request", async () => {
@@ -66,7 +68,8 @@ test("each saver operation is exactly one request", async () => {
 });
 
 test("a put whose connection drops after commit is retried and stores exactly one checkpoint", async () => {
-  const saver = new AgentmemSaver((await newUser()).client);
+  const user = await newUser();
+  const saver = new AgentmemSaver(user.client);
   const thread = `drop-${uid()}`;
   const cp = checkpoint({ a: "x".repeat(1000), b: new Uint8Array([1, 2, 3]) });
   const { result: config, requests } = await recording(
@@ -76,7 +79,7 @@ test("a put whose connection drops after commit is retried and stores exactly on
   expect(requests).toEqual([rpc("langgraph_put"), rpc("langgraph_put")]);
   expect(config.configurable.checkpoint_id).toBe(cp.id);
   expect((await toArray(saver.list({ configurable: { thread_id: thread } }))).map((t) => t.checkpoint.id)).toEqual([cp.id]);
-  expect(await serviceMetrics(thread)).toMatchObject({ checkpoint_count: 1, blob_count: 2, write_count: 0 });
+  expect(await serviceMetrics(user, thread)).toMatchObject({ checkpoint_count: 1, blob_count: 2, write_count: 0 });
 
   // The same for writes: the retry neither duplicates nor fails.
   const dropped = await recording(
@@ -85,50 +88,51 @@ test("a put whose connection drops after commit is retried and stores exactly on
   );
   expect(dropped.requests).toEqual([rpc("langgraph_put_writes"), rpc("langgraph_put_writes")]);
   expect((await saver.getTuple(config)).pendingWrites).toEqual([["task", "a", "w1"], ["task", "b", "w2"]]);
-  expect(await serviceMetrics(thread)).toMatchObject({ checkpoint_count: 1, blob_count: 2, write_count: 2 });
+  expect(await serviceMetrics(user, thread)).toMatchObject({ checkpoint_count: 1, blob_count: 2, write_count: 2 });
 });
 
-test("user B can neither read nor write nor delete user A's thread, even knowing its ids", async () => {
+test("user B using A's thread ids gets B's own thread: A's is neither visible nor changed, and nothing tells B it exists", async () => {
   const [a, b] = [await newUser(), await newUser()];
   const [A, B] = [new AgentmemSaver(a.client), new AgentmemSaver(b.client)];
-  const thread = `rls-${uid()}`;
+  const thread = `tenancy-${uid()}`;
   const cp = checkpoint({ secret: "A's data" });
   const config = await A.put({ configurable: { thread_id: thread } }, cp, meta(), versions(cp));
   await A.putWrites(config, [["secret", "pending"]], "task-a");
-  const before = await serviceMetrics(thread);
+  const before = await serviceMetrics(a, thread);
 
   expect(await B.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
   expect(await B.getTuple(config)).toBeUndefined();
   expect(await toArray(B.list({ configurable: { thread_id: thread } }))).toEqual([]);
   expect((await toArray(B.list({}))).map((t) => t.config.configurable.thread_id)).not.toContain(thread);
   expect(await B.metrics(thread)).toMatchObject({ checkpoint_count: 0, write_count: 0, blob_count: 0 });
-
-  const forbidden = { name: "AgentmemError", code: "forbidden", status: 403, pgrstCode: "42501" };
-  const cp2 = checkpoint({ secret: "B's overwrite" }, 2);
-  const attempts = {
-    "put into the thread": () => B.put({ configurable: { thread_id: thread } }, cp2, meta(), versions(cp2)),
-    "put into another namespace of it": () => B.put({ configurable: { thread_id: thread, checkpoint_ns: "b" } }, cp2, meta(), versions(cp2)),
-    "put over A's checkpoint id": () => B.put({ configurable: { thread_id: thread } }, { ...cp2, id: cp.id }, meta(), versions(cp2)),
-    "putWrites (insert)": () => B.putWrites(config, [["secret", "B"]], "task-b"),
-    "putWrites (special channels, upsert)": () => B.putWrites(config, [["__error__", "B"]], "task-a"),
-  };
-  for (const [what, attempt] of Object.entries(attempts)) {
-    const error = await attempt().then(() => null, (e) => e);
-    expect(error, what).toBeInstanceOf(AgentmemError);
-    expect(error, what).toMatchObject(forbidden);
-  }
-  // Deleting shows nothing either way: B has no rows in that thread to delete.
   await B.deleteThread(thread);
   expect(await B.cleanupOldCheckpoints(1)).toBe(0);
 
-  expect(await serviceMetrics(thread)).toEqual(before);
+  // B writes under the same thread id, even the same checkpoint id: B's own thread.
+  const cp2 = { ...checkpoint({ secret: "B's data" }, 2), id: cp.id };
+  const bConfig = await B.put({ configurable: { thread_id: thread } }, cp2, meta(), versions(cp2));
+  await B.putWrites(bConfig, [["secret", "B"]], "task-a");
+  await B.putWrites(bConfig, [["__error__", "B"]], "task-a");
+  expect((await B.getTuple(bConfig)).checkpoint).toEqual(cp2);
+  expect((await B.getTuple(bConfig)).pendingWrites).toEqual([["task-a", "__error__", "B"], ["task-a", "secret", "B"]]);
+
+  expect(await serviceMetrics(a, thread)).toEqual(before);
   const still = await A.getTuple({ configurable: { thread_id: thread } });
   expect(still.checkpoint).toEqual(cp);
   expect(still.pendingWrites).toEqual([["task-a", "secret", "pending"]]);
+  // B deleting its thread leaves A's alone.
+  await B.deleteThread(thread);
+  expect(await B.getTuple(bConfig)).toBeUndefined();
+  expect((await A.getTuple(config)).checkpoint).toEqual(cp);
+  // The service role acting for A reads A's thread under A's thread id.
+  const forA = new AgentmemSaver(service().actingFor(a.id));
+  expect((await forA.getTuple({ configurable: { thread_id: thread } })).checkpoint).toEqual(cp);
+  expect(await new AgentmemSaver(service()).getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
 });
 
 test("bad input is a typed error, and nothing is sent", async () => {
-  const { client } = await newUser();
+  const user = await newUser();
+  const { client } = user;
   const saver = new AgentmemSaver(client);
   const cp = checkpoint({ n: 1 });
   const cfg = { configurable: { thread_id: `bad-${uid()}`, checkpoint_id: cp.id } };
@@ -170,7 +174,7 @@ test("bad input is a typed error, and nothing is sent", async () => {
     await construct(() => new AgentmemSaver(client, { serde: undefined, fallbak: "memory" }), "fallbak");
   });
   expect(requests).toEqual([]);
-  expect(await serviceMetrics(cfg.configurable.thread_id)).toMatchObject({ checkpoint_count: 0, write_count: 0, blob_count: 0 });
+  expect(await serviceMetrics(user, cfg.configurable.thread_id)).toMatchObject({ checkpoint_count: 0, write_count: 0, blob_count: 0 });
 });
 
 test("values, metadata and writes come back exactly, LangChain messages as message objects", async () => {
@@ -261,8 +265,9 @@ test("retention deletes old checkpoints but each thread's latest, only the calle
     ids.push(cp.id);
   }
   const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
-  await service().update("langgraph_checkpoints", { created_at: old }, { filters: [["thread_id", "eq", thread]] });
-  await service().update("langgraph_checkpoint_writes", { created_at: old }, { filters: [["thread_id", "eq", thread]] });
+  const key = [["thread_key", "eq", `${a.id}/${thread}`]];
+  await service().update("langgraph_checkpoints", { created_at: old }, { filters: key });
+  await service().update("langgraph_checkpoint_writes", { created_at: old }, { filters: key });
 
   expect(await B.cleanupOldCheckpoints(30)).toBe(0);
   expect(await A.cleanupOldCheckpoints(60)).toBe(0);

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
 use crate::error::ErrorReport;
 use crate::memory::time::format_ms;
 use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
@@ -69,7 +69,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 columns: Some(codec::SESSION_FIELDS.join(",")),
-                filters: vec![json!(["session_id", "eq", id])],
+                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 maybe_single: true,
                 ..Default::default()
             };
@@ -83,7 +83,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let write = WriteOptions {
                 returning: Returning::Representation,
                 columns: Some("session_id".into()),
-                filters: vec![json!(["session_id", "eq", id])],
+                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 ..Default::default()
             };
             Op::new(request::delete(t, "research_sessions", &write)?, |rows| {
@@ -129,7 +129,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let read = ReadOptions {
                 columns: Some(format!("{DRAFT_INFO_COLUMNS},content")),
-                filters: vec![json!(["session_id", "eq", id]), json!(["phase", "eq", phase.as_str()])],
+                filters: in_tenant(t, vec![json!(["session_id", "eq", id]), json!(["phase", "eq", phase.as_str()])]),
                 order: Some(OrderSpec::Raw("version.desc".into())),
                 limit: Some(1),
                 ..Default::default()
@@ -145,7 +145,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let empty = Map::new();
             let o = if o.is_null() { &empty } else { json::object(o, "options")? };
             json::only(o, "options", "listDrafts options", &["phase"])?;
-            let mut filters = vec![json!(["session_id", "eq", id])];
+            let mut filters = in_tenant(t, vec![json!(["session_id", "eq", id])]);
             if let Some(p) = json::get(o, "phase") {
                 filters.push(json!(["phase", "eq", DraftPhase::parse(p, "options.phase")?.as_str()]));
             }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
-use super::{Context, Op, StateError, arg, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
 use crate::error::ErrorReport;
 use crate::ids;
 use crate::transport::request::{self, ReadOptions, RpcOptions};
@@ -153,11 +153,14 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let id = uuid_arg(arg(args, 0), "conversationId")?;
             let read = ReadOptions {
                 columns: Some("memory_value".into()),
-                filters: vec![
-                    json!(["conversation_id", "eq", id]),
-                    json!(["memory_type", "eq", "contractor_mapping"]),
-                    json!(["memory_key", "eq", "contractor_lead_id"]),
-                ],
+                filters: in_tenant(
+                    t,
+                    vec![
+                        json!(["conversation_id", "eq", id]),
+                        json!(["memory_type", "eq", "contractor_mapping"]),
+                        json!(["memory_key", "eq", "contractor_lead_id"]),
+                    ],
+                ),
                 maybe_single: true,
                 ..Default::default()
             };

@@ -16,7 +16,7 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
 use crate::error::ErrorReport;
 use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 
@@ -85,7 +85,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "get" => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
-                filters: vec![json!(["session_id", "eq", id])],
+                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 maybe_single: true,
                 ..Default::default()
             };
@@ -113,7 +113,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let empty = serde_json::Map::new();
             let o = if q.is_null() { &empty } else { json::object(q, "query")? };
             json::only(o, "query", "a list query", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
-            let mut filters = Vec::new();
+            let mut filters = in_tenant(t, Vec::new());
             if let Some(v) = json::get(o, "userId") {
                 filters.push(json!(["user_id", "eq", json::name(v, "query.userId", 255)?]));
             }
@@ -150,7 +150,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let write = WriteOptions {
                 returning: Returning::Representation,
                 columns: Some("session_id".into()),
-                filters: vec![json!(["session_id", "eq", id])],
+                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 ..Default::default()
             };
             Op::new(request::delete(t, TABLE, &write)?, |rows| {
@@ -219,6 +219,22 @@ mod tests {
         let op = run("delete", &[json!("s1")], Value::Null).unwrap();
         assert_eq!(op.request.method, "DELETE");
         assert_eq!(op.finish(json!([{"session_id": "s1"}])).unwrap(), json!(true));
+    }
+
+    #[test]
+    fn the_service_role_reads_and_deletes_in_its_tenant_only() {
+        // Row-level security does not apply to the service role: the store names the tenant.
+        let mut t = Target::new("https://x.supabase.co", "sb_secret_x", None).unwrap();
+        let plan_with = |t: &Target, op: &str, args: &[Value]| {
+            plan(op, args, &Context { target: t, options: &Value::Null, now_ms: 0.0 }).unwrap().request.url
+        };
+        let service = "tenant_id=eq.00000000-0000-0000-0000-000000000000";
+        for (op, args) in [("get", vec![json!("s1")]), ("list", vec![Value::Null]), ("delete", vec![json!("s1")])] {
+            assert!(plan_with(&t, op, &args).contains(service), "{op}");
+        }
+        t.act_for("0f0e0d0c-0000-4000-8000-00000000000a").unwrap();
+        assert!(plan_with(&t, "get", &[json!("s1")]).contains("tenant_id=eq.0f0e0d0c-0000-4000-8000-00000000000a"));
+        assert!(!run("get", &[json!("s1")], Value::Null).unwrap().request.url.contains("tenant_id"), "anon: none");
     }
 
     #[test]

@@ -1,0 +1,337 @@
+-- Tenancy: who a request acts for, and the one way every agentmem table is protected.
+--
+-- A tenant is the key space a row lives in. Every agentmem table carries its tenant in a
+-- column that is part of every key a client can choose (thread ids, conversation ids,
+-- session ids, memory and draft ids), so two tenants that pick the same id get two
+-- independent objects, and neither can notice the other: no squatting, no existence
+-- oracle.
+--
+--   a signed-in user (role authenticated)  the JWT's `sub` (a UUID); a token without a
+--                                          valid `sub` is refused (PT401 → HTTP 401)
+--   the service role (or a direct database the service tenant, the nil UUID, unless the
+--   connection as a BYPASSRLS/superuser     request carries `x-agentmem-tenant: <user uuid>`
+--   role)                                  to act for that user
+--   anon, or any other role                refused (42501)
+--
+-- Shared key spaces are explicit: LangGraph threads may be shared by a scope (the opt-in
+-- supabase/optional/langgraph_deal_scoped.sql shares `cim-{dealId}-…` threads with the
+-- members of the deal's organization); see agentmem.thread_scope below.
+--
+-- The `agentmem` schema is private: PostgREST does not expose it, so nothing here is an
+-- HTTP endpoint. The API roles may execute these functions because row-level security
+-- policies and the public functions call them as the caller.
+--
+-- Re-runnable: every object is created with `if not exists` / `or replace`.
+
+create schema if not exists agentmem;
+revoke all on schema agentmem from public, anon;
+grant usage on schema agentmem to authenticated, service_role;
+
+-- Who is calling ---------------------------------------------------------------------------
+-- The role the request runs as. PostgREST switches roles with SET ROLE, which the `role`
+-- setting reflects even inside SECURITY DEFINER functions (where current_user is the
+-- owner); a direct connection has no SET ROLE and is its session user.
+create or replace function agentmem.caller_role()
+returns text
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(nullif(current_setting('role', true), 'none'), session_user::text)
+$$;
+
+-- The service role and direct connections of trusted roles (BYPASSRLS or superuser).
+create or replace function agentmem.is_service()
+returns boolean
+language sql
+stable
+set search_path = ''
+as $$
+  select exists (select 1 from pg_catalog.pg_roles r
+                  where r.rolname = agentmem.caller_role() and (r.rolbypassrls or r.rolsuper))
+$$;
+
+-- The service tenant: rows the service role writes without acting for a user.
+create or replace function agentmem.service_tenant()
+returns uuid
+language sql
+immutable
+set search_path = ''
+as $$
+  select '00000000-0000-0000-0000-000000000000'::uuid
+$$;
+
+create or replace function agentmem.is_uuid(p_text text)
+returns boolean
+language sql
+immutable
+set search_path = ''
+as $$
+  select p_text ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+$$;
+
+-- The caller's tenant, or an error that says why there is none.
+create or replace function agentmem.tenant()
+returns uuid
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_role   text := agentmem.caller_role();
+  v_acting text := nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant';
+  v_sub    text;
+begin
+  if v_role = 'authenticated' then
+    v_sub := nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub';
+    if v_sub is null or not agentmem.is_uuid(v_sub) or v_sub::uuid = agentmem.service_tenant() then
+      raise exception 'agentmem: this token names no user: its sub claim is missing or not a user id'
+        using errcode = 'PT401', hint = 'sign in again; server code acting for no user uses the service role';
+    end if;
+    if v_acting is not null and lower(v_acting) <> lower(v_sub) then
+      raise exception 'agentmem: only the service role may act for another user (x-agentmem-tenant)'
+        using errcode = '42501';
+    end if;
+    return v_sub::uuid;
+  end if;
+  if v_role <> 'anon' and agentmem.is_service() then
+    if v_acting is null then
+      return agentmem.service_tenant();
+    end if;
+    if not agentmem.is_uuid(v_acting) then
+      raise exception 'agentmem: x-agentmem-tenant must be a user id (a UUID), got %', quote_literal(v_acting)
+        using errcode = '22023';
+    end if;
+    return v_acting::uuid;
+  end if;
+  raise exception 'agentmem: sign in first: role % has no access', v_role using errcode = '42501';
+end;
+$$;
+
+comment on function agentmem.tenant() is
+  'The key space of the caller: the JWT sub of a signed-in user; the nil UUID for the service role unless it sends x-agentmem-tenant: <user id>. Refuses anon and tokens without a user.';
+
+-- Whether the caller works across tenants: the service role not acting for a user.
+-- (Administrative functions such as checkpoint retention then cover every tenant.)
+create or replace function agentmem.sees_all_tenants()
+returns boolean
+language sql
+stable
+set search_path = ''
+as $$
+  select agentmem.tenant() = agentmem.service_tenant()
+     and nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant' is null
+$$;
+
+-- LangGraph threads ------------------------------------------------------------------------
+-- A thread's rows are keyed by `thread_key`, the thread id made global:
+--   a user's thread T                  '<user uuid>/T'
+--   a thread of the service tenant     'T'
+--   a thread in a shared scope         'T' (the scope follows from T itself)
+-- so the service role (and LangGraph's PostgresSaver connected directly to the database)
+-- reaches a user's thread T as '<user uuid>/T'. thread_id and tenant_id are derived from
+-- thread_key by a trigger, so no writer can make them disagree.
+
+-- The shared scope of a thread id, or null for a private thread. None by default; the
+-- deal-scope option replaces this function.
+create or replace function agentmem.thread_scope(p_thread_id text)
+returns uuid
+language sql
+stable
+set search_path = ''
+as $$
+  select null::uuid
+$$;
+
+-- The tenants whose threads the caller may read and write: their own, plus the shared
+-- scopes they belong to (replaced by the deal-scope option).
+create or replace function agentmem.thread_tenants()
+returns uuid[]
+language sql
+stable
+set search_path = ''
+as $$
+  select array[agentmem.tenant()]
+$$;
+
+-- The key of the caller's thread p_thread_id. A shared thread outside the caller's scopes
+-- is refused whether or not it exists.
+create or replace function agentmem.thread_key(p_thread_id text)
+returns text
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_scope  uuid := agentmem.thread_scope(p_thread_id);
+  v_tenant uuid := agentmem.tenant();
+begin
+  if v_scope is not null then
+    if v_scope = any (agentmem.thread_tenants()) or agentmem.is_service() then
+      return p_thread_id;
+    end if;
+    raise exception 'agentmem: thread % is shared with the members of its scope only', quote_literal(p_thread_id)
+      using errcode = '42501';
+  end if;
+  if v_tenant = agentmem.service_tenant() then
+    return p_thread_id;
+  end if;
+  return v_tenant::text || '/' || p_thread_id;
+end;
+$$;
+
+create or replace function agentmem.thread_key_tenant(p_key text)
+returns uuid
+language sql
+stable
+set search_path = ''
+as $$
+  select case
+    when p_key ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/'
+     and substr(p_key, 1, 36)::uuid <> agentmem.service_tenant()
+    then substr(p_key, 1, 36)::uuid
+    else coalesce(agentmem.thread_scope(p_key), agentmem.service_tenant())
+  end
+$$;
+
+-- Keeps tenant_id and thread_id of a checkpoint row in step with its thread_key.
+create or replace function agentmem.thread_row_derive()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.tenant_id := agentmem.thread_key_tenant(new.thread_key);
+  new.thread_id := case when new.tenant_id = agentmem.service_tenant()
+                          or new.thread_key !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/'
+                        then new.thread_key
+                        else substr(new.thread_key, 38) end;
+  return new;
+end;
+$$;
+
+-- Protection of a table ----------------------------------------------------------------------
+-- Every agentmem table is registered here; agentmem.protect() gives it the same policies
+-- and grants, and deleting a user (auth.users) deletes their rows from each of them.
+create table if not exists agentmem.tenant_tables (
+  table_name  regclass primary key,
+  tenant_col  name not null,
+  -- The rows the caller may use, as an SQL expression over the row; null: its own tenant.
+  visible     text
+);
+revoke all on agentmem.tenant_tables from public, anon, authenticated, service_role;
+
+create or replace function agentmem.refuse_truncate()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if not agentmem.is_service() then
+    raise exception 'agentmem: % cannot be truncated by role %', tg_table_name, agentmem.caller_role()
+      using errcode = '42501';
+  end if;
+  return null;
+end;
+$$;
+
+-- Row-level security for one table: the caller's tenant (or `p_visible`) for every
+-- command; anon nothing; TRUNCATE (which RLS does not govern) refused to non-service roles
+-- even if a later migration grants it. Re-running replaces the policies.
+create or replace function agentmem.protect(p_table regclass, p_tenant_col name, p_visible text default null)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_rule text := coalesce(p_visible, format('%I = (select agentmem.tenant())', p_tenant_col));
+  v_policy record;
+begin
+  insert into agentmem.tenant_tables (table_name, tenant_col, visible)
+  values (p_table, p_tenant_col, p_visible)
+  on conflict (table_name) do update set tenant_col = excluded.tenant_col, visible = excluded.visible;
+
+  execute format('alter table %s enable row level security', p_table);
+  for v_policy in select policyname from pg_catalog.pg_policies
+                   where format('%I.%I', schemaname, tablename)::regclass = p_table loop
+    execute format('drop policy %I on %s', v_policy.policyname, p_table);
+  end loop;
+  execute format('create policy tenant_select on %s for select to authenticated using (%s)', p_table, v_rule);
+  execute format('create policy tenant_insert on %s for insert to authenticated with check (%s)', p_table, v_rule);
+  execute format('create policy tenant_update on %s for update to authenticated using (%s) with check (%s)',
+                 p_table, v_rule, v_rule);
+  execute format('create policy tenant_delete on %s for delete to authenticated using (%s)', p_table, v_rule);
+
+  -- Supabase's default privileges grant ALL (TRUNCATE included) to anon, authenticated and
+  -- service_role on every new table: state them.
+  execute format('revoke all on %s from public, anon, authenticated, service_role', p_table);
+  execute format('grant select, insert, update, delete on %s to authenticated, service_role', p_table);
+
+  execute format('drop trigger if exists refuse_truncate on %s', p_table);
+  execute format('create trigger refuse_truncate before truncate on %s for each statement execute function agentmem.refuse_truncate()', p_table);
+end;
+$$;
+
+-- An RPC of the API: executable by signed-in users and the service role only (Postgres
+-- grants EXECUTE to PUBLIC, and Supabase's default privileges to anon).
+create or replace function agentmem.expose(variadic p_functions regprocedure[])
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_fn regprocedure;
+begin
+  foreach v_fn in array p_functions loop
+    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
+    execute format('grant execute on function %s to authenticated, service_role', v_fn);
+  end loop;
+end;
+$$;
+
+-- A function for the service role (and direct connections) only.
+create or replace function agentmem.expose_to_service(variadic p_functions regprocedure[])
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_fn regprocedure;
+begin
+  foreach v_fn in array p_functions loop
+    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
+    execute format('grant execute on function %s to service_role', v_fn);
+  end loop;
+end;
+$$;
+
+-- A deleted user takes their rows along (the tenant columns cannot reference auth.users:
+-- the service tenant is not a user).
+create or replace function agentmem.forget_user()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_table record;
+begin
+  for v_table in select table_name, tenant_col from agentmem.tenant_tables loop
+    execute format('delete from %s where %I = $1', v_table.table_name, v_table.tenant_col) using old.id;
+  end loop;
+  return old;
+end;
+$$;
+
+drop trigger if exists agentmem_forget_user on auth.users;
+create trigger agentmem_forget_user
+  after delete on auth.users
+  for each row execute function agentmem.forget_user();
+
+-- The policies and the public functions run these as the caller.
+revoke all on all functions in schema agentmem from public, anon, authenticated, service_role;
+grant execute on function
+  agentmem.caller_role(), agentmem.is_service(), agentmem.service_tenant(), agentmem.is_uuid(text),
+  agentmem.tenant(), agentmem.sees_all_tenants(), agentmem.thread_scope(text), agentmem.thread_tenants(), agentmem.thread_key(text),
+  agentmem.thread_key_tenant(text)
+  to authenticated, service_role;
