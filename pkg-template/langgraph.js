@@ -88,6 +88,31 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     return this.#fallbackReason;
   }
 
+  /**
+   * The version of a channel after `current`: the next whole step plus a random fraction,
+   * so versions stay ordered numbers (as LangGraph and PostgresSaver compare them) and are
+   * unique per write. With LangGraph's default `current + 1`, two forks made from one
+   * checkpoint give a channel the same version, and blobs are stored once per (channel,
+   * version): the second fork would read the first fork's value. Threads stored with
+   * integer versions continue from them; Python's "<step>.<random>" strings continue as
+   * strings.
+   */
+  getNextVersion(current) {
+    if (typeof current === "string") {
+      const step = Number.parseInt(current.split(".")[0], 10);
+      if (!Number.isSafeInteger(step)) {
+        throw new AgentmemError("invalid_input", `cannot continue channel version ${JSON.stringify(current)}`, { field: "version" });
+      }
+      return `${String(step + 1).padStart(32, "0")}.${String(randomFraction()).slice(2, 18).padEnd(16, "0")}`;
+    }
+    if (current !== undefined && current !== null && !Number.isFinite(current)) {
+      throw new AgentmemError("invalid_input", `a channel version must be a finite number, got ${String(current)}`, { field: "version" });
+    }
+    const step = current === undefined || current === null ? 1 : Math.floor(current) + 1;
+    const next = step + randomFraction();
+    return next < step + 1 ? next : step + 0.5;
+  }
+
   async getTuple(config) {
     if (this.#memory) return this.#memory.getTuple(config);
     const args = checkpointGetTupleArgs(ids(config));
@@ -192,6 +217,13 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     if (row.parentConfig) tuple.parentConfig = row.parentConfig;
     return tuple;
   }
+}
+
+// A fraction in (0, 1) with 33 random bits: exact in a double next to a step below 2^20,
+// and a collision between two forks of one checkpoint has odds of 1 in 8.6 billion.
+function randomFraction() {
+  const [high, low] = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return (1 + ((high * 2 + (low & 1)) % (2 ** 33 - 1))) / 2 ** 33;
 }
 
 function requireString(field, value) {

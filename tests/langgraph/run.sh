@@ -28,4 +28,4 @@ export AGENTMEM_AUTHENTICATOR_DB_URL
 NODE_OPTIONS="--preserve-symlinks ${NODE_OPTIONS:-}" node_modules/.bin/vitest run
 log "tests/langgraph in Deno (the deno entry of agentmem/langgraph)"
 # --no-check: a runtime check; the .d.ts chain would need @types/node from the network.
-deno test --quiet --no-check --allow-read --allow-env --allow-net deno_saver_test.js
+deno test --quiet --no-check --allow-read --allow-env --allow-net --allow-sys=homedir,hostname,osRelease deno_saver_test.js deno_timetravel_test.js
