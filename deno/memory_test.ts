@@ -66,11 +66,29 @@ Deno.test("constructor refuses what cannot work", async () => {
   invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "options");
   invalid({ client: a.client, embed, agentId: "x", userId: crypto.randomUUID() }, "userId");
   invalid({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }, "client");
-  invalid({ client: service(), embed, agentId: "x" }, "client");
+  invalid({ client: service(), embed, agentId: "x", userId: a.id }, "userId");
+  // The service role has its own key space, or a user's when it acts for them.
+  assert.equal(new MemoryTools({ client: service(), embed, agentId: "x" }).userId, "00000000-0000-0000-0000-000000000000");
+  assert.equal(new MemoryTools({ client: service().actingFor(a.id), embed, agentId: "x", userId: a.id }).userId, a.id);
   const tools = new MemoryTools({ client: a.client, embed, agentId: "x", userId: a.id.toUpperCase() });
   assert.equal(tools.userId, a.id);
   // Client options work as well as a client.
   assert.equal(new MemoryTools({ client: { url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: a.token }, embed, agentId: "x" }).userId, a.id);
+});
+
+Deno.test("server code with the service role writes a user's memories only when acting for them", async () => {
+  const a = await newUser();
+  const embed = hashEmbedder();
+  const agentId = `svc-${crypto.randomUUID()}`;
+  const forA = new MemoryTools({ client: service().actingFor(a.id), embed, agentId, matchThreshold: -1 });
+  const own = new MemoryTools({ client: service(), embed, agentId, matchThreshold: -1 });
+  const mine = new MemoryTools({ client: a.client, embed, agentId, matchThreshold: -1 });
+  ok(await forA.handle("create_memory", { content: "A prefers email over phone", memory_type: "preference" }));
+  ok(await own.handle("create_memory", { content: "the service's own note about email", memory_type: "fact" }));
+  const seen = ok(await mine.handle("search_memories", { query: "email" })) as { memories: { content: string }[] };
+  assert.deepEqual(seen.memories.map((m) => m.content), ["A prefers email over phone"]);
+  const seenByService = ok(await own.handle("search_memories", { query: "email" })) as { memories: { content: string }[] };
+  assert.deepEqual(seenByService.memories.map((m) => m.content), ["the service's own note about email"]);
 });
 
 Deno.test("create, then semantic search ranks near memories above far ones, one request per call", async () => {

@@ -11,7 +11,6 @@ use super::transport::{Client, client};
 use super::{JsResult, args, from_js, js_error, to_js};
 use crate::error::{ErrorCode, ErrorReport};
 use crate::memory::{self, MemoryError, Settings, embedding};
-use crate::transport::credentials;
 use crate::transport::request::{self, RpcOptions};
 
 /// `MemoryTools` options other than `client` and `embed` (which the facade passes apart).
@@ -55,20 +54,21 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
             "matchThreshold must be a cosine similarity from -1 to 1",
         ));
     }
-    // Memories belong to the signed-in user that RLS sees; a service-role client would
-    // search across every user, so it is refused rather than trusted with a userId.
-    let token = c.target.access_token.as_deref().unwrap_or(&c.target.api_key);
-    let who = credentials::inspect("accessToken", token).map_err(ErrorReport::from)?;
-    let Some(sub) = who.sub.filter(|_| who.role.as_deref() != Some("service_role")) else {
+    // The key space the memories live in: the signed-in user's, or for a service-role
+    // client the user it acts for (actingFor), else the service tenant's own.
+    let Some(tenant) = c.target.tenant() else {
         return Err(ErrorReport::invalid_input(
             "client",
-            "MemoryTools acts for one signed-in user: create the client with that user's accessToken (not the anon or service-role key alone)",
+            "MemoryTools needs an identity: a signed-in user's accessToken, or the service role (with actingFor to act for a user)",
         ));
     };
     if let Some(user_id) = &o.user_id
-        && !user_id.trim().eq_ignore_ascii_case(&sub)
+        && !user_id.trim().eq_ignore_ascii_case(&tenant)
     {
-        return Err(ErrorReport::invalid_input("userId", "userId is not the user of the client's accessToken"));
+        return Err(ErrorReport::invalid_input(
+            "userId",
+            "userId is not the user the client acts for (its accessToken's user, or actingFor)",
+        ));
     }
     let settings = Settings {
         agent_id,
@@ -77,7 +77,7 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
         match_threshold,
         now_ms: js_sys::Date::now(),
     };
-    Ok((settings, sub))
+    Ok((settings, tenant))
 }
 
 /// The five tool definitions in `"anthropic"` or `"openai"` format.

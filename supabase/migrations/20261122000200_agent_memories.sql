@@ -237,6 +237,7 @@ as $$
   where a.attrelid = 'public.agent_memories'::regclass
     and a.attname = 'embedding'
     and not a.attisdropped
+    and agentmem.tenant() is not null -- refuses callers without an identity
 $$;
 
 comment on function public.agent_memory_dimensions() is
