@@ -277,3 +277,36 @@ Deno.test("RLS: user B never sees or changes user A's memories, even through the
   const still = ok(await ta.handle("search_memories", { query: "secret vendor list Acme Globex" }));
   assert.equal(still.memories[0].content, "A's secret vendor list: Acme, Globex", "A's memory intact");
 });
+
+Deno.test("parallel tool calls never deadlock: 64 concurrent searches, contexts and creates over the same memories, every access counted once", async () => {
+  const a = await newUser();
+  const agentId = `parallel-${crypto.randomUUID()}`;
+  // Threshold -1: every search returns its top 10 of the same 24 memories, each query
+  // ranking them differently, so concurrent calls bump overlapping rows in different orders.
+  const tools = new MemoryTools({ client: a.client, embed: hashEmbedder(), agentId, matchThreshold: -1 });
+  const topics = ["vendors", "lighting", "roofing", "tender", "budget", "schedule", "safety", "permits"];
+  for (let i = 0; i < 24; i += 1) {
+    ok(await tools.handle("create_memory", { content: `${topics[i % 8]} note ${i} about ${topics[(i * 3) % 8]}`, memory_type: "fact" }));
+  }
+  const calls = Array.from({ length: 64 }, (_, i) => {
+    if (i % 8 === 7) return tools.handle("create_memory", { content: `new ${topics[i % 8]} note ${i}`, memory_type: "context" });
+    if (i % 8 === 6) return tools.handle("get_memory_context", { query: topics[(i + 3) % 8] });
+    return tools.handle("search_memories", { query: `${topics[i % 8]} ${topics[(i * 5) % 8]}`, limit: 10 });
+  });
+  const results = await Promise.all(calls);
+  const failures = results.filter((r) => !r.success);
+  assert.deepEqual(failures, [], "no call failed (no 40P01 deadlock)");
+
+  // Every returned memory was counted exactly once per call that returned it.
+  const returned = new Map<string, number>();
+  for (const r of results) {
+    const s = r as unknown as Success;
+    for (const m of s.memories ?? []) returned.set(m.id, (returned.get(m.id) ?? 0) + 1);
+  }
+  const { data } = await a.client.select<{ id: string; access_count: number }[]>("agent_memories", {
+    columns: "id,access_count", filters: [["agent_id", "eq", agentId]],
+  });
+  for (const row of data) assert.equal(row.access_count, returned.get(row.id) ?? 0, `access_count of ${row.id}`);
+  const logged = await a.client.select("memory_access_log", { columns: "id", filters: [["agent_id", "eq", agentId]], count: "exact", limit: 1 });
+  assert.equal(logged.count, [...returned.values()].reduce((x, y) => x + y, 0), "one log row per access");
+});
