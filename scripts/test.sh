@@ -42,6 +42,8 @@ log "layer 3: package in Deno"
 # Benchmarks and examples are not run here (the examples by scripts/example.sh), but they
 # must keep compiling against the package's types.
 (cd deno && deno check --quiet bench/*.ts examples/*.ts)
+log "layer 3: tool definitions against the vendors' SDK types (tsc)"
+"$ROOT/tests/sdk-types/run.sh"
 log "layer 3: package in Node (resolved by name through the exports map)"
 mkdir -p tests/node/node_modules
 ln -sfn "$PKG" tests/node/node_modules/agentmem
