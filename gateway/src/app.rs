@@ -24,6 +24,10 @@ pub struct Config {
     /// Keys Supabase's API gateway accepts in `apikey` (legacy JWT keys and opaque
     /// `sb_publishable_…` / `sb_secret_…` keys), with the role each stands for.
     pub api_keys: Vec<(String, String)>,
+    /// PostgREST's `db-tx-end`: whether `Prefer: tx=commit|rollback` is honoured
+    /// (`*-allow-override`) and what happens without it (`rollback*`).
+    pub tx_allow_override: bool,
+    pub tx_rollback_all: bool,
 }
 
 pub struct App {
@@ -64,6 +68,7 @@ impl Response {
             headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
         }
         headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        headers.extend(e.dynamic_headers.iter().cloned());
         Response { status: e.status, headers, body: e.body().into_bytes() }
     }
 }
@@ -197,7 +202,7 @@ impl App {
         };
         let auth = self.authenticate(req, supabase)?;
         self.check_profile(req)?;
-        let prefer = Prefer::parse(req.headers_named("prefer"));
+        let prefer = Prefer::parse(req.headers_named("prefer"), self.config.tx_allow_override);
         prefer.check_strict()?;
         let singular = req.header("accept").is_some_and(|a| a.contains(SINGULAR));
         let resource = path.trim_start_matches('/');
@@ -230,11 +235,14 @@ impl App {
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
         let setup = self.setup_sql(req, &auth, &prefer);
-        let result = self.pool.run(&setup, &sql, read_only, |row| decide(&kind, row, singular, &prefer)).await;
-        let row = match result {
+        let veto = veto_sql(&kind, singular, &prefer);
+        let rollback = match prefer.tx_rollback {
+            Some(r) => r,
+            None => self.config.tx_rollback_all,
+        };
+        let row = match self.pool.run(&setup, &sql, read_only, veto.as_deref(), rollback).await {
             Ok(row) => row,
             Err(DbFailure::Db(db)) => return Err(ApiError::from_db(&db, authed)),
-            Err(DbFailure::Api(e)) => return Err(e),
             Err(DbFailure::Connection(msg)) => {
                 return Err(ApiError::pgrst(503, "PGRST001", "Database client error. Retrying the connection.")
                     .with_details(msg));
@@ -390,23 +398,51 @@ pub struct Row {
     pub inserted: Option<i64>,
 }
 
-/// Runs inside the transaction, after the statement: a failure here rolls back. Returns
-/// whether to commit.
-fn decide(kind: &Kind, row: &Row, singular: bool, prefer: &Prefer) -> Result<bool, ApiError> {
-    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
-    if singular && row.page_total != 1 && !matches!(kind, Kind::Call { void: true, .. }) {
-        return Err(ApiError::pgrst(406, "PGRST116", "Cannot coerce the result to a single JSON object")
-            .with_details(format!("The result contains {} rows", row.page_total)));
+/// The checks PostgREST makes after the statement and before COMMIT (MainTx.hs
+/// `failNotSingular`, `failExceedsMaxAffectedPref`), as a statement that runs in the same
+/// transaction and raises, so a failed check rolls back without another round trip. It
+/// reads the row count the outer select left in `pgrst.page_total` and raises PostgREST's
+/// own error through `RAISE SQLSTATE 'PGRST'`, whose JSON becomes the response.
+fn veto_sql(kind: &Kind, singular: bool, prefer: &Prefer) -> Option<String> {
+    let raise = |code: &str, message: &str, details: &str, status: u16| {
+        format!(
+            "RAISE SQLSTATE 'PGRST' USING MESSAGE = json_build_object('code', {}, 'message', {}, 'details', {details}, 'hint', NULL)::text, \
+             DETAIL = '{{\"status\": {status}, \"headers\": {{}}}}';",
+            literal(code),
+            literal(message)
+        )
+    };
+    let mut checks = Vec::new();
+    if singular && !matches!(kind, Kind::Call { void: true, .. }) {
+        checks.push(format!(
+            "IF n <> 1 THEN {} END IF;",
+            raise(
+                "PGRST116",
+                "Cannot coerce the result to a single JSON object",
+                "'The result contains ' || n || ' rows'",
+                406
+            )
+        ));
     }
-    if mutation
-        && let Some(max) = prefer.max_affected
-        && prefer.strict
-        && row.page_total as u64 > max
-    {
-        return Err(ApiError::pgrst(400, "PGRST124", "Query result exceeds max-affected preference constraint")
-            .with_details(format!("The query affects {} rows", row.page_total)));
+    let affects = matches!(kind, Kind::Update | Kind::Delete | Kind::Call { .. });
+    if let (true, true, Some(max)) = (affects, prefer.strict, prefer.max_affected) {
+        checks.push(format!(
+            "IF n > {max} THEN {} END IF;",
+            raise(
+                "PGRST124",
+                "Query result exceeds max-affected preference constraint",
+                "'The query affects ' || n || ' rows'",
+                400
+            )
+        ));
     }
-    Ok(prefer.tx_rollback != Some(true))
+    if checks.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "DO $pgrst$ DECLARE n bigint := current_setting('pgrst.page_total')::bigint; BEGIN {} END $pgrst$",
+        checks.join(" ")
+    ))
 }
 
 fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
@@ -483,13 +519,16 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Re
             }
         }
     };
+    // Preferences.hs `prefAppliedHeader` order, filtered per plan as Response.hs
+    // `responsePreferences` does.
+    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
+    if prefer.missing.is_some() && matches!(kind, Kind::Insert { .. } | Kind::Update) {
+        applied.push(if prefer.missing == Some(true) { "missing=default" } else { "missing=null" });
+    }
     match prefer.ret {
-        Some(Return::Representation) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
-            applied.push("return=representation")
-        }
-        Some(Return::Minimal) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
-            applied.push("return=minimal")
-        }
+        Some(Return::Representation) if mutation => applied.push("return=representation"),
+        Some(Return::Minimal) if mutation => applied.push("return=minimal"),
+        Some(Return::HeadersOnly) if mutation => applied.push("return=headers-only"),
         _ => {}
     }
     match prefer.count {
@@ -502,6 +541,23 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Re
         Some(true) => applied.push("tx=rollback"),
         Some(false) => applied.push("tx=commit"),
         None => {}
+    }
+    let timezone;
+    let max_affected;
+    if prefer.strict {
+        applied.push("handling=strict");
+    } else if prefer.lenient {
+        applied.push("handling=lenient");
+    }
+    if let Some(tz) = &prefer.timezone {
+        timezone = format!("timezone={tz}");
+        applied.push(&timezone);
+    }
+    if let (true, Some(m), true) =
+        (prefer.strict, prefer.max_affected, matches!(kind, Kind::Update | Kind::Delete | Kind::Call { .. }))
+    {
+        max_affected = format!("max-affected={m}");
+        applied.push(&max_affected);
     }
     if !applied.is_empty() {
         headers.push(("Preference-Applied".into(), applied.join(", ")));

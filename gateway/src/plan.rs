@@ -50,7 +50,8 @@ const GUC_STATUS: &str = "nullif(current_setting('response.status', true), '')";
 fn outer(total: &str, page_total: &str, body: &str, inserted: &str, from: &str) -> String {
     format!(
         "SELECT {total}::text AS total_result_set, {page_total}::text AS page_total, {body}::text AS body, \
-         {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted \
+         {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted, \
+         set_config('pgrst.page_total', {page_total}::text, true) AS page_total_guc \
          FROM ({from}) _postgrest_t"
     )
 }
