@@ -224,13 +224,18 @@ impl App {
             (sql, kind, matches!(req.method, "GET" | "HEAD") || !volatile)
         } else {
             let table = schema.tables.get(resource).ok_or_else(|| {
-                ApiError::pgrst(
+                let names: Vec<&str> = schema.tables.keys().map(String::as_str).collect();
+                let mut e = ApiError::pgrst(
                     404,
                     "PGRST205",
                     format!("Could not find the table '{}.{resource}' in the schema cache", schema.schema),
-                )
+                );
+                // Error.hs `tableNotFoundHint`: a fuzzy match scoring at least 0.75.
+                e.hint = crate::fuzzy::best(&names, resource, 0.75)
+                    .map(|(t, _)| format!("Perhaps you meant the table '{}.{t}'", schema.schema));
+                e
             })?;
-            let q = query::parse_query(&pairs, None)?;
+            let q = query::parse_query(&pairs, false)?;
             let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, singular)?;
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
@@ -271,7 +276,6 @@ impl App {
         prefer: &Prefer,
         singular: bool,
     ) -> Result<(String, Kind), ApiError> {
-        let s = &schema.schema;
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
@@ -281,7 +285,7 @@ impl App {
                 };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
-                    plan::read(s, table, q, window, prefer, singular)?,
+                    plan::read(schema, table, q, window, prefer, singular, self.config.max_rows)?,
                     Kind::Read { window, head: req.method == "HEAD" },
                 ))
             }
@@ -292,13 +296,13 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((plan::insert(s, table, q, &p, prefer, singular)?, Kind::Insert { merge }))
+                Ok((plan::insert(schema, table, q, &p, prefer, singular)?, Kind::Insert { merge }))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
-                Ok((plan::update(s, table, q, &p, prefer, singular)?, Kind::Update))
+                Ok((plan::update(schema, table, q, &p, prefer, singular)?, Kind::Update))
             }
-            "DELETE" => Ok((plan::delete(s, table, q, prefer, singular)?, Kind::Delete)),
+            "DELETE" => Ok((plan::delete(schema, table, q, prefer, singular)?, Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }
@@ -314,26 +318,42 @@ impl App {
         prefer: &Prefer,
         singular: bool,
     ) -> Result<(String, Kind, bool), ApiError> {
-        let (keys, json_args): (Vec<String>, Option<plan::Payload>) = match req.method {
+        let (keys, json_args, q): (Vec<String>, Option<plan::Payload>, QueryParams) = match req.method {
             "POST" => {
                 let body = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { req.body };
                 let p = plan::payload(body, None)?;
-                (p.keys.clone(), Some(p))
+                (p.keys.clone(), Some(p), query::parse_query(pairs, false)?)
             }
+            // ApiRequest.hs: on GET a pair whose value is no operator expression is an
+            // argument; the others filter the result.
             "GET" | "HEAD" => {
-                let reserved =
-                    ["select", "order", "limit", "offset", "or", "and", "not.or", "not.and", "columns", "on_conflict"];
-                (pairs.iter().map(|(k, _)| k.clone()).filter(|k| !reserved.contains(&k.as_str())).collect(), None)
+                let q = query::parse_query(pairs, true)?;
+                (q.rpc_args.iter().map(|(k, _)| k.clone()).collect(), None, q)
             }
             m => return Err(ApiError::pgrst(405, "PGRST101", format!("Cannot use the {m} method on RPC"))),
         };
+        let s = &schema.schema;
         let not_found = || {
-            let sig = if keys.is_empty() { String::new() } else { keys.join(", ") };
-            ApiError::pgrst(404, "PGRST202", format!("Could not find the function {}.{name}({sig}) in the schema cache", schema.schema))
-                .with_details(format!(
-                    "Searched for the function {}.{name} with parameters {sig} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                    schema.schema
-                ))
+            let mut sorted = keys.clone();
+            sorted.sort();
+            sorted.dedup();
+            let list = sorted.join(", ");
+            let (sig, with) = if sorted.is_empty() {
+                (" without parameters".to_owned(), " without parameters".to_owned())
+            } else {
+                (format!("({list})"), format!(" with parameter{} {list}", if sorted.len() > 1 { "s" } else { "" }))
+            };
+            let json = if json_args.is_some() { " or with a single unnamed json/jsonb parameter" } else { "" };
+            let mut e = ApiError::pgrst(
+                404,
+                "PGRST202",
+                format!("Could not find the function {s}.{name}{sig} in the schema cache"),
+            )
+            .with_details(format!(
+                "Searched for the function {s}.{name}{with}{json}, but no matches were found in the schema cache."
+            ));
+            e.hint = rpc_hint(schema, name, &sorted);
+            e
         };
         let candidates: Vec<&Function> = funcs
             .map(|fs| {
@@ -351,13 +371,30 @@ impl App {
         let func = match candidates.as_slice() {
             [] => return Err(not_found()),
             [f] => *f,
-            _ => {
-                return Err(ApiError::pgrst(300, "PGRST203", format!("Could not choose the best candidate function between: {name}"))
+            many => {
+                let list: Vec<String> = many
+                    .iter()
+                    .map(|f| {
+                        let args: Vec<String> =
+                            f.args.iter().map(|a| format!("{} => {}", a.name, a.type_name)).collect();
+                        format!("{s}.{}({})", f.name, args.join(", "))
+                    })
+                    .collect();
+                return Err(ApiError::pgrst(300, "PGRST203", format!("Could not choose the best candidate function between: {}", list.join(", ")))
                     .with_hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved"));
             }
         };
-        let names: Vec<String> = func.args.iter().map(|a| a.name.clone()).collect();
-        let q = query::parse_query(pairs, Some(&names))?;
+        let set_returning = matches!(
+            func.returns,
+            crate::schema::ReturnShape::SetofComposite | crate::schema::ReturnShape::SetofScalar
+        );
+        if prefer.strict && prefer.max_affected.is_some() && !set_returning {
+            return Err(ApiError::pgrst(
+                400,
+                "PGRST128",
+                "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+            ));
+        }
         let args = match json_args {
             Some(p) => RpcArgs::Json(p),
             None => RpcArgs::Direct(q.rpc_args.clone()),
@@ -374,8 +411,34 @@ impl App {
                     || func.returns == crate::schema::ReturnShape::SetofScalar
             }),
         );
-        let sql = plan::call(&schema.schema, func, &args, &q, window, prefer, singular)?;
+        let sql = plan::call(schema, func, &args, &q, window, prefer, singular, self.config.max_rows)?;
         Ok((sql, Kind::Call { window, void: func.returns == crate::schema::ReturnShape::Void }, func.volatility == "v"))
+    }
+}
+
+/// Error.hs `noRpcHint`: a function of a similar name, or the closest argument list of the
+/// function's overloads.
+fn rpc_hint(schema: &SchemaCache, name: &str, keys: &[String]) -> Option<String> {
+    let s = &schema.schema;
+    match schema.functions.get(name) {
+        None => {
+            let names: Vec<&str> = schema.functions.keys().map(String::as_str).collect();
+            crate::fuzzy::best(&names, name, 0.75)
+                .map(|(f, _)| format!("Perhaps you meant to call the function {s}.{f}"))
+        }
+        Some(overloads) => {
+            let lists: Vec<String> = overloads
+                .iter()
+                .map(|f| {
+                    let mut args: Vec<&str> = f.args.iter().map(|a| a.name.as_str()).collect();
+                    args.sort();
+                    format!("({})", args.join(", "))
+                })
+                .collect();
+            let refs: Vec<&str> = lists.iter().map(String::as_str).collect();
+            crate::fuzzy::best(&refs, &format!("({})", keys.join(", ")), 0.33)
+                .map(|(l, _)| format!("Perhaps you meant to call the function {s}.{name}{l}"))
+        }
     }
 }
 

@@ -8,7 +8,8 @@ pub struct ApiError {
     pub status: u16,
     pub code: String,
     pub message: String,
-    pub details: Option<String>,
+    /// A string, except PGRST201's list of candidate relationships.
+    pub details: Option<serde_json::Value>,
     pub hint: Option<String>,
     /// Supabase's API gateway (Kong) answers without `code`/`details`.
     pub gateway_shape: bool,
@@ -33,7 +34,7 @@ impl ApiError {
     }
 
     pub fn with_details(mut self, details: impl Into<String>) -> Self {
-        self.details = Some(details.into());
+        self.details = Some(serde_json::Value::String(details.into()));
         self
     }
 
@@ -70,7 +71,7 @@ impl ApiError {
             status,
             code: code.to_owned(),
             message: db.message().to_owned(),
-            details: db.detail().map(str::to_owned),
+            details: db.detail().map(|d| serde_json::Value::String(d.to_owned())),
             hint: db.hint().map(str::to_owned),
             gateway_shape: false,
             headers: Vec::new(),
@@ -127,7 +128,7 @@ fn raised_pgrst(message: &str, detail: Option<&str>) -> ApiError {
         &text(&msg, "code").unwrap_or_default(),
         text(&msg, "message").unwrap_or_default(),
     );
-    e.details = text(&msg, "details");
+    e.details = msg.get("details").filter(|v| !v.is_null()).cloned();
     e.hint = text(&msg, "hint");
     for (k, v) in det["headers"].as_object().into_iter().flatten() {
         e.dynamic_headers.push((k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)));

@@ -9,11 +9,13 @@ mod app;
 mod cors;
 mod error;
 mod faults;
+mod fuzzy;
 mod jwt;
 mod plan;
 mod pool;
 mod prefer;
 mod query;
+mod read;
 mod schema;
 mod sql;
 
