@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::jwt;
+use crate::media::Media;
 use crate::plan::{self, RpcArgs, Window};
 use crate::pool::{DbFailure, Pool};
 use crate::prefer::{Prefer, Resolution, Return};
@@ -79,8 +80,6 @@ struct Auth {
     claims: Map<String, Value>,
 }
 
-const SINGULAR: &str = "application/vnd.pgrst.object+json";
-
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
@@ -132,7 +131,11 @@ impl App {
         };
         let claims =
             jwt::verify(&token, &self.config.jwt_secret, self.config.jwt_aud.as_deref(), now()).map_err(|e| {
-                ApiError::pgrst(401, e.code(), e.message()).with_header(
+                let mut err = ApiError::pgrst(401, e.code(), e.message());
+                if let Some(d) = e.details() {
+                    err = err.with_details(d);
+                }
+                err.with_header(
                     "WWW-Authenticate",
                     format!("Bearer error=\"invalid_token\", error_description={:?}", e.message()),
                 )
@@ -204,7 +207,8 @@ impl App {
         self.check_profile(req)?;
         let prefer = Prefer::parse(req.headers_named("prefer"), self.config.tx_allow_override);
         prefer.check_strict()?;
-        let singular = req.header("accept").is_some_and(|a| a.contains(SINGULAR));
+        let media = Media::negotiate(req.header("accept"))?;
+        let singular = media.singular();
         let resource = path.trim_start_matches('/');
         let schema = self.schema.read().expect("schema lock").clone();
         let authed = auth.role != self.config.anon_role;
@@ -219,7 +223,7 @@ impl App {
         }
         let (sql, kind, read_only) = if let Some(name) = resource.strip_prefix("rpc/") {
             let funcs = schema.functions.get(name);
-            let (sql, kind, volatile) = self.call_plan(req, &schema, name, funcs, &pairs, &prefer, singular)?;
+            let (sql, kind, volatile) = self.call_plan(req, &schema, name, funcs, &pairs, &prefer, media)?;
             // GET runs read-only; POST too, unless the function is VOLATILE (MainTx.hs).
             (sql, kind, matches!(req.method, "GET" | "HEAD") || !volatile)
         } else {
@@ -236,7 +240,7 @@ impl App {
                 e
             })?;
             let q = query::parse_query(&pairs, false)?;
-            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, singular)?;
+            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, media)?;
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
         let setup = self.setup_sql(req, &auth, &prefer);
@@ -253,7 +257,7 @@ impl App {
                     .with_details(msg));
             }
         };
-        respond(&kind, &row, &prefer, singular)
+        respond(&kind, &row, &prefer, media)
     }
 
     fn root(&self, schema: &SchemaCache) -> Response {
@@ -274,7 +278,7 @@ impl App {
         table: &Table,
         q: &QueryParams,
         prefer: &Prefer,
-        singular: bool,
+        media: Media,
     ) -> Result<(String, Kind), ApiError> {
         match req.method {
             "GET" | "HEAD" => {
@@ -285,7 +289,7 @@ impl App {
                 };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
-                    plan::read(schema, table, q, window, prefer, singular, self.config.max_rows)?,
+                    plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?,
                     Kind::Read { window, head: req.method == "HEAD" },
                 ))
             }
@@ -296,13 +300,13 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((plan::insert(schema, table, q, &p, prefer, singular)?, Kind::Insert { merge }))
+                Ok((plan::insert(schema, table, q, &p, prefer, media)?, Kind::Insert { merge }))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
-                Ok((plan::update(schema, table, q, &p, prefer, singular)?, Kind::Update))
+                Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
             }
-            "DELETE" => Ok((plan::delete(schema, table, q, prefer, singular)?, Kind::Delete)),
+            "DELETE" => Ok((plan::delete(schema, table, q, prefer, media)?, Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }
@@ -316,7 +320,7 @@ impl App {
         funcs: Option<&Vec<Function>>,
         pairs: &[(String, String)],
         prefer: &Prefer,
-        singular: bool,
+        media: Media,
     ) -> Result<(String, Kind, bool), ApiError> {
         let (keys, json_args, q): (Vec<String>, Option<plan::Payload>, QueryParams) = match req.method {
             "POST" => {
@@ -411,7 +415,7 @@ impl App {
                     || func.returns == crate::schema::ReturnShape::SetofScalar
             }),
         );
-        let sql = plan::call(schema, func, &args, &q, window, prefer, singular, self.config.max_rows)?;
+        let sql = plan::call(schema, func, &args, &q, window, prefer, media, self.config.max_rows)?;
         Ok((sql, Kind::Call { window, void: func.returns == crate::schema::ReturnShape::Void }, func.volatility == "v"))
     }
 }
@@ -513,9 +517,8 @@ fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
     format!("{range}/{}", total.map_or("*".to_owned(), |t| t.to_string()))
 }
 
-fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Response, ApiError> {
-    let ct =
-        if singular { "application/vnd.pgrst.object+json; charset=utf-8" } else { "application/json; charset=utf-8" };
+fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Response, ApiError> {
+    let ct = media.content_type();
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut applied = Vec::new();
     let body = row.body.clone().unwrap_or_default().into_bytes();

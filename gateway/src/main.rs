@@ -11,6 +11,7 @@ mod error;
 mod faults;
 mod fuzzy;
 mod jwt;
+mod media;
 mod plan;
 mod pool;
 mod prefer;
@@ -18,6 +19,7 @@ mod query;
 mod read;
 mod schema;
 mod sql;
+mod tolerant;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, RwLock};
@@ -169,7 +171,7 @@ async fn main() {
                 let server = server.clone();
                 async move { server.serve(req).await }
             });
-            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await;
+            let _ = http1::Builder::new().serve_connection(TokioIo::new(tolerant::Tolerant::new(stream)), svc).await;
         });
     }
 }

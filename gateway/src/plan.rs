@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::media::Media;
 use crate::prefer::{Prefer, Resolution, Return};
 use crate::query::{QueryParams, SelectItem};
 use crate::read::Node;
@@ -57,14 +58,21 @@ fn outer(total: &str, page_total: &str, body: &str, inserted: &str, from: &str) 
     )
 }
 
-fn body_expr(singular: bool, scalar: bool, set: bool) -> &'static str {
-    match (singular, scalar, set) {
-        (true, true, _) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
-        (true, false, _) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
-        (false, true, true) => "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')",
-        (false, true, false) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
-        (false, false, true) => "coalesce(json_agg(_postgrest_t), '[]')",
-        (false, false, false) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
+/// The response body built by Postgres (SqlFragment.hs `asJsonF`, `asJsonSingleF`,
+/// `asCsvF`): a JSON array, a single object or scalar, or CSV with a header row.
+fn body_expr(media: Media, scalar: bool, set: bool) -> String {
+    let item = if scalar { "_postgrest_t.pgrst_scalar" } else { "_postgrest_t" };
+    if media == Media::Csv {
+        return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM \
+                (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a) || '\n' || \
+                coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), '\n'), '')"
+            .to_owned();
+    }
+    let strip = |e: String| if media.strip_nulls() { format!("json_strip_nulls({e})") } else { e };
+    if media.singular() || !set {
+        format!("coalesce({}, 'null')", strip(format!("json_agg({item})->0")))
+    } else {
+        format!("coalesce({}, '[]')", strip(format!("json_agg({item})")))
     }
 }
 
@@ -79,7 +87,7 @@ pub fn read(
     q: &QueryParams,
     window: Window,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
     max_rows: Option<u64>,
 ) -> Result<String, ApiError> {
     let qual = ident(&table.name);
@@ -92,7 +100,7 @@ pub fn read(
         outer(
             &total,
             "pg_catalog.count(_postgrest_t)",
-            body_expr(singular, false, true),
+            &body_expr(media, false, true),
             "''",
             "SELECT * FROM pgrst_source"
         )
@@ -251,7 +259,7 @@ fn mutation_outer(
     table: &Table,
     q: &QueryParams,
     want_body: bool,
-    singular: bool,
+    media: Media,
     inserted: &str,
 ) -> Result<String, ApiError> {
     let from = if want_body {
@@ -271,8 +279,8 @@ fn mutation_outer(
     } else {
         "SELECT * FROM pgrst_source".to_owned()
     };
-    let body = if want_body { body_expr(singular, false, true) } else { "null" };
-    Ok(outer("''", "pg_catalog.count(_postgrest_t)", body, inserted, &from))
+    let body = if want_body { body_expr(media, false, true) } else { "null".to_owned() };
+    Ok(outer("''", "pg_catalog.count(_postgrest_t)", &body, inserted, &from))
 }
 
 pub fn want_body(prefer: &Prefer) -> bool {
@@ -285,7 +293,7 @@ pub fn insert(
     q: &QueryParams,
     p: &Payload,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
@@ -330,7 +338,7 @@ pub fn insert(
     sql.push(' ');
     sql.push_str(&returning(&rel, table, q, body));
     let inserted = if merge { "nullif(current_setting('pgrst.inserted', true), '')::int" } else { "''" };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, singular, inserted)?))
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted)?))
 }
 
 pub fn update(
@@ -339,7 +347,7 @@ pub fn update(
     q: &QueryParams,
     p: &Payload,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
     if !p.is_object {
         return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
@@ -359,7 +367,7 @@ pub fn update(
             returning(&a, table, q, body),
         )
     };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, singular, "''")?))
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
 }
 
 pub fn delete(
@@ -367,14 +375,14 @@ pub fn delete(
     table: &Table,
     q: &QueryParams,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
     let a = ident(&table.name);
     let filters = where_clause(&a, Some(table), &q.root_conditions())?;
     let sql = format!("DELETE FROM {rel} AS {a}{filters} {}", returning(&a, table, q, body));
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, singular, "''")?))
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
 }
 
 /// The arguments of an RPC: a JSON object body (POST) or query parameters (GET).
@@ -391,7 +399,7 @@ pub fn call(
     q: &QueryParams,
     window: Window,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
     max_rows: Option<u64>,
 ) -> Result<String, ApiError> {
     let fq = qualified(&cache.schema, &func.name);
@@ -480,7 +488,7 @@ pub fn call(
     let page_total = if set { "pg_catalog.count(_postgrest_t)" } else { "1" };
     Ok(format!(
         "WITH pgrst_source AS ({source}){count_cte} {}",
-        outer(&total, page_total, body_expr(singular, scalar, set), "''", &inner)
+        outer(&total, page_total, &body_expr(media, scalar, set), "''", &inner)
     ))
 }
 
