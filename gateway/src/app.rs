@@ -214,7 +214,7 @@ impl App {
         let authed = auth.role != self.config.anon_role;
 
         if resource.is_empty() {
-            return Ok(self.root(&schema));
+            return Err(self.root());
         }
         let mut pairs = query::decode_pairs(req.query);
         if supabase {
@@ -260,15 +260,10 @@ impl App {
         respond(&kind, &row, &prefer, media)
     }
 
-    fn root(&self, schema: &SchemaCache) -> Response {
-        let mut names: Vec<&String> = schema.tables.keys().collect();
-        names.sort();
-        let body = json!({ "tables": names, "note": "this gateway does not serve OpenAPI" }).to_string();
-        Response {
-            status: 200,
-            headers: vec![("Content-Type".into(), "application/json; charset=utf-8".into())],
-            body: body.into_bytes(),
-        }
+    /// The gateway serves no OpenAPI document: it answers as PostgREST does with
+    /// `openapi-mode=disabled` rather than with a 200 that is not OpenAPI.
+    fn root(&self) -> ApiError {
+        ApiError::pgrst(404, "PGRST126", "Root endpoint metadata is disabled")
     }
 
     fn table_plan(

@@ -409,6 +409,12 @@ describe("URLs and auth (url_grammar.rst, auth.rst)", () => {
     assert.match(raw, /\[\{"id":2\}\]$/);
   });
 
+  test("no OpenAPI document: the root answers PostgREST's openapi-mode=disabled error", async () => {
+    const res = await fetch(`${rest}/`, { headers: keyHeaders });
+    assert.equal(res.status, 404);
+    assert.deepEqual(await res.json(), { code: "PGRST126", details: null, hint: null, message: "Root endpoint metadata is disabled" });
+  });
+
   test("a JWT signed with another key: 401 PGRST301 with PostgREST's details (ErrorSpec.hs)", async () => {
     const bad = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.XmNK3GpH3Ys_7wsYBfq4C3M6goz71I7dTgUkuIa5lyQ";
     const client = createClient(env.SUPABASE_URL, env.SUPABASE_ANON_KEY, {
