@@ -21,9 +21,9 @@ struct MemoryOptions {
     agent_id: String,
     session_id: Option<String>,
     user_id: Option<String>,
-    dimensions: Option<u32>,
+    dimensions: Option<f64>,
     match_threshold: Option<f64>,
-    embed_timeout_ms: Option<u32>,
+    embed_timeout_ms: Option<f64>,
 }
 
 const DEFAULT_DIMENSIONS: u32 = 384;
@@ -60,20 +60,10 @@ fn settings(c: &Client, options: &JsValue) -> Result<(CallSettings, String), Err
     if o.session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
         return Err(ErrorReport::invalid_input("sessionId", "sessionId must be 1 to 255 characters"));
     }
-    let dimensions = o.dimensions.unwrap_or(DEFAULT_DIMENSIONS);
-    if !(1..=16_000).contains(&dimensions) {
-        return Err(ErrorReport::invalid_input(
-            "dimensions",
-            "dimensions must be between 1 and 16000 (pgvector's limit)",
-        ));
-    }
-    let embed_timeout_ms = o.embed_timeout_ms.unwrap_or(DEFAULT_EMBED_TIMEOUT_MS);
-    if !(1..=MAX_EMBED_TIMEOUT_MS).contains(&embed_timeout_ms) {
-        return Err(ErrorReport::invalid_input(
-            "embedTimeoutMs",
-            format!("embedTimeoutMs must be an integer between 1 and {MAX_EMBED_TIMEOUT_MS}"),
-        ));
-    }
+    // 16000: pgvector's limit.
+    let dimensions = args::integer_option("dimensions", o.dimensions, DEFAULT_DIMENSIONS, 1, 16_000)?;
+    let embed_timeout_ms =
+        args::integer_option("embedTimeoutMs", o.embed_timeout_ms, DEFAULT_EMBED_TIMEOUT_MS, 1, MAX_EMBED_TIMEOUT_MS)?;
     let match_threshold = o.match_threshold.unwrap_or(0.5);
     if !(match_threshold.is_finite() && (-1.0..=1.0).contains(&match_threshold)) {
         return Err(ErrorReport::invalid_input(

@@ -148,3 +148,12 @@ extern "C" {
 pub fn panic_for_tests() {
     panic!("deliberate panic requested by the test suite");
 }
+
+/// Panics in the middle of an async call, after an await: the case where the trap
+/// surfaces in a microtask rather than in a caller's stack. For the test suite only.
+#[wasm_bindgen(js_name = "__agentmemPanicAfterAwaitForTests")]
+pub async fn panic_after_await_for_tests() {
+    use crate::transport::client::Http;
+    http::JsHttp { fetch: js_sys::Function::new_no_args("") }.sleep(1).await;
+    panic!("deliberate panic after an await, requested by the test suite");
+}

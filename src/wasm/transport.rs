@@ -20,8 +20,8 @@ struct ClientOptions {
     url: String,
     api_key: String,
     access_token: Option<String>,
-    timeout_ms: Option<u32>,
-    retries: Option<u32>,
+    timeout_ms: Option<f64>,
+    retries: Option<f64>,
     schema: Option<String>,
     #[serde(default)]
     headers: std::collections::BTreeMap<String, String>,
@@ -87,20 +87,9 @@ pub(super) fn client(state: &JsValue) -> Result<Client, ErrorReport> {
     )?;
     target.set_schema_and_headers(o.schema, o.headers.into_iter().collect())?;
     let defaults = RetryPolicy::default();
-    let retries = o.retries.unwrap_or(defaults.retries);
-    if retries > RetryPolicy::MAX_RETRIES {
-        return Err(ErrorReport::invalid_input(
-            "retries",
-            format!("retries must be between 0 and {}", RetryPolicy::MAX_RETRIES),
-        ));
-    }
-    let timeout_ms = o.timeout_ms.unwrap_or(defaults.timeout_ms);
-    if timeout_ms == 0 || timeout_ms > RetryPolicy::MAX_TIMEOUT_MS {
-        return Err(ErrorReport::invalid_input(
-            "timeoutMs",
-            format!("timeoutMs must be between 1 and {}", RetryPolicy::MAX_TIMEOUT_MS),
-        ));
-    }
+    let retries = args::integer_option("retries", o.retries, defaults.retries, 0, RetryPolicy::MAX_RETRIES)?;
+    let timeout_ms =
+        args::integer_option("timeoutMs", o.timeout_ms, defaults.timeout_ms, 1, RetryPolicy::MAX_TIMEOUT_MS)?;
     let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
     let fetch = if fetch.is_undefined() || fetch.is_null() {
         Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
