@@ -146,6 +146,18 @@ function pendingWrites(writes) {
   });
 }
 
+/** Runs an operation of LangGraph's MemorySaver, after agentmem's own checks passed: what
+ *  it still refuses is the caller's input (a value it cannot copy, a key it does not
+ *  allow), reported as invalid_input with its error as the cause. */
+async function inMemory(operation) {
+  try {
+    return await operation();
+  } catch (e) {
+    if (e instanceof AgentmemError) throw e;
+    throw new AgentmemError("invalid_input", `the in-memory saver refused the call: ${messageOf(e)}`, { cause: e });
+  }
+}
+
 /** Runs a saver operation; whatever escapes it is an AgentmemError. */
 async function guarded(operation) {
   try {
@@ -208,8 +220,8 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   getTuple(config) {
     return guarded(async () => {
       const args = checkpointGetTupleArgs(ids(config));
-      if (this.#memory) return this.#memory.getTuple(config);
       if (args === null) return undefined; // no thread: nothing to find, no request
+      if (this.#memory) return inMemory(() => this.#memory.getTuple(config));
       const { data } = await this.#client.rpc("langgraph_get_tuple", args, IDEMPOTENT);
       const [row] = checkpointDecodeRows(data);
       return row === undefined ? undefined : this.#load(row);
@@ -224,7 +236,13 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       throw asAgentmemError(e);
     }
     if (this.#memory) {
-      yield* this.#memory.list(config, options);
+      try {
+        // No config lists every thread, as in the database backend.
+        yield* this.#memory.list(config ?? {}, options);
+      } catch (e) {
+        if (e instanceof AgentmemError) throw e;
+        throw new AgentmemError("invalid_input", `the in-memory saver refused the call: ${messageOf(e)}`, { cause: e });
+      }
       return;
     }
     // The server's max-rows (1000 on Supabase) may cut an answer short. The exact count
@@ -275,7 +293,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       }
       const meta = await dumps(this.serde, "metadata", metadata);
       const args = checkpointPutArgs(configurable, checkpointJson, versionsJson, serialized, meta);
-      if (this.#memory) return this.#memory.put(config, checkpoint, metadata, newVersions);
+      if (this.#memory) return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
       await this.#client.rpc("langgraph_put", args, IDEMPOTENT);
       return {
         configurable: { thread_id: args.p_thread_id, checkpoint_ns: args.p_checkpoint_ns, checkpoint_id: args.p_checkpoint_id },
@@ -293,7 +311,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
       }
       const args = checkpointPutWritesArgs(configurable, prim(taskId), prim(taskPath), serialized);
-      if (this.#memory) return this.#memory.putWrites(config, pairs, taskId, taskPath);
+      if (this.#memory) return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
       if (args !== null) await this.#client.rpc("langgraph_put_writes", args, IDEMPOTENT);
     });
   }
@@ -301,7 +319,8 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   deleteThread(threadId) {
     return guarded(async () => {
       const p_thread_id = requireString("threadId", threadId);
-      if (this.#memory) return this.#memory.deleteThread(p_thread_id);
+      // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
+      if (this.#memory) return p_thread_id === "" ? undefined : inMemory(() => this.#memory.deleteThread(p_thread_id));
       await this.#client.rpc("langgraph_delete_thread", { p_thread_id }, IDEMPOTENT);
     });
   }
