@@ -16,7 +16,7 @@ extern "C" {
     #[wasm_bindgen(js_name = fetchOnce)]
     fn fetch_once(fetch: &Function, url: &str, init: &Object, timeout_ms: u32) -> Promise;
     #[wasm_bindgen(js_name = sleep)]
-    fn sleep_ms(ms: u32) -> Promise;
+    pub(super) fn sleep_ms(ms: u32) -> Promise;
 }
 
 pub struct JsHttp {

@@ -153,7 +153,6 @@ pub fn panic_for_tests() {
 /// surfaces in a microtask rather than in a caller's stack. For the test suite only.
 #[wasm_bindgen(js_name = "__agentmemPanicAfterAwaitForTests")]
 pub async fn panic_after_await_for_tests() {
-    use crate::transport::client::Http;
-    http::JsHttp { fetch: js_sys::Function::new_no_args("") }.sleep(1).await;
+    let _ = wasm_bindgen_futures::JsFuture::from(http::sleep_ms(1)).await;
     panic!("deliberate panic after an await, requested by the test suite");
 }
