@@ -22,4 +22,4 @@ export {
   parseThreadId,
   extractDealId,
   inspectToken,
-} from "./agentmem.js";
+} from "./wasm.js";

@@ -101,15 +101,27 @@ export interface ClientOptions {
   apiKey: string;
   /** A signed-in user's JWT: requests then run as that user under RLS. */
   accessToken?: string | null;
-  /** Injected fetch (edge runtimes, tests, tracing); defaults to the global fetch. */
+  /**
+   * Injected fetch (edge runtimes, tests, tracing); defaults to the global fetch. Called
+   * with `(url, { method, headers, body, signal })`. Whatever it does (throw, reject,
+   * resolve to something that is not a Response) is a `network` error with its exception
+   * as `cause`.
+   */
   fetch?: typeof fetch;
-  /** Per-attempt time limit, 1..600000 ms (default 15000). */
+  /**
+   * Per-attempt time limit, 1..600000 ms (default 15000), covering the response body too.
+   * Enforced by agentmem: the attempt fails with `timeout` at the deadline even if `fetch`
+   * ignores its aborted signal.
+   */
   timeoutMs?: number;
-  /** Retries of idempotent requests after network errors, timeouts, 502/503/504 (default 2, max 10). */
+  /**
+   * Retries of idempotent requests after network errors, timeouts, 502/503/504 and
+   * Postgres restarts (SQLSTATE 57P01, 57P02, 57P03, class 08) (default 2, max 10).
+   */
   retries?: number;
   /** Non-default schema (Accept-Profile / Content-Profile). */
   schema?: string;
-  /** Extra headers on every request. */
+  /** Extra headers on every request: token names, values without CR, LF or characters beyond U+00FF. */
   headers?: Record<string, string>;
   /**
    * Service role only: act for this user (a UUID). agentmem's functions then read and
@@ -237,9 +249,11 @@ export type MemoryToolName = "create_memory" | "search_memories" | "update_memor
 
 /**
  * The injected embedding function: one vector per text, each of `dimensions` finite
- * numbers. agentmem never calls an embedding API itself.
+ * numbers (an array of numbers, a Float32Array or a Float64Array). agentmem never calls an
+ * embedding API itself. `signal` is aborted when `embedTimeoutMs` passes; pass it on to
+ * your HTTP client so the request stops too.
  */
-export type EmbedFn = (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+export type EmbedFn = (texts: string[], options: { signal: AbortSignal }) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
 
 export interface MemoryToolsOptions {
   /** A client acting as the signed-in user (`accessToken`), or its options. */
@@ -255,6 +269,11 @@ export interface MemoryToolsOptions {
   dimensions?: number;
   /** Minimum cosine similarity for `search_memories` (default 0.5). */
   matchThreshold?: number;
+  /**
+   * Time limit of one `embed` call, 1..600000 ms (default 30000). At the deadline the
+   * call fails with `embedding_failed` and writes nothing, whether or not `embed` stops.
+   */
+  embedTimeoutMs?: number;
 }
 
 export interface Memory {

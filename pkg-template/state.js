@@ -4,6 +4,9 @@
 // (the client's options and the store's own options) and turn values into JSON text.
 // Store methods are async, so bad input (found as early as the JSON conversion) always
 // arrives as a rejected promise, never as a synchronous throw.
+import { clientState } from "./client.js";
+import { AgentmemError } from "./errors.js";
+import { toJson } from "./json.js";
 import {
   conversationId,
   researchMergeState,
@@ -11,19 +14,23 @@ import {
   researchValidateTransition,
   stateCall,
   stateCheckOptions,
+  unreadable,
   workflowNormalizeState,
-} from "./agentmem.js";
-import { AgentmemClient, clientOptions, createClient } from "./client.js";
-import { AgentmemError } from "./errors.js";
-import { toJson } from "./json.js";
+} from "./wasm.js";
 
 /** Splits `{ client, ...options }` and checks both. */
 function setup(store, what, options) {
   if (options === null || typeof options !== "object") {
     throw new AgentmemError("invalid_input", `${what} needs { client, ... }`, { field: "options" });
   }
-  const { client, ...rest } = options;
-  const c = clientOptions(client instanceof AgentmemClient ? client : createClient(client));
+  let own;
+  try {
+    own = { ...options };
+  } catch (e) {
+    throw unreadable("options", e);
+  }
+  const { client, ...rest } = own;
+  const c = clientState(client);
   const text = toJson("options", rest);
   const described = stateCheckOptions(store, text);
   return { client: c, options: text, described };

@@ -33,7 +33,16 @@ pub struct Settings {
     pub namespace: Uuid,
 }
 
-fn field_names(v: &Value, path: &str, into: &mut Vec<String>) -> Result<(), StateError> {
+/// Appends the names in `v` that `seen` does not hold yet, in order. `seen` makes the
+/// de-duplication linear-logarithmic: the options are parsed on every call, and a linear
+/// search per name made a long `extraFields` list block the caller for seconds. (A JSON
+/// map as the set: its code is in the module already, a BTreeSet's would not be.)
+fn field_names(
+    v: &Value,
+    path: &str,
+    into: &mut Vec<String>,
+    seen: &mut serde_json::Map<String, Value>,
+) -> Result<(), StateError> {
     for (i, item) in json::array(v, path)?.iter().enumerate() {
         let p = json::index(path, i);
         let name = json::name(item, &p, 255)?;
@@ -43,7 +52,7 @@ fn field_names(v: &Value, path: &str, into: &mut Vec<String>) -> Result<(), Stat
                 format!("{LAST_STATE_UPDATE} is written by every save; it cannot be a state field"),
             ));
         }
-        if !into.contains(&name) {
+        if seen.insert(name.clone(), Value::Null).is_none() {
             into.push(name);
         }
     }
@@ -56,12 +65,16 @@ impl Settings {
         let o = if options.is_null() { &empty } else { json::object(options, "options")? };
         json::only(o, "options", "UnifiedStateManager options", &["fields", "extraFields", "skipEmpty", "namespace"])?;
         let mut fields = Vec::new();
+        let mut seen = serde_json::Map::new();
         match json::get(o, "fields") {
-            Some(v) => field_names(v, "options.fields", &mut fields)?,
-            None => fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string())),
+            Some(v) => field_names(v, "options.fields", &mut fields, &mut seen)?,
+            None => {
+                fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()));
+                seen.extend(fields.iter().map(|f| (f.clone(), Value::Null)));
+            }
         }
         if let Some(v) = json::get(o, "extraFields") {
-            field_names(v, "options.extraFields", &mut fields)?;
+            field_names(v, "options.extraFields", &mut fields, &mut seen)?;
         }
         let skip_empty = json::get(o, "skipEmpty").map(|v| json::boolean(v, "options.skipEmpty")).transpose()?;
         let namespace = match json::get(o, "namespace") {
@@ -226,6 +239,19 @@ mod tests {
             out,
             json!({"conversationId": "1636806e-18db-5536-b0d9-dcd21dd1699b", "savedFields": ["messages", "company_name"], "lastStateUpdate": "2026-11-22T00:00:00.000000Z"})
         );
+    }
+
+    #[test]
+    fn long_field_lists_are_deduplicated_in_order_without_quadratic_time() {
+        let mut names: Vec<String> = (0..100_000).map(|i| format!("f{i}")).collect();
+        names.extend(["f7".into(), "messages".into(), "f99999".into()]);
+        let started = std::time::Instant::now();
+        let s = Settings::parse(&json!({"extraFields": names})).unwrap();
+        // A linear search per name takes minutes here; the set, milliseconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(s.fields.len(), PERSISTENT_STATE_FIELDS.len() + 100_000);
+        assert_eq!(s.fields[PERSISTENT_STATE_FIELDS.len()], "f0");
+        assert_eq!(s.fields.last().map(String::as_str), Some("f99999"));
     }
 
     #[test]
