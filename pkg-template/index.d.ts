@@ -438,7 +438,8 @@ export declare class UnifiedStateManager {
   conversationId(contractorLeadId: string): string;
   /**
    * Saves every field of the list present in `state`, last_state_update, the conversation
-   * record and (with `conversationId`) a contractor_mapping link: one atomic request.
+   * record, (with `conversationId`) a contractor_mapping link and (when the state has a
+   * company_name) the contractor lead: one atomic request.
    */
   saveState(contractorLeadId: string, state: CoiaState, options?: { conversationId?: string }): Promise<SaveStateResult>;
   /** The saved fields (unknown keys included), messages with roles; null when none. */
