@@ -51,6 +51,29 @@ Deno.test("definitions: five tools in Anthropic and OpenAI shapes", () => {
   assert.deepEqual(anthropic[0].input_schema, openai[0].function.parameters);
   assert.match(anthropic[0].description, /preference 0\.9/);
   assert.throws(() => MemoryTools.definitions("gemini" as never), AgentmemError);
+  assert.throws(() => MemoryTools.definitions("openai", { strict: "yes" } as never), AgentmemError);
+  const responses = MemoryTools.definitions("openai-responses", { strict: true });
+  assert.deepEqual(responses.map((t) => [t.type, t.name, t.strict]), MemoryTools.toolNames.map((n) => ["function", n, true]));
+  assert.equal(MemoryTools.definitions("anthropic", { strict: true })[0].strict, true);
+});
+
+Deno.test("handle() takes what each SDK hands over: Anthropic's input object, OpenAI's arguments string, strict-mode nulls", async () => {
+  const a = await newUser();
+  const { tools } = toolsFor(a, { matchThreshold: -1 });
+  // OpenAI (strict): a JSON string with every field, null for those not given.
+  const created = ok(await tools.handle("create_memory", JSON.stringify({
+    content: "User prefers quotes in EUR", memory_type: "preference", importance_score: null, reference_type: null, reference_id: null, expires_at: null,
+  })));
+  assert.equal(created.memory.importance_score, 0.9, "null importance: the type's default");
+  const found = ok(await tools.handle("search_memories", JSON.stringify({ query: "currency for quotes", memory_types: null, limit: null })));
+  assert.ok(found.memories.some((m) => m.id === created.memory.id));
+  const updated = ok(await tools.handle("update_memory", JSON.stringify({
+    memory_id: created.memory.id, content: null, memory_type: null, importance_score: 0.95, expires_at: null,
+  })));
+  assert.equal(updated.memory.importance_score, 0.95);
+  // Anthropic: an object.
+  ok(await tools.handle("get_memory_context", { query: "quotes" }));
+  failed(await tools.handle("create_memory", "{not json"), "invalid_input", "input");
 });
 
 Deno.test("constructor refuses what cannot work", async () => {
@@ -217,7 +240,7 @@ Deno.test("update re-embeds only changed content; delete; expired memories are i
   assert.equal(calls.length, 1, "stale knowledge detected, content embedded");
 
   ok(await tools.handle("update_memory", { memory_id: m.id, expires_at: new Date(Date.now() + 86_400_000).toISOString() }));
-  ok(await tools.handle("update_memory", { memory_id: m.id, expires_at: null }));
+  ok(await tools.handle("update_memory", { memory_id: m.id, expires_at: "never" }));
   const row = await a.client.select<{ expires_at: string | null }>("agent_memories", { columns: "expires_at", filters: [["id", "eq", m.id]], single: true });
   assert.equal(row.data.expires_at, null, "expiry cleared");
 

@@ -290,7 +290,7 @@ export interface UpdateMemoryInput {
   content?: string;
   memory_type?: MemoryType;
   importance_score?: number;
-  /** null clears the expiry. */
+  /** An ISO 8601 date or date-time, or "never" to remove the expiry; null or absent keeps it. */
   expires_at?: string | null;
 }
 export interface DeleteMemoryInput {
@@ -312,14 +312,46 @@ export type MemoryToolResult =
   | { success: true; deleted: string }
   | { success: false; error: { code: AgentmemErrorCode; message: string; field?: string } };
 
+/** A tool's input schema: a JSON Schema object with no other properties allowed. */
+export interface ToolInputSchema {
+  type: "object";
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties: false;
+  [keyword: string]: unknown;
+}
+/** Anthropic Messages API tool (assignable to the SDK's `Anthropic.Tool`). */
 export interface AnthropicTool {
   name: MemoryToolName;
   description: string;
-  input_schema: Record<string, unknown>;
+  input_schema: ToolInputSchema;
+  strict?: boolean;
 }
+/** OpenAI Chat Completions tool (assignable to the SDK's `ChatCompletionTool`). */
 export interface OpenAITool {
   type: "function";
-  function: { name: MemoryToolName; description: string; parameters: Record<string, unknown> };
+  function: { name: MemoryToolName; description: string; parameters: ToolInputSchema; strict?: boolean };
+}
+/** OpenAI Responses API tool (assignable to the SDK's `FunctionTool`). */
+export interface OpenAIResponsesTool {
+  type: "function";
+  name: MemoryToolName;
+  description: string;
+  parameters: ToolInputSchema;
+  strict: boolean;
+}
+export type ToolFormat = "anthropic" | "openai" | "openai-responses";
+/** The definition type of a format (a union of formats gives a union of types). */
+export type ToolDefinition<F extends ToolFormat = "anthropic"> = F extends "openai" ? OpenAITool
+  : F extends "openai-responses" ? OpenAIResponsesTool
+  : AnthropicTool;
+export interface DefinitionOptions {
+  /**
+   * Fit the vendor's strict mode (`strict: true` on every tool). OpenAI: every property
+   * required, the optional ones nullable (null = not given). Anthropic: numeric bounds
+   * stated in the descriptions instead of `minimum`/`maximum`, which it refuses.
+   */
+  strict?: boolean;
 }
 
 export declare class MemoryTools {
@@ -327,11 +359,13 @@ export declare class MemoryTools {
   /** The user (JWT `sub`) these tools act for. */
   readonly userId: string;
   static readonly toolNames: MemoryToolName[];
-  static definitions(format?: "anthropic"): AnthropicTool[];
-  static definitions(format: "openai"): OpenAITool[];
-  definitions(format?: "anthropic"): AnthropicTool[];
-  definitions(format: "openai"): OpenAITool[];
-  /** For the LLM loop: never throws for a failed call; returns `{ success: false, error }`. */
+  static definitions<F extends ToolFormat = "anthropic">(format?: F, options?: DefinitionOptions): ToolDefinition<F>[];
+  definitions<F extends ToolFormat = "anthropic">(format?: F, options?: DefinitionOptions): ToolDefinition<F>[];
+  /**
+   * For the LLM loop: `input` is Anthropic's `tool_use.input` object or OpenAI's
+   * `function.arguments` JSON string. Never throws for a failed call; returns
+   * `{ success: false, error }`, which the model can read and correct.
+   */
   handle(name: string, input: unknown): Promise<MemoryToolResult>;
   /** Typed calls: throw `AgentmemError` on failure. */
   createMemory(input: CreateMemoryInput): Promise<{ success: true; memory: Memory }>;

@@ -10,6 +10,14 @@ const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete
 // Enough for any conversation; old entries only cost a possible extra embedding call.
 const KNOWN_CONTENT_LIMIT = 1000;
 
+function parseArguments(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AgentmemError("invalid_input", `the tool arguments are not valid JSON: ${e.message}`, { field: "input" });
+  }
+}
+
 export class MemoryTools {
   #client;
   #options;
@@ -38,22 +46,26 @@ export class MemoryTools {
     return [...TOOL_NAMES];
   }
 
-  /** Tool definitions for the model: `"anthropic"` (`input_schema`) or `"openai"` (`parameters`). */
-  static definitions(format = "anthropic") {
-    return memoryDefinitions(format);
+  /** Tool definitions for the model: `"anthropic"` (`input_schema`), `"openai"` (Chat
+   *  Completions) or `"openai-responses"`; `{ strict: true }` for the vendor's strict mode. */
+  static definitions(format = "anthropic", options) {
+    return memoryDefinitions(format, options);
   }
 
-  definitions(format = "anthropic") {
-    return memoryDefinitions(format);
+  definitions(format = "anthropic", options) {
+    return memoryDefinitions(format, options);
   }
 
   /**
-   * Runs the tool call a model asked for. Never throws for a failed call: returns
+   * Runs the tool call a model asked for: `input` is Anthropic's `input` object or
+   * OpenAI's `arguments` JSON string. Never throws for a failed call: returns
    * `{ success: false, error: { code, message, field? } }`, which the model can read and
    * correct. Errors that are not agentmem's (bugs) are rethrown.
    */
   async handle(name, input) {
     try {
+      // OpenAI hands the arguments over as a JSON string; Anthropic as an object.
+      if (typeof input === "string") input = parseArguments(input);
       return await this.#call(name, input);
     } catch (e) {
       if (!(e instanceof AgentmemError)) throw e;

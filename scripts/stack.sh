@@ -23,12 +23,13 @@ GW_DIR="$STACK_DIR/gateway"
 JWT_SECRET="${AGENTMEM_JWT_SECRET:-super-secret-jwt-token-with-at-least-32-characters-long}"
 PUBLISHABLE_KEY="sb_publishable_agentmem_local_0000000000"
 SECRET_KEY="sb_secret_agentmem_local_00000000000000"
-GATEWAY_BIN="$CARGO_TARGET_DIR/debug/agentmem-gateway"
+# The release build: a debug gateway costs several times the CPU per request.
+GATEWAY_BIN="$CARGO_TARGET_DIR/release/agentmem-gateway"
 
 gateway_running() { [ -f "$GW_DIR/pid" ] && kill -0 "$(cat "$GW_DIR/pid")" 2>/dev/null; }
 
 build_gateway() {
-  (cd "$ROOT" && cargo build --quiet -p gateway)
+  (cd "$ROOT" && cargo build --quiet --release -p gateway)
 }
 
 up() {

@@ -3,6 +3,7 @@
 # (Postgres + migrations + gateway), builds the package, then
 #   1. native:        cargo test --workspace (core logic, CPython UUIDv5 comparison, and
 #                     the gateway against the real Postgres), plus the Postgres script checks
+#                     and the gateway conformance suite (tests/gateway/run.sh)
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
 #   3. package:       the built package in Deno (deno test), Node and headless Chromium,
 #                     and the LangGraph saver in Node (tests/langgraph/run.sh)
@@ -29,6 +30,8 @@ log "layer 1: Postgres script checks (stack shape, checkpoint SQL, memory SQL, s
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"
 "$ROOT/tests/stack/contractors_sql_test.sh"
+log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"
+"$ROOT/tests/gateway/run.sh"
 
 log "layer 2: wasm-bindgen tests (core on wasm32) in Node"
 wasm-pack test --node --no-default-features
@@ -43,6 +46,8 @@ log "layer 3: package in Deno"
 # Benchmarks and examples are not run here (the examples by scripts/example.sh), but they
 # must keep compiling against the package's types.
 (cd deno && deno check --quiet bench/*.ts examples/*.ts)
+log "layer 3: tool definitions against the vendors' SDK types (tsc)"
+"$ROOT/tests/sdk-types/run.sh"
 log "layer 3: package in Node (resolved by name through the exports map)"
 mkdir -p tests/node/node_modules
 ln -sfn "$PKG" tests/node/node_modules/agentmem

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::jwt;
+use crate::media::Media;
 use crate::plan::{self, RpcArgs, Window};
 use crate::pool::{DbFailure, Pool};
 use crate::prefer::{Prefer, Resolution, Return};
@@ -24,6 +25,10 @@ pub struct Config {
     /// Keys Supabase's API gateway accepts in `apikey` (legacy JWT keys and opaque
     /// `sb_publishable_…` / `sb_secret_…` keys), with the role each stands for.
     pub api_keys: Vec<(String, String)>,
+    /// PostgREST's `db-tx-end`: whether `Prefer: tx=commit|rollback` is honoured
+    /// (`*-allow-override`) and what happens without it (`rollback*`).
+    pub tx_allow_override: bool,
+    pub tx_rollback_all: bool,
 }
 
 pub struct App {
@@ -64,6 +69,7 @@ impl Response {
             headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
         }
         headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        headers.extend(e.dynamic_headers.iter().cloned());
         Response { status: e.status, headers, body: e.body().into_bytes() }
     }
 }
@@ -73,8 +79,6 @@ struct Auth {
     role: String,
     claims: Map<String, Value>,
 }
-
-const SINGULAR: &str = "application/vnd.pgrst.object+json";
 
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
@@ -127,7 +131,11 @@ impl App {
         };
         let claims =
             jwt::verify(&token, &self.config.jwt_secret, self.config.jwt_aud.as_deref(), now()).map_err(|e| {
-                ApiError::pgrst(401, e.code(), e.message()).with_header(
+                let mut err = ApiError::pgrst(401, e.code(), e.message());
+                if let Some(d) = e.details() {
+                    err = err.with_details(d);
+                }
+                err.with_header(
                     "WWW-Authenticate",
                     format!("Bearer error=\"invalid_token\", error_description={:?}", e.message()),
                 )
@@ -197,15 +205,16 @@ impl App {
         };
         let auth = self.authenticate(req, supabase)?;
         self.check_profile(req)?;
-        let prefer = Prefer::parse(req.headers_named("prefer"));
+        let prefer = Prefer::parse(req.headers_named("prefer"), self.config.tx_allow_override);
         prefer.check_strict()?;
-        let singular = req.header("accept").is_some_and(|a| a.contains(SINGULAR));
+        let media = Media::negotiate(req.header("accept"))?;
+        let singular = media.singular();
         let resource = path.trim_start_matches('/');
         let schema = self.schema.read().expect("schema lock").clone();
         let authed = auth.role != self.config.anon_role;
 
         if resource.is_empty() {
-            return Ok(self.root(&schema));
+            return Err(self.root());
         }
         let mut pairs = query::decode_pairs(req.query);
         if supabase {
@@ -214,44 +223,47 @@ impl App {
         }
         let (sql, kind, read_only) = if let Some(name) = resource.strip_prefix("rpc/") {
             let funcs = schema.functions.get(name);
-            let (sql, kind, volatile) = self.call_plan(req, &schema, name, funcs, &pairs, &prefer, singular)?;
+            let (sql, kind, volatile) = self.call_plan(req, &schema, name, funcs, &pairs, &prefer, media)?;
             // GET runs read-only; POST too, unless the function is VOLATILE (MainTx.hs).
             (sql, kind, matches!(req.method, "GET" | "HEAD") || !volatile)
         } else {
             let table = schema.tables.get(resource).ok_or_else(|| {
-                ApiError::pgrst(
+                let names: Vec<&str> = schema.tables.keys().map(String::as_str).collect();
+                let mut e = ApiError::pgrst(
                     404,
                     "PGRST205",
                     format!("Could not find the table '{}.{resource}' in the schema cache", schema.schema),
-                )
+                );
+                // Error.hs `tableNotFoundHint`: a fuzzy match scoring at least 0.75.
+                e.hint = crate::fuzzy::best(&names, resource, 0.75)
+                    .map(|(t, _)| format!("Perhaps you meant the table '{}.{t}'", schema.schema));
+                e
             })?;
-            let q = query::parse_query(&pairs, None)?;
-            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, singular)?;
+            let q = query::parse_query(&pairs, false)?;
+            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, media)?;
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
         let setup = self.setup_sql(req, &auth, &prefer);
-        let result = self.pool.run(&setup, &sql, read_only, |row| decide(&kind, row, singular, &prefer)).await;
-        let row = match result {
+        let veto = veto_sql(&kind, singular, &prefer);
+        let rollback = match prefer.tx_rollback {
+            Some(r) => r,
+            None => self.config.tx_rollback_all,
+        };
+        let row = match self.pool.run(&setup, &sql, read_only, veto.as_deref(), rollback).await {
             Ok(row) => row,
             Err(DbFailure::Db(db)) => return Err(ApiError::from_db(&db, authed)),
-            Err(DbFailure::Api(e)) => return Err(e),
             Err(DbFailure::Connection(msg)) => {
                 return Err(ApiError::pgrst(503, "PGRST001", "Database client error. Retrying the connection.")
                     .with_details(msg));
             }
         };
-        respond(&kind, &row, &prefer, singular)
+        respond(&kind, &row, &prefer, media)
     }
 
-    fn root(&self, schema: &SchemaCache) -> Response {
-        let mut names: Vec<&String> = schema.tables.keys().collect();
-        names.sort();
-        let body = json!({ "tables": names, "note": "this gateway does not serve OpenAPI" }).to_string();
-        Response {
-            status: 200,
-            headers: vec![("Content-Type".into(), "application/json; charset=utf-8".into())],
-            body: body.into_bytes(),
-        }
+    /// The gateway serves no OpenAPI document: it answers as PostgREST does with
+    /// `openapi-mode=disabled` rather than with a 200 that is not OpenAPI.
+    fn root(&self) -> ApiError {
+        ApiError::pgrst(404, "PGRST126", "Root endpoint metadata is disabled")
     }
 
     fn table_plan(
@@ -261,9 +273,8 @@ impl App {
         table: &Table,
         q: &QueryParams,
         prefer: &Prefer,
-        singular: bool,
+        media: Media,
     ) -> Result<(String, Kind), ApiError> {
-        let s = &schema.schema;
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
@@ -273,7 +284,7 @@ impl App {
                 };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
-                    plan::read(s, table, q, window, prefer, singular)?,
+                    plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?,
                     Kind::Read { window, head: req.method == "HEAD" },
                 ))
             }
@@ -284,13 +295,13 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((plan::insert(s, table, q, &p, prefer, singular)?, Kind::Insert { merge }))
+                Ok((plan::insert(schema, table, q, &p, prefer, media)?, Kind::Insert { merge }))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
-                Ok((plan::update(s, table, q, &p, prefer, singular)?, Kind::Update))
+                Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
             }
-            "DELETE" => Ok((plan::delete(s, table, q, prefer, singular)?, Kind::Delete)),
+            "DELETE" => Ok((plan::delete(schema, table, q, prefer, media)?, Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }
@@ -304,28 +315,44 @@ impl App {
         funcs: Option<&Vec<Function>>,
         pairs: &[(String, String)],
         prefer: &Prefer,
-        singular: bool,
+        media: Media,
     ) -> Result<(String, Kind, bool), ApiError> {
-        let (keys, json_args): (Vec<String>, Option<plan::Payload>) = match req.method {
+        let (keys, json_args, q): (Vec<String>, Option<plan::Payload>, QueryParams) = match req.method {
             "POST" => {
                 let body = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { req.body };
                 let p = plan::payload(body, None)?;
-                (p.keys.clone(), Some(p))
+                (p.keys.clone(), Some(p), query::parse_query(pairs, false)?)
             }
+            // ApiRequest.hs: on GET a pair whose value is no operator expression is an
+            // argument; the others filter the result.
             "GET" | "HEAD" => {
-                let reserved =
-                    ["select", "order", "limit", "offset", "or", "and", "not.or", "not.and", "columns", "on_conflict"];
-                (pairs.iter().map(|(k, _)| k.clone()).filter(|k| !reserved.contains(&k.as_str())).collect(), None)
+                let q = query::parse_query(pairs, true)?;
+                (q.rpc_args.iter().map(|(k, _)| k.clone()).collect(), None, q)
             }
             m => return Err(ApiError::pgrst(405, "PGRST101", format!("Cannot use the {m} method on RPC"))),
         };
+        let s = &schema.schema;
         let not_found = || {
-            let sig = if keys.is_empty() { String::new() } else { keys.join(", ") };
-            ApiError::pgrst(404, "PGRST202", format!("Could not find the function {}.{name}({sig}) in the schema cache", schema.schema))
-                .with_details(format!(
-                    "Searched for the function {}.{name} with parameters {sig} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                    schema.schema
-                ))
+            let mut sorted = keys.clone();
+            sorted.sort();
+            sorted.dedup();
+            let list = sorted.join(", ");
+            let (sig, with) = if sorted.is_empty() {
+                (" without parameters".to_owned(), " without parameters".to_owned())
+            } else {
+                (format!("({list})"), format!(" with parameter{} {list}", if sorted.len() > 1 { "s" } else { "" }))
+            };
+            let json = if json_args.is_some() { " or with a single unnamed json/jsonb parameter" } else { "" };
+            let mut e = ApiError::pgrst(
+                404,
+                "PGRST202",
+                format!("Could not find the function {s}.{name}{sig} in the schema cache"),
+            )
+            .with_details(format!(
+                "Searched for the function {s}.{name}{with}{json}, but no matches were found in the schema cache."
+            ));
+            e.hint = rpc_hint(schema, name, &sorted);
+            e
         };
         let candidates: Vec<&Function> = funcs
             .map(|fs| {
@@ -343,13 +370,30 @@ impl App {
         let func = match candidates.as_slice() {
             [] => return Err(not_found()),
             [f] => *f,
-            _ => {
-                return Err(ApiError::pgrst(300, "PGRST203", format!("Could not choose the best candidate function between: {name}"))
+            many => {
+                let list: Vec<String> = many
+                    .iter()
+                    .map(|f| {
+                        let args: Vec<String> =
+                            f.args.iter().map(|a| format!("{} => {}", a.name, a.type_name)).collect();
+                        format!("{s}.{}({})", f.name, args.join(", "))
+                    })
+                    .collect();
+                return Err(ApiError::pgrst(300, "PGRST203", format!("Could not choose the best candidate function between: {}", list.join(", ")))
                     .with_hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved"));
             }
         };
-        let names: Vec<String> = func.args.iter().map(|a| a.name.clone()).collect();
-        let q = query::parse_query(pairs, Some(&names))?;
+        let set_returning = matches!(
+            func.returns,
+            crate::schema::ReturnShape::SetofComposite | crate::schema::ReturnShape::SetofScalar
+        );
+        if prefer.strict && prefer.max_affected.is_some() && !set_returning {
+            return Err(ApiError::pgrst(
+                400,
+                "PGRST128",
+                "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+            ));
+        }
         let args = match json_args {
             Some(p) => RpcArgs::Json(p),
             None => RpcArgs::Direct(q.rpc_args.clone()),
@@ -366,8 +410,34 @@ impl App {
                     || func.returns == crate::schema::ReturnShape::SetofScalar
             }),
         );
-        let sql = plan::call(&schema.schema, func, &args, &q, window, prefer, singular)?;
+        let sql = plan::call(schema, func, &args, &q, window, prefer, media, self.config.max_rows)?;
         Ok((sql, Kind::Call { window, void: func.returns == crate::schema::ReturnShape::Void }, func.volatility == "v"))
+    }
+}
+
+/// Error.hs `noRpcHint`: a function of a similar name, or the closest argument list of the
+/// function's overloads.
+fn rpc_hint(schema: &SchemaCache, name: &str, keys: &[String]) -> Option<String> {
+    let s = &schema.schema;
+    match schema.functions.get(name) {
+        None => {
+            let names: Vec<&str> = schema.functions.keys().map(String::as_str).collect();
+            crate::fuzzy::best(&names, name, 0.75)
+                .map(|(f, _)| format!("Perhaps you meant to call the function {s}.{f}"))
+        }
+        Some(overloads) => {
+            let lists: Vec<String> = overloads
+                .iter()
+                .map(|f| {
+                    let mut args: Vec<&str> = f.args.iter().map(|a| a.name.as_str()).collect();
+                    args.sort();
+                    format!("({})", args.join(", "))
+                })
+                .collect();
+            let refs: Vec<&str> = lists.iter().map(String::as_str).collect();
+            crate::fuzzy::best(&refs, &format!("({})", keys.join(", ")), 0.33)
+                .map(|(l, _)| format!("Perhaps you meant to call the function {s}.{name}{l}"))
+        }
     }
 }
 
@@ -390,23 +460,51 @@ pub struct Row {
     pub inserted: Option<i64>,
 }
 
-/// Runs inside the transaction, after the statement: a failure here rolls back. Returns
-/// whether to commit.
-fn decide(kind: &Kind, row: &Row, singular: bool, prefer: &Prefer) -> Result<bool, ApiError> {
-    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
-    if singular && row.page_total != 1 && !matches!(kind, Kind::Call { void: true, .. }) {
-        return Err(ApiError::pgrst(406, "PGRST116", "Cannot coerce the result to a single JSON object")
-            .with_details(format!("The result contains {} rows", row.page_total)));
+/// The checks PostgREST makes after the statement and before COMMIT (MainTx.hs
+/// `failNotSingular`, `failExceedsMaxAffectedPref`), as a statement that runs in the same
+/// transaction and raises, so a failed check rolls back without another round trip. It
+/// reads the row count the outer select left in `pgrst.page_total` and raises PostgREST's
+/// own error through `RAISE SQLSTATE 'PGRST'`, whose JSON becomes the response.
+fn veto_sql(kind: &Kind, singular: bool, prefer: &Prefer) -> Option<String> {
+    let raise = |code: &str, message: &str, details: &str, status: u16| {
+        format!(
+            "RAISE SQLSTATE 'PGRST' USING MESSAGE = json_build_object('code', {}, 'message', {}, 'details', {details}, 'hint', NULL)::text, \
+             DETAIL = '{{\"status\": {status}, \"headers\": {{}}}}';",
+            literal(code),
+            literal(message)
+        )
+    };
+    let mut checks = Vec::new();
+    if singular && !matches!(kind, Kind::Call { void: true, .. }) {
+        checks.push(format!(
+            "IF n <> 1 THEN {} END IF;",
+            raise(
+                "PGRST116",
+                "Cannot coerce the result to a single JSON object",
+                "'The result contains ' || n || ' rows'",
+                406
+            )
+        ));
     }
-    if mutation
-        && let Some(max) = prefer.max_affected
-        && prefer.strict
-        && row.page_total as u64 > max
-    {
-        return Err(ApiError::pgrst(400, "PGRST124", "Query result exceeds max-affected preference constraint")
-            .with_details(format!("The query affects {} rows", row.page_total)));
+    let affects = matches!(kind, Kind::Update | Kind::Delete | Kind::Call { .. });
+    if let (true, true, Some(max)) = (affects, prefer.strict, prefer.max_affected) {
+        checks.push(format!(
+            "IF n > {max} THEN {} END IF;",
+            raise(
+                "PGRST124",
+                "Query result exceeds max-affected preference constraint",
+                "'The query affects ' || n || ' rows'",
+                400
+            )
+        ));
     }
-    Ok(prefer.tx_rollback != Some(true))
+    if checks.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "DO $pgrst$ DECLARE n bigint := current_setting('pgrst.page_total')::bigint; BEGIN {} END $pgrst$",
+        checks.join(" ")
+    ))
 }
 
 fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
@@ -414,9 +512,8 @@ fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
     format!("{range}/{}", total.map_or("*".to_owned(), |t| t.to_string()))
 }
 
-fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Response, ApiError> {
-    let ct =
-        if singular { "application/vnd.pgrst.object+json; charset=utf-8" } else { "application/json; charset=utf-8" };
+fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Response, ApiError> {
+    let ct = media.content_type();
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut applied = Vec::new();
     let body = row.body.clone().unwrap_or_default().into_bytes();
@@ -483,13 +580,16 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Re
             }
         }
     };
+    // Preferences.hs `prefAppliedHeader` order, filtered per plan as Response.hs
+    // `responsePreferences` does.
+    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
+    if prefer.missing.is_some() && matches!(kind, Kind::Insert { .. } | Kind::Update) {
+        applied.push(if prefer.missing == Some(true) { "missing=default" } else { "missing=null" });
+    }
     match prefer.ret {
-        Some(Return::Representation) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
-            applied.push("return=representation")
-        }
-        Some(Return::Minimal) if !matches!(kind, Kind::Read { .. } | Kind::Call { .. }) => {
-            applied.push("return=minimal")
-        }
+        Some(Return::Representation) if mutation => applied.push("return=representation"),
+        Some(Return::Minimal) if mutation => applied.push("return=minimal"),
+        Some(Return::HeadersOnly) if mutation => applied.push("return=headers-only"),
         _ => {}
     }
     match prefer.count {
@@ -502,6 +602,23 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, singular: bool) -> Result<Re
         Some(true) => applied.push("tx=rollback"),
         Some(false) => applied.push("tx=commit"),
         None => {}
+    }
+    let timezone;
+    let max_affected;
+    if prefer.strict {
+        applied.push("handling=strict");
+    } else if prefer.lenient {
+        applied.push("handling=lenient");
+    }
+    if let Some(tz) = &prefer.timezone {
+        timezone = format!("timezone={tz}");
+        applied.push(&timezone);
+    }
+    if let (true, Some(m), true) =
+        (prefer.strict, prefer.max_affected, matches!(kind, Kind::Update | Kind::Delete | Kind::Call { .. }))
+    {
+        max_affected = format!("max-affected={m}");
+        applied.push(&max_affected);
     }
     if !applied.is_empty() {
         headers.push(("Preference-Applied".into(), applied.join(", ")));

@@ -8,12 +8,15 @@ pub struct ApiError {
     pub status: u16,
     pub code: String,
     pub message: String,
-    pub details: Option<String>,
+    /// A string, except PGRST201's list of candidate relationships.
+    pub details: Option<serde_json::Value>,
     pub hint: Option<String>,
     /// Supabase's API gateway (Kong) answers without `code`/`details`.
     pub gateway_shape: bool,
     /// Extra response headers (e.g. `WWW-Authenticate` on 401).
     pub headers: Vec<(&'static str, String)>,
+    /// Headers named at run time (a `RAISE SQLSTATE 'PGRST'` DETAIL's `headers`).
+    pub dynamic_headers: Vec<(String, String)>,
 }
 
 impl ApiError {
@@ -26,11 +29,12 @@ impl ApiError {
             hint: None,
             gateway_shape: false,
             headers: Vec::new(),
+            dynamic_headers: Vec::new(),
         }
     }
 
     pub fn with_details(mut self, details: impl Into<String>) -> Self {
-        self.details = Some(details.into());
+        self.details = Some(serde_json::Value::String(details.into()));
         self
     }
 
@@ -53,6 +57,9 @@ impl ApiError {
     /// decides 42501: 403 for a JWT-bearing request, 401 for anon.
     pub fn from_db(db: &tokio_postgres::error::DbError, authenticated: bool) -> Self {
         let code = db.code().code();
+        if code == "PGRST" {
+            return raised_pgrst(db.message(), db.detail());
+        }
         let status = match code {
             // `raise sqlstate 'PT404'` style: PostgREST uses the digits as the status.
             c if c.starts_with("PT") => c[2..].parse().unwrap_or(500),
@@ -64,10 +71,11 @@ impl ApiError {
             status,
             code: code.to_owned(),
             message: db.message().to_owned(),
-            details: db.detail().map(str::to_owned),
+            details: db.detail().map(|d| serde_json::Value::String(d.to_owned())),
             hint: db.hint().map(str::to_owned),
             gateway_shape: false,
             headers: Vec::new(),
+            dynamic_headers: Vec::new(),
         };
         if status == 401 {
             e.headers.push(("WWW-Authenticate", "Bearer".to_owned()));
@@ -83,6 +91,49 @@ impl ApiError {
                 .to_string()
         }
     }
+}
+
+/// `RAISE SQLSTATE 'PGRST' USING MESSAGE = '{"code":…,"message":…,"details":…,"hint":…}',
+/// DETAIL = '{"status":…,"status_text":…,"headers":{…}}'`: the function controls the whole
+/// error response (Error.hs `parseRaisePGRST`); JSON that does not parse is PGRST121.
+fn raised_pgrst(message: &str, detail: Option<&str>) -> ApiError {
+    let parse_error = |details: String, hint: &str| {
+        ApiError::pgrst(500, "PGRST121", "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error")
+            .with_details(details)
+            .with_hint(hint)
+    };
+    let msg_hint =
+        "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.";
+    let det_hint =
+        "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+    let text = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
+    let msg: Option<serde_json::Value> = serde_json::from_str(message)
+        .ok()
+        .filter(|v: &serde_json::Value| v.is_object() && text(v, "code").is_some() && text(v, "message").is_some());
+    let Some(msg) = msg else {
+        return parse_error(format!("Invalid JSON value for MESSAGE: '{message}'"), msg_hint);
+    };
+    let Some(detail) = detail else {
+        return parse_error("DETAIL is missing in the RAISE statement".into(), det_hint);
+    };
+    let det: Option<serde_json::Value> = serde_json::from_str(detail).ok().filter(|v: &serde_json::Value| {
+        v.get("status").is_some_and(serde_json::Value::is_u64)
+            && v.get("headers").is_some_and(serde_json::Value::is_object)
+    });
+    let Some(det) = det else {
+        return parse_error(format!("Invalid JSON value for DETAIL: '{detail}'"), det_hint);
+    };
+    let mut e = ApiError::pgrst(
+        det["status"].as_u64().and_then(|s| u16::try_from(s).ok()).unwrap_or(500),
+        &text(&msg, "code").unwrap_or_default(),
+        text(&msg, "message").unwrap_or_default(),
+    );
+    e.details = msg.get("details").filter(|v| !v.is_null()).cloned();
+    e.hint = text(&msg, "hint");
+    for (k, v) in det["headers"].as_object().into_iter().flatten() {
+        e.dynamic_headers.push((k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)));
+    }
+    e
 }
 
 /// PostgREST's `pgErrorStatus`.

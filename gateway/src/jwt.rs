@@ -42,6 +42,14 @@ impl JwtError {
         }
     }
 
+    /// Error.hs: a key error carries jose's text as `details`.
+    pub fn details(&self) -> Option<&'static str> {
+        match self {
+            JwtError::Signature => Some("None of the keys was able to decode the JWT"),
+            _ => None,
+        }
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             JwtError::Expired

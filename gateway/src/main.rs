@@ -9,13 +9,17 @@ mod app;
 mod cors;
 mod error;
 mod faults;
+mod fuzzy;
 mod jwt;
+mod media;
 mod plan;
 mod pool;
 mod prefer;
 mod query;
+mod read;
 mod schema;
 mod sql;
+mod tolerant;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, RwLock};
@@ -61,6 +65,7 @@ fn usage() -> ! {
         "usage:\n  agentmem-gateway serve --db-url URL --jwt-secret SECRET [--listen 127.0.0.1:54321] [--schema public]\n\
          \t[--extra-search-path extensions] [--anon-role anon] [--max-rows 1000] [--anon-key JWT] [--service-key JWT]\n\
          \t[--publishable-key sb_publishable_…] [--secret-key sb_secret_…] [--faults JSON] [--admin]\n\
+         \t[--db-tx-end commit|commit-allow-override|rollback|rollback-allow-override]\n\
          \x20 agentmem-gateway mint --jwt-secret SECRET [--role authenticated] [--sub UUID] [--expires-in SECONDS] [--claims JSON]"
     );
     std::process::exit(2)
@@ -115,6 +120,11 @@ async fn main() {
     if let Some(k) = &secret_key {
         api_keys.push((k.clone(), "service_role".into()));
     }
+    // PostgREST's `db-tx-end` (default `commit`: `Prefer: tx=…` is ignored).
+    let tx_end = arg(&args, "--db-tx-end", "PGRST_DB_TX_END").unwrap_or_else(|| "commit".into());
+    if !["commit", "commit-allow-override", "rollback", "rollback-allow-override"].contains(&tx_end.as_str()) {
+        usage();
+    }
     let config = Config {
         schema: arg(&args, "--schema", "").unwrap_or_else(|| "public".into()),
         extra_search_path: arg(&args, "--extra-search-path", "")
@@ -128,6 +138,8 @@ async fn main() {
         max_rows: Some(arg(&args, "--max-rows", "").map_or(1000, |m| m.parse().expect("--max-rows")))
             .filter(|m| *m > 0),
         api_keys,
+        tx_allow_override: tx_end.ends_with("-allow-override"),
+        tx_rollback_all: tx_end.starts_with("rollback"),
     };
     let mut faults = Faults::default();
     if let Some(f) = arg(&args, "--faults", "AGENTMEM_GATEWAY_FAULTS") {
@@ -159,7 +171,7 @@ async fn main() {
                 let server = server.clone();
                 async move { server.serve(req).await }
             });
-            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await;
+            let _ = http1::Builder::new().serve_connection(TokioIo::new(tolerant::Tolerant::new(stream)), svc).await;
         });
     }
 }
@@ -231,7 +243,6 @@ impl Server {
             .map_err(|e| match e {
                 pool::DbFailure::Db(db) => db.message().to_owned(),
                 pool::DbFailure::Connection(c) => c,
-                pool::DbFailure::Api(a) => a.message,
             })?
             .ok_or("introspection returned nothing")?;
         let cache = schema::SchemaCache::from_json(&schema_name, &text).map_err(|e| e.to_string())?;

@@ -7,10 +7,12 @@
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::media::Media;
 use crate::prefer::{Prefer, Resolution, Return};
 use crate::query::{QueryParams, SelectItem};
-use crate::schema::{Function, ReturnShape, Table};
-use crate::sql::{check_no_nul, ident, limit_offset, literal, order_clause, qualified, select_list, where_clause};
+use crate::read::Node;
+use crate::schema::{Function, ReturnShape, SchemaCache, Table};
+use crate::sql::{check_no_nul, ident, limit_offset, literal, order_clause, qualified, where_clause};
 
 /// Rows to skip and the most to return (None = all), after `Range`, `limit`, `offset`
 /// and `db-max-rows` were combined as PostgREST's RangeQuery does.
@@ -50,19 +52,27 @@ const GUC_STATUS: &str = "nullif(current_setting('response.status', true), '')";
 fn outer(total: &str, page_total: &str, body: &str, inserted: &str, from: &str) -> String {
     format!(
         "SELECT {total}::text AS total_result_set, {page_total}::text AS page_total, {body}::text AS body, \
-         {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted \
+         {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted, \
+         set_config('pgrst.page_total', {page_total}::text, true) AS page_total_guc \
          FROM ({from}) _postgrest_t"
     )
 }
 
-fn body_expr(singular: bool, scalar: bool, set: bool) -> &'static str {
-    match (singular, scalar, set) {
-        (true, true, _) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
-        (true, false, _) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
-        (false, true, true) => "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')",
-        (false, true, false) => "coalesce(json_agg(_postgrest_t.pgrst_scalar)->0, 'null')",
-        (false, false, true) => "coalesce(json_agg(_postgrest_t), '[]')",
-        (false, false, false) => "coalesce(json_agg(_postgrest_t)->0, 'null')",
+/// The response body built by Postgres (SqlFragment.hs `asJsonF`, `asJsonSingleF`,
+/// `asCsvF`): a JSON array, a single object or scalar, or CSV with a header row.
+fn body_expr(media: Media, scalar: bool, set: bool) -> String {
+    let item = if scalar { "_postgrest_t.pgrst_scalar" } else { "_postgrest_t" };
+    if media == Media::Csv {
+        return "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM \
+                (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a) || '\n' || \
+                coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), '\n'), '')"
+            .to_owned();
+    }
+    let strip = |e: String| if media.strip_nulls() { format!("json_strip_nulls({e})") } else { e };
+    if media.singular() || !set {
+        format!("coalesce({}, 'null')", strip(format!("json_agg({item})->0")))
+    } else {
+        format!("coalesce({}, '[]')", strip(format!("json_agg({item})")))
     }
 }
 
@@ -70,32 +80,27 @@ fn default_select() -> Vec<SelectItem> {
     vec![SelectItem::Star]
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn read(
-    schema: &str,
+    cache: &SchemaCache,
     table: &Table,
     q: &QueryParams,
     window: Window,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
+    max_rows: Option<u64>,
 ) -> Result<String, ApiError> {
-    let rel = qualified(schema, &table.name);
-    let alias = table.name.as_str();
-    let items = q.select.clone().unwrap_or_else(default_select);
-    let select = select_list(alias, table, &items)?;
-    let filters = where_clause(alias, Some(table), &q.conditions)?;
-    let order = order_clause(alias, Some(table), &q.order)?;
-    let source = format!(
-        "SELECT {select} FROM {rel} AS {a}{filters}{order}{lo}",
-        a = ident(alias),
-        lo = limit_offset(window.limit, Some(window.offset))
-    );
-    let (count_cte, total) = count_parts(prefer, window, &format!("SELECT 1 FROM {rel} AS {}{filters}", ident(alias)));
+    let qual = ident(&table.name);
+    let from = format!("{} AS {qual}", qualified(&cache.schema, &table.name));
+    let root = Node::root(cache, Some(table), &table.name, qual, from, q, max_rows)?;
+    let source = root.sql(false, Some((window.limit, window.offset)))?;
+    let (count_cte, total) = count_parts(prefer, window, &root.sql(true, None)?);
     Ok(format!(
         "WITH pgrst_source AS ({source}){count_cte} {}",
         outer(
             &total,
             "pg_catalog.count(_postgrest_t)",
-            body_expr(singular, false, true),
+            &body_expr(media, false, true),
             "''",
             "SELECT * FROM pgrst_source"
         )
@@ -175,9 +180,39 @@ fn typed_columns(table: &Table, keys: &[String]) -> Result<String, ApiError> {
 }
 
 /// `FROM (SELECT '<json>'::json AS json_data) pgrst_payload, LATERAL (SELECT cols FROM
-/// json_to_record[set](...) AS _(typed cols)) pgrst_body` (SqlFragment.fromJsonBodyF).
-fn json_body_source(table: &Table, p: &Payload) -> Result<String, ApiError> {
-    let func = if p.is_object { "json_to_record" } else { "json_to_recordset" };
+/// json_to_record[set](...) AS _(typed cols)) pgrst_body` (SqlFragment.fromJsonBodyF). With
+/// `Prefer: missing=default` each object is first merged over a jsonb object of the
+/// columns' DEFAULT expressions, so keys it lacks take the default instead of NULL.
+fn json_body_source(table: &Table, p: &Payload, defaults: bool) -> Result<String, ApiError> {
+    let defaults: Vec<String> = if defaults {
+        p.keys
+            .iter()
+            .filter_map(|k| table.column(k))
+            .filter_map(|c| c.default.as_ref().map(|d| format!("{}, {d}", literal(&c.name))))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let (source_json, defs) = if defaults.is_empty() {
+        ("pgrst_payload.json_data", String::new())
+    } else {
+        let obj = format!("jsonb_build_object({})", defaults.join(", "));
+        let lateral = if p.is_object {
+            format!("LATERAL (SELECT {obj} || pgrst_payload.json_data::jsonb AS val) pgrst_json_defs, ")
+        } else {
+            format!(
+                "LATERAL (SELECT jsonb_agg({obj} || elem) AS val FROM jsonb_array_elements(pgrst_payload.json_data::jsonb) elem) pgrst_json_defs, "
+            )
+        };
+        ("pgrst_json_defs.val", lateral)
+    };
+    let jsonb = !defs.is_empty();
+    let func = match (p.is_object, jsonb) {
+        (true, false) => "json_to_record",
+        (false, false) => "json_to_recordset",
+        (true, true) => "jsonb_to_record",
+        (false, true) => "jsonb_to_recordset",
+    };
     let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
     let source = if p.keys.is_empty() {
         if p.is_object {
@@ -186,50 +221,66 @@ fn json_body_source(table: &Table, p: &Payload) -> Result<String, ApiError> {
             "json_array_elements(pgrst_payload.json_data) _".to_owned()
         }
     } else {
-        format!("{func}(pgrst_payload.json_data) AS _({})", typed_columns(table, &p.keys)?)
+        format!("{func}({source_json}) AS _({})", typed_columns(table, &p.keys)?)
     };
     Ok(format!(
-        "FROM (SELECT {}::json AS json_data) pgrst_payload, LATERAL (SELECT {} FROM {source}) pgrst_body",
+        "FROM (SELECT {}::json AS json_data) pgrst_payload, {defs}LATERAL (SELECT {} FROM {source}) pgrst_body",
         literal(&p.json),
         if cols.is_empty() { "1".to_owned() } else { cols }
     ))
 }
 
 /// What RETURNING must produce for the outer select (RETURNING 1 when no body is wanted,
-/// so RLS SELECT policies are not consulted, as in PostgREST's returningF).
-fn returning(schema: &str, table: &Table, items: &[SelectItem], want_body: bool) -> String {
+/// so RLS SELECT policies are not consulted, as in PostgREST's returningF). Embeddings
+/// need the join columns, and computed fields the whole row: those return every column.
+fn returning(qual: &str, table: &Table, q: &QueryParams, want_body: bool) -> String {
     if !want_body {
         return "RETURNING 1".into();
     }
-    let rel = qualified(schema, &table.name);
-    if items.iter().any(|i| matches!(i, SelectItem::Star)) {
-        return format!("RETURNING {rel}.*");
-    }
+    let items = q.select.clone().unwrap_or_else(default_select);
     let mut cols: Vec<&str> = Vec::new();
-    for i in items {
-        if let SelectItem::Field { field, .. } = i
-            && !cols.contains(&field.column.as_str())
-        {
-            cols.push(&field.column);
+    for i in &items {
+        match i {
+            SelectItem::Field { field, .. } if table.column(&field.column).is_some() => {
+                if !cols.contains(&field.column.as_str()) {
+                    cols.push(&field.column);
+                }
+            }
+            _ => return format!("RETURNING {qual}.*"),
         }
     }
-    format!("RETURNING {}", cols.iter().map(|c| format!("{rel}.{}", ident(c))).collect::<Vec<_>>().join(", "))
+    format!("RETURNING {}", cols.iter().map(|c| format!("{qual}.{}", ident(c))).collect::<Vec<_>>().join(", "))
 }
 
+/// The mutation's rows, shaped by `select=` (embeddings included) over `pgrst_source`
+/// named like the table; root filters already ran in the mutation itself.
 fn mutation_outer(
+    cache: &SchemaCache,
     table: &Table,
-    items: &[SelectItem],
+    q: &QueryParams,
     want_body: bool,
-    singular: bool,
+    media: Media,
     inserted: &str,
 ) -> Result<String, ApiError> {
     let from = if want_body {
-        format!("SELECT {} FROM pgrst_source", select_list("pgrst_source", table, items)?)
+        let mut embedded = q.clone();
+        embedded.conditions.retain(|(path, _)| !path.is_empty());
+        let qual = ident(&table.name);
+        let root = Node::root(
+            cache,
+            Some(table),
+            &table.name,
+            qual.clone(),
+            format!("pgrst_source AS {qual}"),
+            &embedded,
+            None,
+        )?;
+        root.sql(false, None)?
     } else {
         "SELECT * FROM pgrst_source".to_owned()
     };
-    let body = if want_body { body_expr(singular, false, true) } else { "null" };
-    Ok(outer("''", "pg_catalog.count(_postgrest_t)", body, inserted, &from))
+    let body = if want_body { body_expr(media, false, true) } else { "null".to_owned() };
+    Ok(outer("''", "pg_catalog.count(_postgrest_t)", &body, inserted, &from))
 }
 
 pub fn want_body(prefer: &Prefer) -> bool {
@@ -237,15 +288,14 @@ pub fn want_body(prefer: &Prefer) -> bool {
 }
 
 pub fn insert(
-    schema: &str,
+    cache: &SchemaCache,
     table: &Table,
     q: &QueryParams,
     p: &Payload,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
-    let rel = qualified(schema, &table.name);
-    let items = q.select.clone().unwrap_or_else(default_select);
+    let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
     let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
     let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
@@ -266,7 +316,7 @@ pub fn insert(
         } else {
             p.keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ")
         },
-        json_body_source(table, p)?
+        json_body_source(table, p, prefer.missing == Some(true))?
     );
     if merge {
         sql.push_str(&format!(" WHERE {counted}"));
@@ -286,77 +336,53 @@ pub fn insert(
         }
     }
     sql.push(' ');
-    sql.push_str(&returning(schema, table, &items, body));
+    sql.push_str(&returning(&rel, table, q, body));
     let inserted = if merge { "nullif(current_setting('pgrst.inserted', true), '')::int" } else { "''" };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, inserted)?))
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted)?))
 }
 
 pub fn update(
-    schema: &str,
+    cache: &SchemaCache,
     table: &Table,
     q: &QueryParams,
     p: &Payload,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
     if !p.is_object {
         return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
             .with_details("PATCH expects a single JSON object"));
     }
-    let rel = qualified(schema, &table.name);
-    let items = q.select.clone().unwrap_or_else(default_select);
+    let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
-    let filters = where_clause(&table.name, Some(table), &q.conditions)?;
+    let a = ident(&table.name);
+    let filters = where_clause(&a, Some(table), &q.root_conditions())?;
     let sql = if p.keys.is_empty() {
         format!("SELECT {rel}.* FROM {rel} WHERE false")
     } else {
         format!(
             "UPDATE {rel} AS {a} SET {} {}{filters} {}",
             p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
-            json_body_source(table, p)?,
-            returning_alias(&table.name, &items, body),
-            a = ident(&table.name),
+            json_body_source(table, p, prefer.missing == Some(true))?,
+            returning(&a, table, q, body),
         )
     };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, "''")?))
-}
-
-/// RETURNING for statements that alias the table by its own name (UPDATE/DELETE).
-fn returning_alias(alias: &str, items: &[SelectItem], want_body: bool) -> String {
-    if !want_body {
-        return "RETURNING 1".into();
-    }
-    if items.iter().any(|i| matches!(i, SelectItem::Star)) {
-        return format!("RETURNING {}.*", ident(alias));
-    }
-    let mut cols: Vec<&str> = Vec::new();
-    for i in items {
-        if let SelectItem::Field { field, .. } = i
-            && !cols.contains(&field.column.as_str())
-        {
-            cols.push(&field.column);
-        }
-    }
-    format!(
-        "RETURNING {}",
-        cols.iter().map(|c| format!("{}.{}", ident(alias), ident(c))).collect::<Vec<_>>().join(", ")
-    )
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
 }
 
 pub fn delete(
-    schema: &str,
+    cache: &SchemaCache,
     table: &Table,
     q: &QueryParams,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
 ) -> Result<String, ApiError> {
-    let rel = qualified(schema, &table.name);
-    let items = q.select.clone().unwrap_or_else(default_select);
+    let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
-    let filters = where_clause(&table.name, Some(table), &q.conditions)?;
-    let sql =
-        format!("DELETE FROM {rel} AS {}{filters} {}", ident(&table.name), returning_alias(&table.name, &items, body));
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(table, &items, body, singular, "''")?))
+    let a = ident(&table.name);
+    let filters = where_clause(&a, Some(table), &q.root_conditions())?;
+    let sql = format!("DELETE FROM {rel} AS {a}{filters} {}", returning(&a, table, q, body));
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
 }
 
 /// The arguments of an RPC: a JSON object body (POST) or query parameters (GET).
@@ -365,16 +391,18 @@ pub enum RpcArgs {
     Direct(Vec<(String, String)>),
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn call(
-    schema: &str,
+    cache: &SchemaCache,
     func: &Function,
     args: &RpcArgs,
     q: &QueryParams,
     window: Window,
     prefer: &Prefer,
-    singular: bool,
+    media: Media,
+    max_rows: Option<u64>,
 ) -> Result<String, ApiError> {
-    let fq = qualified(schema, &func.name);
+    let fq = qualified(&cache.schema, &func.name);
     let scalar = matches!(func.returns, ReturnShape::Scalar | ReturnShape::SetofScalar | ReturnShape::Void);
     let set = matches!(func.returns, ReturnShape::SetofScalar | ReturnShape::SetofComposite);
     let call_it = |argument: String| {
@@ -438,47 +466,30 @@ pub fn call(
         }
     };
     let source = format!("SELECT {} {from_call}", if scalar { "pgrst_call.pgrst_scalar" } else { "pgrst_call.*" });
-    let items = q.select.clone().unwrap_or_else(default_select);
-    let select = if scalar {
-        "pgrst_source.pgrst_scalar".to_owned()
-    } else if items.iter().all(|i| matches!(i, SelectItem::Star)) {
-        "pgrst_source.*".to_owned()
+    let (inner, count_query) = if scalar {
+        let filters = where_clause("pgrst_source", None, &q.root_conditions())?;
+        let order = order_clause("pgrst_source", None, &q.root_order());
+        (
+            format!(
+                "SELECT pgrst_source.pgrst_scalar FROM pgrst_source{filters}{order}{}",
+                limit_offset(window.limit, Some(window.offset))
+            ),
+            format!("SELECT 1 FROM pgrst_source{filters}"),
+        )
     } else {
-        rpc_select(&items)?
+        // A function returning a table's rows can embed that table's relationships.
+        let origin = func.returns_table.as_deref().unwrap_or(&func.name);
+        let qual = ident(origin);
+        let table = func.returns_table.as_ref().and_then(|t| cache.tables.get(t));
+        let root = Node::root(cache, table, origin, qual.clone(), format!("pgrst_source AS {qual}"), q, max_rows)?;
+        (root.sql(false, Some((window.limit, window.offset)))?, root.sql(true, None)?)
     };
-    let filters = where_clause("pgrst_source", None, &q.conditions)?;
-    let order = order_clause("pgrst_source", None, &q.order)?;
-    let inner =
-        format!("SELECT {select} FROM pgrst_source{filters}{order}{}", limit_offset(window.limit, Some(window.offset)));
-    let single = !set;
-    let (count_cte, total) = if prefer.counting() {
-        count_parts(prefer, window, &format!("SELECT 1 FROM pgrst_source{filters}"))
-    } else {
-        (String::new(), "null::bigint".into())
-    };
-    let page_total = if single { "1" } else { "pg_catalog.count(_postgrest_t)" };
+    let (count_cte, total) = count_parts(prefer, window, &count_query);
+    let page_total = if set { "pg_catalog.count(_postgrest_t)" } else { "1" };
     Ok(format!(
         "WITH pgrst_source AS ({source}){count_cte} {}",
-        outer(&total, page_total, body_expr(singular, scalar, set), "''", &inner)
+        outer(&total, page_total, &body_expr(media, scalar, set), "''", &inner)
     ))
-}
-
-/// A select list over a function's result, whose columns the schema cache does not know.
-fn rpc_select(items: &[SelectItem]) -> Result<String, ApiError> {
-    let mut out = Vec::new();
-    for item in items {
-        match item {
-            SelectItem::Star => out.push("pgrst_source.*".to_owned()),
-            SelectItem::Field { field, alias, cast } => {
-                let mut expr = crate::sql::field_expr("pgrst_source", field);
-                if let Some(c) = cast {
-                    expr = format!("CAST({expr} AS {c})");
-                }
-                out.push(format!("{expr} AS {}", ident(alias.as_deref().unwrap_or(field.output_name()))));
-            }
-        }
-    }
-    Ok(out.join(", "))
 }
 
 #[cfg(test)]
@@ -487,7 +498,7 @@ mod tests {
 
     #[test]
     fn window_combines_range_limit_offset_and_max_rows() {
-        let q = |s: &str| crate::query::parse_query(&crate::query::decode_pairs(s), None).unwrap();
+        let q = |s: &str| crate::query::parse_query(&crate::query::decode_pairs(s), false).unwrap();
         assert_eq!(Window::new(None, &q(""), None), Window { offset: 0, limit: None });
         assert_eq!(Window::new(None, &q("limit=5&offset=10"), None), Window { offset: 10, limit: Some(5) });
         assert_eq!(Window::new(Some((0, Some(10))), &q("limit=3"), None), Window { offset: 0, limit: Some(3) });

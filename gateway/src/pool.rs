@@ -1,6 +1,6 @@
-//! A small connection pool and the per-request transaction: BEGIN, the request's
-//! settings, the statement, then COMMIT or ROLLBACK: one transaction per request, so a
-//! failed bulk write leaves nothing behind.
+//! A small connection pool and the per-request transaction: the request's settings and
+//! its statement in one transaction, so a failed bulk write leaves nothing behind, sent as
+//! one message, so it costs one round trip.
 
 use std::sync::Mutex;
 
@@ -8,7 +8,6 @@ use tokio::sync::Semaphore;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
 
 use crate::app::Row;
-use crate::error::ApiError;
 
 pub struct Pool {
     url: String,
@@ -18,7 +17,6 @@ pub struct Pool {
 
 pub enum DbFailure {
     Db(Box<tokio_postgres::error::DbError>),
-    Api(ApiError),
     Connection(String),
 }
 
@@ -77,40 +75,37 @@ impl Pool {
         }
     }
 
-    /// Runs `setup` and `statement` in one transaction. `decide` sees the result row
-    /// before COMMIT and may veto it (singular responses, tx=rollback).
+    /// Runs `setup`, `statement` and the optional `veto` check in one transaction, sent as
+    /// ONE simple-query message, so a request costs a single Postgres round trip (PostgREST
+    /// pipelines its statements for the same reason). Without explicit BEGIN the message is
+    /// an implicit transaction: Postgres commits it at the end, or rolls it back by itself
+    /// when any statement fails, so even failures need no second round trip. `veto` is a
+    /// statement that raises (e.g. a singular response that did not get exactly one row);
+    /// `rollback` ends the transaction with ROLLBACK instead (an allowed `tx=rollback`), the
+    /// one case that needs an explicit block and, after an error, a second message.
     pub async fn run(
         &self,
         setup: &str,
         statement: &str,
         read_only: bool,
-        decide: impl FnOnce(&Row) -> Result<bool, ApiError>,
+        veto: Option<&str>,
+        rollback: bool,
     ) -> Result<Row, DbFailure> {
         let _permit = self.permits.acquire().await.expect("semaphore never closed");
         let client = self.take().await?;
-        let begin = if read_only {
-            "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
+        let mode = if read_only { "READ COMMITTED READ ONLY" } else { "READ COMMITTED" };
+        let veto = veto.map(|v| format!("; {v}")).unwrap_or_default();
+        let sql = if rollback {
+            format!("BEGIN ISOLATION LEVEL {mode}; {setup}; {statement}{veto}; ROLLBACK")
         } else {
-            "BEGIN ISOLATION LEVEL READ COMMITTED"
+            format!("SET TRANSACTION ISOLATION LEVEL {mode}; {setup}; {statement}{veto}")
         };
-        let result = client.simple_query(&format!("{begin}; {setup}; {statement}")).await;
-        let outcome = match result {
-            Ok(msgs) => match last_row(&msgs) {
-                Some(row) => match decide(&row) {
-                    Ok(true) => client.batch_execute("COMMIT").await.map(|_| row).map_err(DbFailure::from),
-                    Ok(false) => client.batch_execute("ROLLBACK").await.map(|_| row).map_err(DbFailure::from),
-                    Err(e) => {
-                        let _ = client.batch_execute("ROLLBACK").await;
-                        Err(DbFailure::Api(e))
-                    }
-                },
-                None => {
-                    let _ = client.batch_execute("ROLLBACK").await;
-                    Err(DbFailure::Connection("the statement returned no row".into()))
-                }
-            },
+        let outcome = match client.simple_query(&sql).await {
+            Ok(msgs) => last_row(&msgs).ok_or_else(|| DbFailure::Connection("the statement returned no row".into())),
             Err(e) => {
-                let _ = client.batch_execute("ROLLBACK").await;
+                if rollback {
+                    let _ = client.batch_execute("ROLLBACK").await;
+                }
                 Err(e.into())
             }
         };

@@ -28,9 +28,11 @@ pub struct Prefer {
     pub ret: Option<Return>,
     pub resolution: Option<Resolution>,
     pub count: Option<Count>,
-    pub missing_default: bool,
+    /// `missing=default` (Some(true)) / `missing=null` (Some(false)).
+    pub missing: Option<bool>,
     pub tx_rollback: Option<bool>,
     pub strict: bool,
+    pub lenient: bool,
     pub max_affected: Option<u64>,
     pub single_object: bool,
     pub timezone: Option<String>,
@@ -39,7 +41,9 @@ pub struct Prefer {
 }
 
 impl Prefer {
-    pub fn parse<'a>(headers: impl Iterator<Item = &'a str>) -> Prefer {
+    /// `allow_tx` is `db-tx-end=*-allow-override`: otherwise `tx=` is recognised (never an
+    /// invalid preference) but ignored, as in PostgREST's Preferences.hs `fromHeaders`.
+    pub fn parse<'a>(headers: impl Iterator<Item = &'a str>, allow_tx: bool) -> Prefer {
         let mut p = Prefer::default();
         for token in headers.flat_map(|h| h.split(',')).map(str::trim).filter(|t| !t.is_empty()) {
             match token {
@@ -51,12 +55,13 @@ impl Prefer {
                 "count=exact" => p.count = Some(Count::Exact),
                 "count=planned" => p.count = Some(Count::Planned),
                 "count=estimated" => p.count = Some(Count::Estimated),
-                "missing=default" => p.missing_default = true,
-                "missing=null" => p.missing_default = false,
-                "tx=commit" => p.tx_rollback = Some(false),
-                "tx=rollback" => p.tx_rollback = Some(true),
+                "missing=default" => p.missing = p.missing.or(Some(true)),
+                "missing=null" => p.missing = p.missing.or(Some(false)),
+                "tx=commit" if allow_tx => p.tx_rollback = p.tx_rollback.or(Some(false)),
+                "tx=rollback" if allow_tx => p.tx_rollback = p.tx_rollback.or(Some(true)),
+                "tx=commit" | "tx=rollback" => {}
                 "handling=strict" => p.strict = true,
-                "handling=lenient" => p.strict = false,
+                "handling=lenient" => p.lenient = true,
                 "params=single-object" => p.single_object = true,
                 t => {
                     if let Some(n) = t.strip_prefix("max-affected=").and_then(|n| n.parse().ok()) {
@@ -94,19 +99,23 @@ mod tests {
     fn parses_multiple_headers_and_tokens() {
         let p = Prefer::parse(
             ["return=representation, count=exact", "resolution=merge-duplicates,tx=rollback"].into_iter(),
+            true,
         );
         assert_eq!(p.ret, Some(Return::Representation));
         assert_eq!(p.count, Some(Count::Exact));
         assert_eq!(p.resolution, Some(Resolution::MergeDuplicates));
         assert_eq!(p.tx_rollback, Some(true));
         assert!(p.check_strict().is_ok());
+        let ignored = Prefer::parse(["tx=rollback, handling=strict"].into_iter(), false);
+        assert_eq!(ignored.tx_rollback, None, "db-tx-end=commit ignores tx=");
+        assert!(ignored.check_strict().is_ok(), "tx= is a known preference even when ignored");
     }
 
     #[test]
     fn strict_rejects_unknown() {
-        let p = Prefer::parse(["handling=strict, return=everything"].into_iter());
+        let p = Prefer::parse(["handling=strict, return=everything"].into_iter(), false);
         assert_eq!(p.check_strict().unwrap_err().code, "PGRST122");
-        let lenient = Prefer::parse(["return=everything"].into_iter());
+        let lenient = Prefer::parse(["return=everything"].into_iter(), false);
         assert!(lenient.check_strict().is_ok());
     }
 }

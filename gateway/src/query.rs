@@ -20,16 +20,39 @@ pub struct JsonStep {
 }
 
 impl Field {
-    /// The name PostgREST gives the output column: the last JSON key, else the column.
+    /// The name PostgREST gives the output column (Plan.hs `lastJsonKey`): the last JSON key;
+    /// when the path ends in an array index, the last key before it, else the column.
     pub fn output_name(&self) -> &str {
-        self.path.last().map_or(&self.column, |s| &s.key)
+        let is_index = |k: &str| !k.is_empty() && k.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit());
+        match self.path.last() {
+            None => &self.column,
+            Some(last) if !is_index(&last.key) => &last.key,
+            Some(_) => self.path.iter().rev().find(|s| !is_index(&s.key)).map_or(&self.column, |s| &s.key),
+        }
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SelectItem {
     Star,
-    Field { field: Field, alias: Option<String>, cast: Option<String> },
+    Field {
+        field: Field,
+        alias: Option<String>,
+        cast: Option<String>,
+    },
+    /// `alias:name!hint!inner(children)`, or a spread `...name!hint(children)`.
+    Relation(Relation),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relation {
+    pub name: String,
+    pub alias: Option<String>,
+    pub hint: Option<String>,
+    /// `!inner` (Some(true)) / `!left` (Some(false)).
+    pub inner: Option<bool>,
+    pub spread: bool,
+    pub children: Vec<SelectItem>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,39 +138,72 @@ pub enum Operand {
     },
 }
 
+/// `(any)` / `(all)` after an operator: the value is a `{a,b}` array literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quant {
+    Any,
+    All,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filter {
     pub field: Field,
     pub negated: bool,
     pub op: Op,
+    pub quant: Option<Quant>,
     pub operand: Operand,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Condition {
     Filter(Filter),
-    Logic { negated: bool, or: bool, children: Vec<Condition> },
+    Logic {
+        negated: bool,
+        or: bool,
+        children: Vec<Condition>,
+    },
+    /// `rel=is.null` / `rel=not.is.null` on an embedded resource, resolved by the planner to
+    /// the embedding's join alias (Plan.hs `addNullEmbedFilters`).
+    NullEmbed {
+        join_alias: String,
+        is_null: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderTerm {
+    /// `order=rel(col)`: a column of an embedded to-one resource.
+    pub relation: Option<String>,
     pub field: Field,
     pub desc: bool,
     pub nulls_first: Option<bool>,
 }
 
-/// Everything a request's query string says.
+/// Everything a request's query string says. Filters, orders and ranges carry the embed
+/// path they apply to (`cities.name=eq.x` → `["cities"]`); the root's path is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct QueryParams {
     pub select: Option<Vec<SelectItem>>,
-    pub conditions: Vec<Condition>,
-    pub order: Vec<OrderTerm>,
+    pub conditions: Vec<(Vec<String>, Condition)>,
+    pub order: Vec<(Vec<String>, Vec<OrderTerm>)>,
     pub limit: Option<u64>,
     pub offset: Option<u64>,
+    /// `rel.limit=` / `rel.offset=` for embedded resources.
+    pub embed_ranges: Vec<(Vec<String>, Option<u64>, Option<u64>)>,
     pub columns: Option<Vec<String>>,
     pub on_conflict: Option<Vec<String>>,
-    /// Remaining `key=value` pairs, for RPC arguments on GET.
+    /// `key=value` pairs whose value is no operator expression: RPC arguments on GET.
     pub rpc_args: Vec<(String, String)>,
+}
+
+impl QueryParams {
+    pub fn root_conditions(&self) -> Vec<Condition> {
+        self.conditions.iter().filter(|(p, _)| p.is_empty()).map(|(_, c)| c.clone()).collect()
+    }
+
+    pub fn root_order(&self) -> Vec<OrderTerm> {
+        self.order.iter().rev().find(|(p, _)| p.is_empty()).map(|(_, o)| o.clone()).unwrap_or_default()
+    }
 }
 
 fn parse_error(message: impl Into<String>, details: impl Into<String>) -> ApiError {
@@ -172,38 +228,85 @@ fn decode(s: &str) -> String {
     percent_encoding::percent_decode_str(&plus_as_space).decode_utf8_lossy().into_owned()
 }
 
-/// Parses all query pairs. `is_rpc` keeps unknown keys as function arguments instead of
-/// treating every key as a filter (GET /rpc/fn?arg=value).
-pub fn parse_query(pairs: &[(String, String)], rpc_arg_names: Option<&[String]>) -> Result<QueryParams, ApiError> {
+/// Parses all query pairs (QueryParams.hs `parse`). With `rpc_read` (GET/HEAD on a
+/// function) a pair whose value is no operator expression is a function argument; every
+/// other pair is a filter on the result.
+pub fn parse_query(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, ApiError> {
     let mut q = QueryParams::default();
     for (key, value) in pairs {
         match key.as_str() {
             "select" => q.select = Some(parse_select(value)?),
-            "order" => q.order = parse_order(value)?,
-            // Non-integers are ignored, as PostgREST's `readMaybe` does; a negative limit
-            // makes an empty range, which ApiRequest.hs `getRanges` refuses (NegativeLimit).
-            "limit" => match value.parse::<i64>() {
-                Ok(n) if n < 0 => {
-                    return Err(invalid_range("Limit should be greater than or equal to zero."));
-                }
-                parsed => q.limit = parsed.ok().map(|n| n as u64),
-            },
-            "offset" => q.offset = value.parse().ok(),
             "columns" => q.columns = Some(parse_name_list("columns", value)?),
             "on_conflict" => q.on_conflict = Some(parse_name_list("on_conflict", value)?),
-            "or" | "and" | "not.or" | "not.and" => {
-                let negated = key.starts_with("not.");
-                let or = key.ends_with("or");
-                let children = parse_logic_children(key, value)?;
-                q.conditions.push(Condition::Logic { negated, or, children });
+            _ => {
+                let segments = split_path(key);
+                let last = segments.last().map(String::as_str).unwrap_or("");
+                let path: Vec<String> = segments[..segments.len().saturating_sub(1)].to_vec();
+                match last {
+                    "order" => q.order.push((path, parse_order(value)?)),
+                    // Non-integers are ignored, as PostgREST's `readMaybe` does; a negative limit
+                    // makes an empty range, which ApiRequest.hs `getRanges` refuses (NegativeLimit).
+                    "limit" | "offset" => {
+                        let n = match value.parse::<i64>() {
+                            Ok(n) if n < 0 && last == "limit" => {
+                                return Err(invalid_range("Limit should be greater than or equal to zero."));
+                            }
+                            parsed => parsed.ok().filter(|n| *n >= 0).map(|n| n as u64),
+                        };
+                        if path.is_empty() {
+                            if last == "limit" { q.limit = n } else { q.offset = n }
+                        } else {
+                            let entry = match q.embed_ranges.iter_mut().find(|(p, _, _)| *p == path) {
+                                Some(e) => e,
+                                None => {
+                                    q.embed_ranges.push((path, None, None));
+                                    q.embed_ranges.last_mut().expect("just pushed")
+                                }
+                            };
+                            if last == "limit" { entry.1 = n } else { entry.2 = n }
+                        }
+                    }
+                    "or" | "and" => {
+                        let negated = path.iter().any(|p| p == "not");
+                        let path: Vec<String> = path.into_iter().filter(|p| p != "not").collect();
+                        let children = parse_logic_children(key, value)?;
+                        q.conditions.push((path, Condition::Logic { negated, or: last == "or", children }));
+                    }
+                    _ => {
+                        let field = parse_field(last)?;
+                        match parse_op_operand(field, value, false) {
+                            Ok(f) => q.conditions.push((path, Condition::Filter(f))),
+                            Err(_) if rpc_read && path.is_empty() => q.rpc_args.push((key.clone(), value.clone())),
+                            Err(d) => return Err(parse_error(format!("failed to parse filter ({value})"), d)),
+                        }
+                    }
+                }
             }
-            _ if rpc_arg_names.is_some_and(|names| names.iter().any(|n| n == key)) => {
-                q.rpc_args.push((key.clone(), value.clone()));
-            }
-            _ => q.conditions.push(Condition::Filter(parse_filter(key, value)?)),
         }
     }
     Ok(q)
+}
+
+/// `a.b.c` → `["a", "b", "c"]`, keeping dots inside double quotes; embed names lose their
+/// quotes, the last segment (a field, maybe with a JSON path) keeps them for `parse_field`.
+fn split_path(key: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for ch in key.chars() {
+        match ch {
+            '"' => {
+                quoted = !quoted;
+                out.last_mut().expect("never empty").push(ch);
+            }
+            '.' if !quoted => out.push(String::new()),
+            _ => out.last_mut().expect("never empty").push(ch),
+        }
+    }
+    let n = out.len();
+    for seg in &mut out[..n - 1] {
+        *seg = unquote_name(seg);
+    }
+    out
 }
 
 fn parse_name_list(name: &str, value: &str) -> Result<Vec<String>, ApiError> {
@@ -258,26 +361,69 @@ fn take_name(s: &str) -> Option<(String, &str)> {
 }
 
 fn parse_select(value: &str) -> Result<Vec<SelectItem>, ApiError> {
-    let mut items = Vec::new();
     if value.trim().is_empty() {
         return Ok(vec![SelectItem::Star]);
     }
-    for raw in split_top_level(value, ',')
-        .map_err(|d| parse_error(format!("failed to parse select parameter ({value})"), d))?
-    {
+    parse_forest(value, value)
+}
+
+/// One level of `select=` (QueryParams.hs `pFieldForest`): fields, `*`, embedded
+/// relations `[alias:]name[!hint][!inner|!left](…)` and spreads `...name(…)`.
+fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
+    let err = |d: String| parse_error(format!("failed to parse select parameter ({whole})"), d);
+    let mut items = Vec::new();
+    if value.trim().is_empty() {
+        return Ok(items);
+    }
+    for raw in split_top_level(value, ',').map_err(|d| err(d.to_string()))? {
         let raw = raw.trim();
         if raw == "*" {
             items.push(SelectItem::Star);
             continue;
         }
-        if raw.contains('(') || raw.starts_with("...") {
-            return Err(ApiError::pgrst(400, "PGRST100", format!("failed to parse select parameter ({value})"))
-                .with_details("resource embedding and aggregates are not supported by this gateway"));
-        }
-        let (alias, rest) = match raw.find(':').filter(|&i| !raw[i..].starts_with("::")) {
-            Some(i) => (Some(raw[..i].trim().trim_matches('"').to_owned()), &raw[i + 1..]),
-            None => (None, raw),
+        let (alias, rest) = match top_level_find(raw, ':').filter(|&i| !raw[i..].starts_with("::")) {
+            Some(i) if !raw[..i].contains('(') => (Some(unquote_name(raw[..i].trim())), raw[i + 1..].trim()),
+            _ => (None, raw),
         };
+        // Aggregates (`count()`, `col.sum()`): PostgREST refuses them unless
+        // db-aggregates-enabled, which is off by default (Plan.hs `validateAggFunctions`).
+        let head = rest.split("::").next().unwrap_or(rest);
+        let aggregate = head == "count()"
+            || ["sum()", "avg()", "count()", "max()", "min()"].iter().any(|a| head.ends_with(&format!(".{a}")));
+        if aggregate {
+            return Err(ApiError::pgrst(400, "PGRST123", "Use of aggregate functions is not allowed"));
+        }
+        if let Some(open) = top_level_find(rest, '(') {
+            let inner =
+                rest[open + 1..].strip_suffix(')').ok_or_else(|| err(format!("unexpected {:?}", &rest[open..])))?;
+            let (spread, head) = match rest[..open].strip_prefix("...") {
+                Some(h) => (true, h),
+                None => (false, &rest[..open]),
+            };
+            if spread && alias.is_some() {
+                return Err(err("a spread relation takes no alias".into()));
+            }
+            let mut parts = split_bang(head).into_iter();
+            let name = unquote_name(parts.next().unwrap_or_default().trim());
+            if name.is_empty() {
+                return Err(err("expecting a relation name".into()));
+            }
+            let (mut hint, mut inner_join) = (None, None);
+            for p in parts {
+                match p.as_str() {
+                    "inner" => inner_join = Some(true),
+                    "left" => inner_join = Some(false),
+                    h if hint.is_none() => hint = Some(unquote_name(h)),
+                    other => return Err(err(format!("unexpected !{other}"))),
+                }
+            }
+            let children = parse_forest(inner, whole)?;
+            items.push(SelectItem::Relation(Relation { name, alias, hint, inner: inner_join, spread, children }));
+            continue;
+        }
+        if rest.starts_with("...") {
+            return Err(err("a spread needs (columns)".into()));
+        }
         let (field, cast) = match rest.split_once("::") {
             Some((f, c)) => (f, Some(c.trim().to_owned())),
             None => (rest, None),
@@ -285,17 +431,48 @@ fn parse_select(value: &str) -> Result<Vec<SelectItem>, ApiError> {
         if let Some(c) = &cast
             && (c.is_empty() || !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == ' '))
         {
-            return Err(parse_error(
-                format!("failed to parse select parameter ({value})"),
-                format!("invalid cast {c:?}"),
-            ));
+            return Err(err(format!("invalid cast {c:?}")));
         }
         items.push(SelectItem::Field { field: parse_field(field.trim())?, alias, cast });
     }
-    if items.is_empty() {
-        items.push(SelectItem::Star);
-    }
     Ok(items)
+}
+
+fn unquote_name(s: &str) -> String {
+    s.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(s).to_owned()
+}
+
+/// The first `c` outside double quotes and parentheses.
+fn top_level_find(s: &str, c: char) -> Option<usize> {
+    let (mut depth, mut quoted) = (0i32, false);
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            _ if ch == c && depth == 0 => return Some(i),
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `name!hint!inner` → `["name", "hint", "inner"]` (quotes respected).
+fn split_bang(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for ch in s.chars() {
+        match ch {
+            '"' => {
+                quoted = !quoted;
+                out.last_mut().expect("never empty").push(ch);
+            }
+            '!' if !quoted => out.push(String::new()),
+            _ => out.last_mut().expect("never empty").push(ch),
+        }
+    }
+    out
 }
 
 fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
@@ -303,10 +480,18 @@ fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
         parse_error(format!("failed to parse order ({value})"), "expecting field[.asc|.desc][.nullsfirst|.nullslast]")
     };
     let mut terms = Vec::new();
-    for raw in value.split(',') {
-        let (field_part, modifiers) = split_field_prefix(raw);
+    for raw in split_top_level(value, ',').map_err(|_| err())? {
+        let raw = raw.trim();
+        // `rel(col)` orders by a column of an embedded to-one resource (`pOrderRelationTerm`).
+        let (relation, raw) = match (raw.find('('), raw.find(')')) {
+            (Some(o), Some(c)) if o < c => {
+                (Some(unquote_name(&raw[..o])), format!("{}{}", &raw[o + 1..c], &raw[c + 1..]))
+            }
+            _ => (None, raw.to_owned()),
+        };
+        let (field_part, modifiers) = split_field_prefix(&raw);
         let field = parse_field(field_part).map_err(|_| err())?;
-        let mut term = OrderTerm { field, desc: false, nulls_first: None };
+        let mut term = OrderTerm { relation, field, desc: false, nulls_first: None };
         for m in modifiers.split('.').filter(|m| !m.is_empty()) {
             match m {
                 "asc" => term.desc = false,
@@ -335,6 +520,7 @@ fn split_field_prefix(s: &str) -> (&str, &str) {
 }
 
 /// `key=value` where value is `[not.]op.operand`.
+#[cfg(test)]
 pub fn parse_filter(key: &str, value: &str) -> Result<Filter, ApiError> {
     let field = parse_field(key)?;
     parse_op_operand(field, value, false).map_err(|d| parse_error(format!("failed to parse filter ({value})"), d))
@@ -346,12 +532,22 @@ fn parse_op_operand(field: Field, value: &str, in_logic: bool) -> Result<Filter,
         None => (false, value),
     };
     let (op_part, operand) = rest.split_once('.').ok_or("expecting operator.value")?;
-    // fts(config) carries its configuration in parentheses.
-    let (op_name, fts_config) = match op_part.split_once('(') {
+    // fts(config) carries its configuration in parentheses; eq(any) … imatch(all) a quantifier.
+    let (op_name, mut fts_config) = match op_part.split_once('(') {
         Some((name, cfg)) => (name, Some(cfg.strip_suffix(')').ok_or("unclosed ( in operator")?.to_owned())),
         None => (op_part, None),
     };
     let op = Op::parse(op_name).ok_or_else(|| format!("unknown operator {op_name:?}"))?;
+    let quantifiable =
+        matches!(op, Op::Eq | Op::Gt | Op::Gte | Op::Lt | Op::Lte | Op::Like | Op::Ilike | Op::Match | Op::Imatch);
+    let quant = match fts_config.as_deref() {
+        Some("any") if quantifiable => Some(Quant::Any),
+        Some("all") if quantifiable => Some(Quant::All),
+        _ => None,
+    };
+    if quant.is_some() {
+        fts_config = None;
+    }
     if fts_config.is_some() && !matches!(op, Op::Fts | Op::Plfts | Op::Phfts | Op::Wfts) {
         return Err(format!("operator {op_name:?} takes no configuration"));
     }
@@ -369,7 +565,7 @@ fn parse_op_operand(field: Field, value: &str, in_logic: bool) -> Result<Filter,
         Op::Fts | Op::Plfts | Op::Phfts | Op::Wfts => Operand::Fts { config: fts_config, query: unquote(operand)? },
         _ => Operand::Value(unquote(operand)?),
     };
-    Ok(Filter { field, negated, op, operand })
+    Ok(Filter { field, negated, op, quant, operand })
 }
 
 /// A value inside a logic tree may be double-quoted to protect `,` `.` `:` `(` `)`.
@@ -513,25 +709,31 @@ mod tests {
     use super::*;
 
     fn pairs(q: &str) -> QueryParams {
-        parse_query(&decode_pairs(q), None).unwrap()
+        parse_query(&decode_pairs(q), false).unwrap()
     }
 
     fn col(name: &str) -> Field {
         Field { column: name.into(), path: vec![] }
     }
 
+    fn root_filters(q: &QueryParams) -> Vec<Filter> {
+        q.root_conditions()
+            .into_iter()
+            .map(|c| match c {
+                Condition::Filter(f) => f,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
     #[test]
     fn filters_with_every_operator_shape() {
         let q = pairs("id=eq.5&name=not.like.*a*&tags=cs.{a,b}&x=is.null&y=not.is.true&z=in.(1,2,3)");
-        let f: Vec<&Filter> = q
-            .conditions
-            .iter()
-            .map(|c| match c {
-                Condition::Filter(f) => f,
-                _ => panic!(),
-            })
-            .collect();
-        assert_eq!(f[0], &Filter { field: col("id"), negated: false, op: Op::Eq, operand: Operand::Value("5".into()) });
+        let f = root_filters(&q);
+        assert_eq!(
+            f[0],
+            Filter { field: col("id"), negated: false, op: Op::Eq, quant: None, operand: Operand::Value("5".into()) }
+        );
         assert_eq!((f[1].negated, f[1].op, &f[1].operand), (true, Op::Like, &Operand::Value("*a*".into())));
         assert_eq!(f[2].operand, Operand::Value("{a,b}".into()));
         assert_eq!(f[3].operand, Operand::Is(IsValue::Null));
@@ -540,14 +742,21 @@ mod tests {
     }
 
     #[test]
+    fn quantifiers_on_the_operators_postgrest_allows() {
+        let f = &root_filters(&pairs("t=like(any).{*a*,*b*}&n=gte(all).{1,2}"));
+        assert_eq!((f[0].op, f[0].quant), (Op::Like, Some(Quant::Any)));
+        assert_eq!(f[0].operand, Operand::Value("{*a*,*b*}".into()));
+        assert_eq!((f[1].op, f[1].quant), (Op::Gte, Some(Quant::All)));
+        assert!(parse_query(&decode_pairs("t=cs(any).{a}"), false).is_err(), "cs takes no quantifier");
+    }
+
+    #[test]
     fn values_keep_dots_and_percent_decoding_applies() {
-        let q = pairs("v=eq.1.5&w=eq.a%2Cb&t=eq.a+b");
-        let values: Vec<_> = q
-            .conditions
-            .iter()
-            .map(|c| match c {
-                Condition::Filter(Filter { operand: Operand::Value(v), .. }) => v.clone(),
-                _ => panic!(),
+        let values: Vec<String> = root_filters(&pairs("v=eq.1.5&w=eq.a%2Cb&t=eq.a+b"))
+            .into_iter()
+            .map(|f| match f.operand {
+                Operand::Value(v) => v,
+                other => panic!("{other:?}"),
             })
             .collect();
         assert_eq!(values, ["1.5", "a,b", "a b"]);
@@ -576,6 +785,8 @@ mod tests {
         assert_eq!(f.field.path.len(), 3);
         assert!(!f.field.path[0].as_text && !f.field.path[1].as_text && f.field.path[2].as_text);
         assert_eq!(f.field.output_name(), "b");
+        assert_eq!(parse_filter("data->tags->0", "eq.1").unwrap().field.output_name(), "tags", "index: last key");
+        assert_eq!(parse_filter("data->0", "eq.1").unwrap().field.output_name(), "data");
         let q = pairs("select=id,src:metadata->>source,n::text&order=metadata->>step.desc.nullslast,id");
         assert_eq!(q.select.as_ref().unwrap().len(), 3);
         match &q.select.as_ref().unwrap()[1] {
@@ -584,17 +795,18 @@ mod tests {
                 assert_eq!(field.path[0].key, "source");
                 assert_eq!(cast, &None);
             }
-            _ => panic!(),
+            other => panic!("{other:?}"),
         }
-        assert!(q.order[0].desc);
-        assert_eq!(q.order[0].nulls_first, Some(false));
-        assert_eq!(q.order[1], OrderTerm { field: col("id"), desc: false, nulls_first: None });
+        let order = q.root_order();
+        assert!(order[0].desc);
+        assert_eq!(order[0].nulls_first, Some(false));
+        assert_eq!(order[1], OrderTerm { relation: None, field: col("id"), desc: false, nulls_first: None });
     }
 
     #[test]
     fn logic_trees_nest_and_negate() {
         let q = pairs("or=(a.eq.1,and(b.gt.2,c.in.(x,y)),not.and(d.is.null,e.eq.\"q,r\"))");
-        match &q.conditions[0] {
+        match &q.root_conditions()[0] {
             Condition::Logic { negated: false, or: true, children } => {
                 assert_eq!(children.len(), 3);
                 assert!(
@@ -603,15 +815,15 @@ mod tests {
                 match &children[2] {
                     Condition::Logic { negated: true, or: false, children } => match &children[1] {
                         Condition::Filter(f) => assert_eq!(f.operand, Operand::Value("q,r".into())),
-                        _ => panic!(),
+                        other => panic!("{other:?}"),
                     },
                     other => panic!("{other:?}"),
                 }
             }
             other => panic!("{other:?}"),
         }
-        assert!(parse_query(&decode_pairs("or=(a.eq.1"), None).is_err());
-        assert!(parse_query(&decode_pairs("or=a.eq.1"), None).is_err());
+        assert!(parse_query(&decode_pairs("or=(a.eq.1"), false).is_err());
+        assert!(parse_query(&decode_pairs("or=a.eq.1"), false).is_err());
     }
 
     #[test]
@@ -623,9 +835,50 @@ mod tests {
     }
 
     #[test]
-    fn embedding_is_refused_clearly() {
-        let e = parse_query(&decode_pairs("select=*,other(*)"), None).unwrap_err();
-        assert_eq!(e.code, "PGRST100");
+    fn embedding_grammar() {
+        let q = pairs("select=title,director:directors!fk_dir!inner(id,last_name),...films(t:title),empty()");
+        let items = q.select.unwrap();
+        match &items[1] {
+            SelectItem::Relation(r) => {
+                assert_eq!(
+                    (r.name.as_str(), r.alias.as_deref(), r.hint.as_deref()),
+                    ("directors", Some("director"), Some("fk_dir"))
+                );
+                assert_eq!((r.inner, r.spread, r.children.len()), (Some(true), false, 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&items[2], SelectItem::Relation(Relation { spread: true, name, .. }) if name == "films"));
+        assert!(matches!(&items[3], SelectItem::Relation(Relation { children, .. }) if children.is_empty()));
+        let e = parse_query(&decode_pairs("select=year.sum()"), false).unwrap_err();
+        assert_eq!(e.code, "PGRST123", "aggregates are off by default, as db-aggregates-enabled");
+        assert_eq!(parse_query(&decode_pairs("select=count()"), false).unwrap_err().code, "PGRST123");
+    }
+
+    #[test]
+    fn embed_paths_on_filters_orders_ranges_and_logic() {
+        let q = pairs(
+            "cities.name=eq.x&a.b.c=gt.1&cities.order=name.desc&cities.limit=2&cities.offset=1&cities.or=(x.eq.1,y.eq.2)&not.or=(z.eq.1)&order=cities(name).desc",
+        );
+        assert_eq!(q.conditions[0].0, ["cities"]);
+        assert_eq!(q.conditions[1].0, ["a", "b"]);
+        assert_eq!(q.order[0].0, ["cities"]);
+        assert_eq!(q.embed_ranges, vec![(vec!["cities".to_owned()], Some(2), Some(1))]);
+        assert!(matches!(&q.conditions[2], (p, Condition::Logic { or: true, negated: false, .. }) if p == &["cities"]));
+        assert!(matches!(&q.conditions[3], (p, Condition::Logic { negated: true, .. }) if p.is_empty()));
+        let root = q.root_order();
+        assert_eq!(
+            (root[0].relation.as_deref(), root[0].field.column.as_str(), root[0].desc),
+            (Some("cities"), "name", true)
+        );
+    }
+
+    #[test]
+    fn rpc_reads_split_arguments_from_filters() {
+        let q = parse_query(&decode_pairs("director=3&year=gt.1900&select=title"), true).unwrap();
+        assert_eq!(q.rpc_args, vec![("director".to_owned(), "3".to_owned())]);
+        assert_eq!(root_filters(&q)[0].field.column, "year");
+        assert!(parse_query(&decode_pairs("director=3"), false).is_err(), "on tables every pair is a filter");
     }
 
     #[test]
@@ -642,7 +895,7 @@ mod tests {
         assert_eq!(parse_range_header("x").unwrap(), None, "junk is ignored");
         let e = parse_range_header("9-0").unwrap_err();
         assert_eq!((e.status, e.code.as_str()), (416, "PGRST103"));
-        let e = parse_query(&decode_pairs("limit=-1"), None).unwrap_err();
+        let e = parse_query(&decode_pairs("limit=-1"), false).unwrap_err();
         assert_eq!((e.status, e.code.as_str()), (416, "PGRST103"));
         assert_eq!(pairs("limit=0").limit, Some(0));
         assert_eq!(pairs("limit=abc").limit, None, "non-integers are ignored");
@@ -654,6 +907,6 @@ mod tests {
         assert_eq!((q.limit, q.offset), (Some(10), Some(20)));
         assert_eq!(q.columns.unwrap(), ["a", "b"]);
         assert_eq!(q.on_conflict.unwrap(), ["thread_id", "checkpoint_ns"]);
-        assert_eq!(parse_query(&decode_pairs("limit=x&offset=x"), None).unwrap().limit, None);
+        assert_eq!(parse_query(&decode_pairs("limit=x&offset=x"), false).unwrap().limit, None);
     }
 }

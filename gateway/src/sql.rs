@@ -4,7 +4,7 @@
 //! query protocol, so results come back as text that is already JSON.
 
 use crate::error::ApiError;
-use crate::query::{Condition, Field, Filter, IsValue, Op, Operand, OrderTerm, SelectItem};
+use crate::query::{Condition, Field, Filter, IsValue, Op, Operand, OrderTerm, Quant, SelectItem};
 use crate::schema::Table;
 
 /// A string literal. NUL cannot be stored in Postgres text, so it is refused up front
@@ -30,12 +30,22 @@ pub fn qualified(schema: &str, name: &str) -> String {
     format!("{}.{}", ident(schema), ident(name))
 }
 
-/// `"rel"."col"->'a'->>'b'` (numeric keys index arrays, as in PostgREST).
-pub fn field_expr(rel: &str, field: &Field) -> String {
-    let mut out = format!("{}.{}", ident(rel), ident(&field.column));
+/// `qual."col"->'a'->>'b'` (numeric keys index arrays, as in PostgREST). `qual` is SQL
+/// already (`"t"` or `"schema"."t"`). A JSON path on a column that is not json/jsonb (or on
+/// a computed field, whose type is unknown) goes through `to_jsonb`, as SqlFragment.hs
+/// `pgFmtField` does.
+pub fn field_expr(qual: &str, field: &Field, table: Option<&Table>) -> String {
+    let base = format!("{qual}.{}", ident(&field.column));
+    if field.path.is_empty() {
+        return base;
+    }
+    let is_json = table.and_then(|t| t.column(&field.column)).is_some_and(|c| {
+        matches!(c.base_type.as_str(), "json" | "jsonb") || matches!(c.type_name.as_str(), "json" | "jsonb")
+    });
+    let mut out = if is_json { base } else { format!("to_jsonb({base})") };
     for step in &field.path {
         out.push_str(if step.as_text { "->>" } else { "->" });
-        if !step.key.is_empty() && step.key.bytes().all(|b| b.is_ascii_digit()) {
+        if !step.key.is_empty() && step.key.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
             out.push_str(&step.key);
         } else {
             out.push_str(&literal(&step.key));
@@ -44,59 +54,47 @@ pub fn field_expr(rel: &str, field: &Field) -> String {
     out
 }
 
-/// Rejects columns the table does not have, with PostgREST's 42703-style error.
-pub fn check_field(table: &Table, field: &Field) -> Result<(), ApiError> {
-    if table.column(&field.column).is_none() {
-        return Err(ApiError::pgrst(400, "42703", format!("column {}.{} does not exist", table.name, field.column)));
-    }
-    Ok(())
-}
-
-pub fn select_list(rel: &str, table: &Table, items: &[SelectItem]) -> Result<String, ApiError> {
-    let mut out = Vec::new();
-    for item in items {
-        match item {
-            SelectItem::Star => {
-                out.extend(table.columns.iter().map(|c| format!("{}.{}", ident(rel), ident(&c.name))));
+/// One select item as `expr AS "name"`; `*` is `qual.*`.
+pub fn select_item(qual: &str, table: Option<&Table>, item: &SelectItem) -> Option<String> {
+    match item {
+        SelectItem::Star => Some(format!("{qual}.*")),
+        SelectItem::Field { field, alias, cast } => {
+            let mut expr = field_expr(qual, field, table);
+            if let Some(c) = cast {
+                expr = format!("CAST({expr} AS {c})");
             }
-            SelectItem::Field { field, alias, cast } => {
-                check_field(table, field)?;
-                let mut expr = field_expr(rel, field);
-                if let Some(c) = cast {
-                    expr = format!("CAST({expr} AS {c})");
-                }
-                let name = alias.as_deref().unwrap_or(field.output_name());
-                out.push(format!("{expr} AS {}", ident(name)));
-            }
+            Some(format!("{expr} AS {}", ident(alias.as_deref().unwrap_or(field.output_name()))))
         }
+        SelectItem::Relation(_) => None,
     }
-    Ok(out.join(", "))
 }
 
-pub fn where_clause(rel: &str, table: Option<&Table>, conditions: &[Condition]) -> Result<String, ApiError> {
-    if conditions.is_empty() {
-        return Ok(String::new());
-    }
-    let parts = conditions.iter().map(|c| condition(rel, table, c)).collect::<Result<Vec<_>, _>>()?;
-    Ok(format!(" WHERE {}", parts.join(" AND ")))
+pub fn where_clause(qual: &str, table: Option<&Table>, conditions: &[Condition]) -> Result<String, ApiError> {
+    let parts = conditions_sql(qual, table, conditions)?;
+    Ok(if parts.is_empty() { String::new() } else { format!(" WHERE {}", parts.join(" AND ")) })
 }
 
-fn condition(rel: &str, table: Option<&Table>, c: &Condition) -> Result<String, ApiError> {
+pub fn conditions_sql(qual: &str, table: Option<&Table>, conditions: &[Condition]) -> Result<Vec<String>, ApiError> {
+    conditions.iter().map(|c| condition(qual, table, c)).collect()
+}
+
+fn condition(qual: &str, table: Option<&Table>, c: &Condition) -> Result<String, ApiError> {
     match c {
-        Condition::Filter(f) => filter(rel, table, f),
+        Condition::Filter(f) => filter(qual, table, f),
         Condition::Logic { negated, or, children } => {
-            let parts = children.iter().map(|c| condition(rel, table, c)).collect::<Result<Vec<_>, _>>()?;
+            let parts = children.iter().map(|c| condition(qual, table, c)).collect::<Result<Vec<_>, _>>()?;
             let joined = format!("({})", parts.join(if *or { " OR " } else { " AND " }));
             Ok(if *negated { format!("NOT {joined}") } else { joined })
         }
+        // SqlFragment.hs: `"join_alias" IS [NOT] DISTINCT FROM NULL`.
+        Condition::NullEmbed { join_alias, is_null } => {
+            Ok(format!("{} IS {}DISTINCT FROM NULL", ident(join_alias), if *is_null { "NOT " } else { "" }))
+        }
     }
 }
 
-fn filter(rel: &str, table: Option<&Table>, f: &Filter) -> Result<String, ApiError> {
-    if let Some(t) = table {
-        check_field(t, &f.field)?;
-    }
-    let lhs = field_expr(rel, &f.field);
+fn filter(qual: &str, table: Option<&Table>, f: &Filter) -> Result<String, ApiError> {
+    let lhs = field_expr(qual, &f.field, table);
     let value = |v: &str| -> Result<String, ApiError> {
         check_no_nul(v)?;
         Ok(literal(v))
@@ -126,9 +124,15 @@ fn filter(rel: &str, table: Option<&Table>, f: &Filter) -> Result<String, ApiErr
                 _ => "websearch_to_tsquery",
             };
             let cfg = match config {
-                Some(c) => format!("{}::regconfig, ", value(c)?),
+                Some(c) => format!("{}, ", value(c)?),
                 None => String::new(),
             };
+            // PostgREST >= 13 wraps anything that is not a tsvector column in to_tsvector.
+            let is_tsvector = table
+                .and_then(|t| t.column(&f.field.column))
+                .is_some_and(|c| c.base_type == "tsvector" || c.type_name == "tsvector")
+                && f.field.path.is_empty();
+            let lhs = if is_tsvector { lhs } else { format!("to_tsvector({cfg}{lhs})") };
             format!("{lhs} @@ {func}({cfg}{})", value(query)?)
         }
         (op, Operand::Value(v)) => {
@@ -155,31 +159,39 @@ fn filter(rel: &str, table: Option<&Table>, f: &Filter) -> Result<String, ApiErr
                 Op::Adj => ("-|-", v.clone()),
                 _ => unreachable!("operand shape is fixed by the parser"),
             };
-            format!("{lhs} {sql_op} {}", value(&v)?)
+            match f.quant {
+                Some(Quant::Any) => format!("{lhs} {sql_op} ANY({})", value(&v)?),
+                Some(Quant::All) => format!("{lhs} {sql_op} ALL({})", value(&v)?),
+                None => format!("{lhs} {sql_op} {}", value(&v)?),
+            }
         }
         _ => unreachable!("operand shape is fixed by the parser"),
     };
     Ok(if f.negated { format!("NOT ({expr})") } else { expr })
 }
 
-pub fn order_clause(rel: &str, table: Option<&Table>, terms: &[OrderTerm]) -> Result<String, ApiError> {
+/// `ORDER BY …`; a term naming an embedded to-one resource was resolved by the planner
+/// to that embedding's join alias.
+pub fn order_clause(qual: &str, table: Option<&Table>, terms: &[OrderTerm]) -> String {
     if terms.is_empty() {
-        return Ok(String::new());
+        return String::new();
     }
-    let mut parts = Vec::new();
-    for t in terms {
-        if let Some(table) = table {
-            check_field(table, &t.field)?;
-        }
-        let mut s = format!("{} {}", field_expr(rel, &t.field), if t.desc { "DESC" } else { "ASC" });
-        match t.nulls_first {
-            Some(true) => s.push_str(" NULLS FIRST"),
-            Some(false) => s.push_str(" NULLS LAST"),
-            None => {}
-        }
-        parts.push(s);
+    let parts: Vec<String> = terms.iter().map(|t| order_term(qual, table, t)).collect();
+    format!(" ORDER BY {}", parts.join(", "))
+}
+
+pub fn order_term(qual: &str, table: Option<&Table>, t: &OrderTerm) -> String {
+    let expr = match &t.relation {
+        Some(join_alias) => field_expr(&ident(join_alias), &t.field, None),
+        None => field_expr(qual, &t.field, table),
+    };
+    let mut s = format!("{expr} {}", if t.desc { "DESC" } else { "ASC" });
+    match t.nulls_first {
+        Some(true) => s.push_str(" NULLS FIRST"),
+        Some(false) => s.push_str(" NULLS LAST"),
+        None => {}
     }
-    Ok(format!(" ORDER BY {}", parts.join(", ")))
+    s
 }
 
 pub fn limit_offset(limit: Option<u64>, offset: Option<u64>) -> String {
@@ -199,8 +211,8 @@ mod tests {
     use crate::query::{decode_pairs, parse_query};
 
     fn where_of(q: &str) -> String {
-        let p = parse_query(&decode_pairs(q), None).unwrap();
-        where_clause("t", None, &p.conditions).unwrap()
+        let p = parse_query(&decode_pairs(q), false).unwrap();
+        where_clause("\"t\"", None, &p.root_conditions()).unwrap()
     }
 
     #[test]
@@ -217,13 +229,16 @@ mod tests {
         assert_eq!(where_of("n=not.like.*a*"), " WHERE NOT (\"t\".\"n\" LIKE '%a%')");
         assert_eq!(where_of("n=in.(a,%22b,c%22)"), " WHERE \"t\".\"n\" IN ('a', 'b,c')");
         assert_eq!(where_of("n=in.()"), " WHERE false");
-        assert_eq!(where_of("m->>source=eq.loop"), " WHERE \"t\".\"m\"->>'source' = 'loop'");
-        assert_eq!(where_of("m->a->0=eq.1"), " WHERE \"t\".\"m\"->'a'->0 = '1'");
+        // Without a known json column, PostgREST goes through to_jsonb.
+        assert_eq!(where_of("m->>source=eq.loop"), " WHERE to_jsonb(\"t\".\"m\")->>'source' = 'loop'");
+        assert_eq!(where_of("m->a->0=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->0 = '1'");
+        assert_eq!(where_of("t=like(any).{*a*,b}"), " WHERE \"t\".\"t\" LIKE ANY('{%a%,b}')");
+        assert_eq!(where_of("n=lt(all).{1,2}"), " WHERE \"t\".\"n\" < ALL('{1,2}')");
         assert_eq!(where_of("x=is.null&y=not.is.null"), " WHERE \"t\".\"x\" IS NULL AND NOT (\"t\".\"y\" IS NULL)");
         assert_eq!(where_of("or=(a.eq.1,b.eq.2)"), " WHERE (\"t\".\"a\" = '1' OR \"t\".\"b\" = '2')");
         assert_eq!(
             where_of("tsv=wfts(english).cat"),
-            " WHERE \"t\".\"tsv\" @@ websearch_to_tsquery('english'::regconfig, 'cat')"
+            " WHERE to_tsvector('english', \"t\".\"tsv\") @@ websearch_to_tsquery('english', 'cat')"
         );
         assert_eq!(where_of("name=eq.O'Brien"), " WHERE \"t\".\"name\" = 'O''Brien'");
     }

@@ -18,21 +18,118 @@ fn tools() -> Vec<Value> {
     }
 }
 
-/// All five definitions in `format`: `"anthropic"` or `"openai"`.
-pub fn definitions(format: &str) -> Result<Value, MemoryError> {
-    let list: Vec<Value> = match format {
-        "anthropic" => tools(),
-        "openai" => tools()
-            .into_iter()
-            .map(|t| {
-                json!({ "type": "function", "function": { "name": t["name"], "description": t["description"], "parameters": t["input_schema"] } })
-            })
-            .collect(),
-        other => {
-            return Err(MemoryError::invalid("format", format!("format must be \"anthropic\" or \"openai\" (got {other:?})")));
+/// The shapes a model vendor's SDK takes tool definitions in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Anthropic Messages API: `{ name, description, input_schema }`.
+    Anthropic,
+    /// OpenAI Chat Completions: `{ type: "function", function: { name, description, parameters } }`.
+    OpenAi,
+    /// OpenAI Responses API: `{ type: "function", name, description, parameters }`.
+    OpenAiResponses,
+}
+
+impl Format {
+    pub fn parse(format: &str) -> Result<Format, MemoryError> {
+        match format {
+            "anthropic" => Ok(Format::Anthropic),
+            "openai" => Ok(Format::OpenAi),
+            "openai-responses" => Ok(Format::OpenAiResponses),
+            other => Err(MemoryError::invalid(
+                "format",
+                format!("format must be \"anthropic\", \"openai\" or \"openai-responses\" (got {other:?})"),
+            )),
         }
-    };
+    }
+}
+
+/// All five definitions in `format`. With `strict`, each schema keeps to the vendor's
+/// documented subset for grammar-constrained tool calls (`strict: true` on each tool):
+/// - OpenAI: every property listed in `required`, the optional ones made nullable (null
+///   means "not given" to `handle()`), `additionalProperties: false`;
+/// - Anthropic: no numeric bounds (`minimum`/`maximum`), which it refuses; the bounds move
+///   into the descriptions, and the validator still enforces them.
+pub fn definitions(format: &str, strict: bool) -> Result<Value, MemoryError> {
+    let format = Format::parse(format)?;
+    let list = tools()
+        .into_iter()
+        .map(|tool| {
+            let (name, description) = (tool["name"].clone(), tool["description"].clone());
+            let mut schema = tool["input_schema"].clone();
+            if strict {
+                match format {
+                    Format::Anthropic => bounds_into_descriptions(&mut schema),
+                    Format::OpenAi | Format::OpenAiResponses => all_required(&mut schema),
+                }
+            }
+            let mut out = match format {
+                Format::Anthropic => json!({ "name": name, "description": description, "input_schema": schema }),
+                Format::OpenAi => json!({ "type": "function", "function": {
+                    "name": name, "description": description, "parameters": schema } }),
+                Format::OpenAiResponses => {
+                    json!({ "type": "function", "name": name, "description": description, "parameters": schema })
+                }
+            };
+            // The Responses API's tool type has `strict` as a required field.
+            if strict || format == Format::OpenAiResponses {
+                let target = if format == Format::OpenAi { &mut out["function"] } else { &mut out };
+                target["strict"] = json!(strict);
+            }
+            out
+        })
+        .collect();
     Ok(Value::Array(list))
+}
+
+fn properties(schema: &mut Value) -> impl Iterator<Item = (&String, &mut Value)> {
+    schema.get_mut("properties").and_then(Value::as_object_mut).into_iter().flat_map(|p| p.iter_mut())
+}
+
+/// OpenAI strict mode: every property required; an optional one also accepts null.
+fn all_required(schema: &mut Value) {
+    let required: Vec<Value> = schema["required"].as_array().cloned().unwrap_or_default();
+    let mut names = Vec::new();
+    for (name, prop) in properties(schema) {
+        names.push(json!(name));
+        if required.contains(&json!(name)) {
+            continue;
+        }
+        let kind = prop["type"].clone();
+        prop["type"] = match kind {
+            Value::Array(mut kinds) => {
+                if !kinds.contains(&json!("null")) {
+                    kinds.push(json!("null"));
+                }
+                Value::Array(kinds)
+            }
+            one => json!([one, "null"]),
+        };
+        if let Some(values) = prop.get_mut("enum").and_then(Value::as_array_mut)
+            && !values.contains(&Value::Null)
+        {
+            values.push(Value::Null);
+        }
+    }
+    schema["required"] = Value::Array(names);
+}
+
+/// Anthropic strict mode: numeric bounds said in words instead of keywords.
+fn bounds_into_descriptions(schema: &mut Value) {
+    for (_, prop) in properties(schema) {
+        let Some(p) = prop.as_object_mut() else { continue };
+        let (min, max) = (p.remove("minimum"), p.remove("maximum"));
+        let range = match (min, max) {
+            (Some(a), Some(b)) => format!("From {a} to {b}."),
+            (Some(a), None) => format!("At least {a}."),
+            (None, Some(b)) => format!("At most {b}."),
+            (None, None) => continue,
+        };
+        let text = match p.get("description").and_then(Value::as_str) {
+            Some(d) => format!("{d} {range}"),
+            None => range,
+        };
+        p.insert("description".into(), json!(text));
+    }
 }
 
 #[cfg(test)]
@@ -42,8 +139,8 @@ mod tests {
 
     #[test]
     fn both_formats_describe_the_same_five_tools() {
-        let a = definitions("anthropic").unwrap();
-        let o = definitions("openai").unwrap();
+        let a = definitions("anthropic", false).unwrap();
+        let o = definitions("openai", false).unwrap();
         let names: Vec<_> = a.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names, ToolName::ALL.map(ToolName::as_str));
         for (x, y) in a.as_array().unwrap().iter().zip(o.as_array().unwrap()) {
@@ -51,7 +148,13 @@ mod tests {
             assert_eq!(x["name"], y["function"]["name"]);
             assert_eq!(y["type"], "function");
         }
-        assert!(definitions("gemini").is_err());
+        assert!(definitions("gemini", false).is_err());
+        let r = definitions("openai-responses", false).unwrap();
+        for (x, y) in o.as_array().unwrap().iter().zip(r.as_array().unwrap()) {
+            assert_eq!(x["function"]["parameters"], y["parameters"]);
+            assert_eq!(x["function"]["name"], y["name"]);
+            assert_eq!(y["type"], "function");
+        }
     }
 
     /// The limits the definitions state are the validator's.
@@ -60,7 +163,7 @@ mod tests {
         use crate::memory::input::{
             MAX_CONTENT_CHARS, MAX_CONTEXT_CHARS, MAX_CONTEXT_MEMORIES, MAX_SEARCH_LIMIT, REFERENCE_TYPES,
         };
-        let a = definitions("anthropic").unwrap();
+        let a = definitions("anthropic", false).unwrap();
         let prop = |tool: usize, name: &str| a[tool]["input_schema"]["properties"][name].clone();
         assert!(prop(0, "content")["description"].as_str().unwrap().contains(&MAX_CONTENT_CHARS.to_string()));
         assert_eq!(prop(0, "reference_type")["enum"], json!(REFERENCE_TYPES));
@@ -86,7 +189,7 @@ mod tests {
             "query": "vendors", "memory_types": ["preference"], "limit": 5, "memory_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b",
             "max_chars": 100, "max_memories": 3, "min_importance": 0.1
         });
-        for tool in definitions("anthropic").unwrap().as_array().unwrap() {
+        for tool in definitions("anthropic", false).unwrap().as_array().unwrap() {
             let name = tool["name"].as_str().unwrap();
             let props: Vec<&String> = tool["input_schema"]["properties"].as_object().unwrap().keys().collect();
             let full: serde_json::Map<String, Value> =
@@ -97,6 +200,162 @@ mod tests {
                 missing.remove(required.as_str().unwrap());
                 assert!(plan(name, &Value::Object(missing), &settings).is_err(), "{name} without {required}");
             }
+        }
+    }
+
+    fn walk<'a>(schema: &'a Value, out: &mut Vec<&'a Value>) {
+        out.push(schema);
+        for (_, p) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            walk(p, out);
+        }
+        if let Some(items) = schema.get("items") {
+            walk(items, out);
+        }
+    }
+
+    /// OpenAI's strict mode (Structured Outputs for function calling): every object has
+    /// `additionalProperties: false` and lists every property in `required`; optional
+    /// fields are nullable instead; only the documented keywords and formats appear.
+    #[test]
+    fn openai_strict_schemas_keep_to_openai_rules() {
+        let keywords = [
+            "type",
+            "description",
+            "enum",
+            "items",
+            "properties",
+            "required",
+            "additionalProperties",
+            "minimum",
+            "maximum",
+            "format",
+            "minItems",
+            "maxItems",
+            "pattern",
+            "anyOf",
+            "const",
+        ];
+        let formats = ["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+        for format in ["openai", "openai-responses"] {
+            let plain = definitions(format, false).unwrap();
+            for (tool, loose) in
+                definitions(format, true).unwrap().as_array().unwrap().iter().zip(plain.as_array().unwrap())
+            {
+                let f = if format == "openai" { &tool["function"] } else { tool };
+                let loose = if format == "openai" { &loose["function"] } else { loose };
+                assert_eq!(f["strict"], json!(true));
+                let schema = &f["parameters"];
+                let mut nodes = Vec::new();
+                walk(schema, &mut nodes);
+                for node in nodes {
+                    for key in node.as_object().unwrap().keys() {
+                        assert!(keywords.contains(&key.as_str()), "{}: {key}", f["name"]);
+                    }
+                    if let Some(fmt) = node.get("format") {
+                        assert!(formats.contains(&fmt.as_str().unwrap()), "{fmt}");
+                    }
+                    if node["type"] == "object" {
+                        assert_eq!(node["additionalProperties"], json!(false));
+                        let props: Vec<_> = node["properties"].as_object().unwrap().keys().map(|k| json!(k)).collect();
+                        assert_eq!(node["required"].as_array().unwrap(), &props, "{}: all required", f["name"]);
+                    }
+                }
+                // What was optional accepts null now (handle() reads null as "not given");
+                // what was required does not.
+                let required = loose["parameters"]["required"].as_array().cloned().unwrap_or_default();
+                for (name, prop) in schema["properties"].as_object().unwrap() {
+                    let nullable = prop["type"].as_array().is_some_and(|t| t.contains(&json!("null")));
+                    assert_eq!(nullable, !required.contains(&json!(name)), "{}.{name}", f["name"]);
+                    if let Some(values) = prop.get("enum") {
+                        assert_eq!(values.as_array().unwrap().contains(&Value::Null), nullable, "{}.{name}", f["name"]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Anthropic's strict tool use: `additionalProperties: false` on objects, no numeric or
+    /// length bounds, `minItems` only 0 or 1, its formats only, at most 24 optional
+    /// parameters and 16 union-typed ones across all strict tools of a request.
+    #[test]
+    fn anthropic_strict_schemas_keep_to_anthropic_rules() {
+        let refused = [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "maxItems",
+        ];
+        let formats = ["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+        let (mut optional, mut unions) = (0, 0);
+        let loose = definitions("anthropic", false).unwrap();
+        for (tool, plain) in
+            definitions("anthropic", true).unwrap().as_array().unwrap().iter().zip(loose.as_array().unwrap())
+        {
+            assert_eq!(tool["strict"], json!(true));
+            let schema = &tool["input_schema"];
+            let mut nodes = Vec::new();
+            walk(schema, &mut nodes);
+            for node in nodes {
+                for key in refused {
+                    assert!(node.get(key).is_none(), "{}: {key}", tool["name"]);
+                }
+                if let Some(n) = node.get("minItems") {
+                    assert!(n == &json!(0) || n == &json!(1));
+                }
+                if let Some(fmt) = node.get("format") {
+                    assert!(formats.contains(&fmt.as_str().unwrap()), "{fmt}");
+                }
+                if node["type"] == "object" {
+                    assert_eq!(node["additionalProperties"], json!(false));
+                }
+                if node.get("anyOf").is_some() || node["type"].is_array() {
+                    unions += 1;
+                }
+            }
+            let required = schema["required"].as_array().map_or(0, Vec::len);
+            optional += schema["properties"].as_object().unwrap().len() - required;
+            // The bounds are still stated, in words.
+            for (name, prop) in plain["input_schema"]["properties"].as_object().unwrap() {
+                if let Some(max) = prop.get("maximum") {
+                    let said = schema["properties"][name]["description"].as_str().unwrap();
+                    assert!(said.contains(&max.to_string()), "{}.{name}: {said}", tool["name"]);
+                }
+            }
+        }
+        assert!(optional <= 24, "{optional} optional parameters");
+        assert!(unions <= 16, "{unions} union-typed parameters");
+    }
+
+    /// A model in OpenAI's strict mode sends every field, null for what it leaves out:
+    /// the validator reads null as "not given", so such a call means the same as without.
+    #[test]
+    fn strict_calls_with_nulls_mean_what_they_say() {
+        let settings =
+            Settings { agent_id: "a".into(), session_id: None, dimensions: 3, match_threshold: 0.5, now_ms: 0.0 };
+        let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
+        let calls = [
+            ("create_memory", json!({"content": "x", "memory_type": "fact"})),
+            ("search_memories", json!({"query": "x"})),
+            ("update_memory", json!({"memory_id": id, "content": "y"})),
+            ("delete_memory", json!({"memory_id": id})),
+            ("get_memory_context", json!({})),
+        ];
+        let strict = definitions("openai", true).unwrap();
+        for ((name, given), tool) in calls.iter().zip(strict.as_array().unwrap()) {
+            let mut full = given.as_object().unwrap().clone();
+            for key in tool["function"]["parameters"]["properties"].as_object().unwrap().keys() {
+                full.entry(key.clone()).or_insert(Value::Null);
+            }
+            let args = |input: &Value| {
+                let p = plan(name, input, &settings).unwrap();
+                let vector = p.embed.as_ref().map(|_| &[1.0, 0.0, 0.0][..]);
+                p.request(&settings, vector).unwrap().args
+            };
+            assert_eq!(args(given), args(&Value::Object(full)), "{name}");
         }
     }
 }

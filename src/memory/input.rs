@@ -311,10 +311,12 @@ pub fn parse(tool: ToolName, input: &Value, s: &Settings) -> Result<Call, Memory
             let id = f
                 .uuid("memory_id")?
                 .ok_or_else(|| MemoryError::invalid("memory_id", "update_memory needs memory_id"))?;
+            // "never" removes the expiry. null means "not given", as for every field: a model
+            // in a strict mode sends every field, null for those it leaves alone.
             let expires_at = match input.get("expires_at") {
-                Some(Value::Null) => Some(None),
+                Some(Value::String(t)) if t.trim() == "never" => Some(None),
+                Some(Value::Null) | None => None,
                 Some(_) => Some(f.expiry("expires_at", s.now_ms)?),
-                None => None,
             };
             let call = Call::Update {
                 id,
@@ -604,8 +606,11 @@ mod tests {
         assert_eq!(same.embed, None);
         let args = same.request(&s, None).unwrap().args;
         assert_eq!((args["p_content"].clone(), args["p_embedding"].clone()), (json!("new text"), Value::Null));
-        let clear = plan("update_memory", &json!({"memory_id": id, "expires_at": null}), &s).unwrap();
+        let clear = plan("update_memory", &json!({"memory_id": id, "expires_at": "never"}), &s).unwrap();
         assert_eq!(clear.request(&s, None).unwrap().args["p_clear_expiry"], json!(true));
+        let unchanged =
+            plan("update_memory", &json!({"memory_id": id, "expires_at": null, "importance_score": 0.1}), &s);
+        assert_eq!(unchanged.unwrap().request(&s, None).unwrap().args["p_clear_expiry"], json!(false));
         assert!(plan("update_memory", &json!({"memory_id": id, "importance_score": 0.2}), &s).unwrap().embed.is_none());
     }
 

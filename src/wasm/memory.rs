@@ -80,11 +80,23 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
     Ok((settings, tenant))
 }
 
-/// The five tool definitions in `"anthropic"` or `"openai"` format.
+/// The five tool definitions in `"anthropic"`, `"openai"` or `"openai-responses"` format;
+/// `options.strict` makes them fit the vendor's strict mode.
 #[wasm_bindgen(js_name = memoryDefinitions)]
-pub fn memory_definitions(format: JsValue) -> JsResult<JsValue> {
+pub fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<JsValue> {
     let format = args::optional_string("format", &format)?.unwrap_or_else(|| "anthropic".into());
-    to_js(&memory::definitions::definitions(&format).map_err(ErrorReport::from)?)
+    let strict = if options.is_undefined() || options.is_null() {
+        false
+    } else {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct DefinitionOptions {
+            #[serde(default)]
+            strict: bool,
+        }
+        from_js::<DefinitionOptions>("options", &options)?.strict
+    };
+    to_js(&memory::definitions::definitions(&format, strict).map_err(ErrorReport::from)?)
 }
 
 /// Validates `MemoryTools` options up front; returns the user id the tools act for.

@@ -90,7 +90,9 @@ declare
 begin
   foreach t in array array['langgraph_checkpoints', 'langgraph_checkpoint_blobs', 'langgraph_checkpoint_writes'] loop
     execute format('drop trigger if exists derive_thread on public.%I', t);
-    execute format('create trigger derive_thread before insert or update of thread_key on public.%I
+    -- Every update, not only of thread_key: a direct UPDATE of tenant_id or thread_id
+    -- must not make them disagree with thread_key.
+    execute format('create trigger derive_thread before insert or update on public.%I
                       for each row execute function agentmem.thread_row_derive()', t);
     perform agentmem.protect(format('public.%I', t)::regclass, 'tenant_id',
                              'tenant_id = any ((select agentmem.thread_tenants())::uuid[])');
@@ -98,7 +100,10 @@ begin
 end
 $$;
 
--- get_tuple/list/delete of one thread use the primary keys; these serve the rest.
+-- get_tuple/list/delete of one thread use the primary keys; these serve the rest (a
+-- thread's newest checkpoints across its namespaces; a tenant's across its threads).
+create index if not exists langgraph_checkpoints_thread_idx
+  on public.langgraph_checkpoints (thread_key, checkpoint_id desc);
 create index if not exists langgraph_checkpoints_tenant_idx
   on public.langgraph_checkpoints (tenant_id, checkpoint_id desc);
 create index if not exists langgraph_checkpoints_created_at_idx
@@ -127,7 +132,8 @@ as $$
     'type', c.type,
     'checkpoint', c.checkpoint,
     'metadata', c.metadata,
-    -- One primary-key lookup per channel: the thread may hold thousands of blobs.
+    -- One primary-key lookup per channel: the thread may hold thousands of blobs. (LIMIT
+    -- keeps the planner from turning the lookups into a hash join over all of them.)
     'blobs', coalesce((
       select jsonb_agg(jsonb_build_object(
                'channel', b.channel, 'version', b.version, 'type', b.type,
@@ -140,7 +146,8 @@ as $$
            where b.thread_key = c.thread_key
              and b.checkpoint_ns = c.checkpoint_ns
              and b.channel = v.key collate "C"
-             and b.version = v.value collate "C") b), '[]'::jsonb),
+             and b.version = v.value collate "C"
+           limit 1) b), '[]'::jsonb),
     'writes', coalesce((
       select jsonb_agg(jsonb_build_object(
                'task_id', w.task_id, 'channel', w.channel, 'type', w.type,
@@ -169,6 +176,7 @@ as $$
   )
 $$;
 
+revoke all on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text) from public; -- created after the tenancy file's revoke
 grant execute on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text) to authenticated, service_role;
 
 -- RPC: put -------------------------------------------------------------------------------

@@ -321,6 +321,7 @@ $$;
 comment on function public.delete_unified_state(uuid, text) is
   'Deletes a conversation of the caller''s tenant, its memory rows and the contractor_mapping rows of its lead; returns the row count.';
 
+revoke all on function agentmem.unified_iso_now() from public; -- created after the tenancy file's revoke
 grant execute on function agentmem.unified_iso_now() to authenticated, service_role;
 select agentmem.expose(
   'public.save_unified_state(uuid, text, jsonb, jsonb, uuid)',

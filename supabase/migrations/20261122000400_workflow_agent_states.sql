@@ -252,6 +252,7 @@ $$;
 comment on function public.update_workflow_state(text, jsonb) is
   'Partial update of a session''s workflow state: bumps updated_at (ms), sets previous_stage on a stage change; null when not found.';
 
+revoke all on function agentmem.workflow_state_check_keys(jsonb, text) from public; -- created after the tenancy file's revoke
 grant execute on function agentmem.workflow_state_check_keys(jsonb, text) to authenticated, service_role;
 select agentmem.expose('public.create_workflow_state(jsonb)', 'public.update_workflow_state(text, jsonb)');
 

@@ -240,6 +240,7 @@ $$;
 comment on function public.research_workflow_summary(text) is
   'The session and its per-phase draft statistics (count, latest version, first/last save in ms, latest size), or null.';
 
+revoke all on function agentmem.research_now_ms() from public; -- created after the tenancy file's revoke
 grant execute on function agentmem.research_now_ms() to authenticated, service_role;
 select agentmem.expose(
   'public.save_research_session(jsonb)',

@@ -20,7 +20,7 @@ fi
 ln -sfn "$PKG" node_modules/agentmem
 
 # saver.test.mjs starts a second gateway (max-rows 2) on the stack's database.
-export AGENTMEM_GATEWAY_BIN="$CARGO_TARGET_DIR/debug/agentmem-gateway"
+export AGENTMEM_GATEWAY_BIN="$CARGO_TARGET_DIR/release/agentmem-gateway"
 AGENTMEM_AUTHENTICATOR_DB_URL="$("$ROOT/scripts/postgres.sh" url authenticator)"
 export AGENTMEM_AUTHENTICATOR_DB_URL
 # node_modules/agentmem is a symlink: its own imports (@langchain/langgraph-checkpoint)

@@ -1,0 +1,395 @@
+// agentmem against its peers from npm, side by side in one run (bench/run.sh runs it after
+// scripts/stack.sh up and scripts/build.sh). Writes a Markdown report with ratios
+// (agentmem ÷ peer: below 1 is better for agentmem) to bench/results/latest.md.
+//
+// Peers: @supabase/postgrest-js and @supabase/supabase-js (client size, import cost),
+// npm uuid (uuid5), LangGraph's MemorySaver and PostgresSaver on its own tables over `pg`
+// on the same Postgres (checkpoints). Network: every database-backed figure is measured at
+// 0 ms and behind a delay proxy in front of BOTH Postgres and the gateway that adds the
+// given delay in each direction, i.e. 2× per round trip.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import pg from "pg";
+import { build } from "esbuild";
+import { v5 as uuidV5 } from "uuid";
+import { MemorySaver, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { PostgrestClient } from "@supabase/postgrest-js";
+import { createClient, MemoryTools, uuid5, uuid5Batch } from "agentmem";
+import { AgentmemSaver } from "agentmem/langgraph";
+import { delayProxy } from "./proxy.mjs";
+import { readStackEnv } from "../tests/support/env.mjs";
+import { mintJwt } from "../tests/support/jwt.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const env = readStackEnv();
+const require = createRequire(import.meta.url);
+const QUICK = process.env.BENCH_QUICK === "1";
+const DELAYS = (process.env.BENCH_DELAYS ?? "0,2,10").split(",").map(Number);
+const out = [];
+const say = (line = "") => {
+  out.push(line);
+  console.log(line);
+};
+
+// -------------------------------------------------------------------------------- helpers
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const median = (xs) => pct(xs, 50);
+const f = (x, digits = 2) => (x >= 100 ? x.toFixed(0) : x.toFixed(digits));
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : "–");
+
+async function timeIt(fn, n, warmup = Math.min(5, n)) {
+  for (let i = 0; i < warmup; i += 1) await fn(i);
+  const ms = [];
+  for (let i = 0; i < n; i += 1) {
+    const t = performance.now();
+    await fn(i + warmup);
+    ms.push(performance.now() - t);
+  }
+  return { p50: median(ms), p95: pct(ms, 95) };
+}
+const table = (head, rows) => {
+  say(`| ${head.join(" | ")} |`);
+  say(`|${head.map(() => " --- ").join("|")}|`);
+  for (const r of rows) say(`| ${r.join(" | ")} |`);
+  say();
+};
+
+// ------------------------------------------------------------------- 1. download size
+async function bundle(name, source, platform = "browser") {
+  const dir = mkdtempSync(join(tmpdir(), "agentmem-bench-"));
+  const entry = join(dir, "entry.mjs");
+  writeFileSync(entry, source);
+  const result = await build({
+    entryPoints: [entry], bundle: true, minify: true, format: "esm", platform, write: false,
+    absWorkingDir: here, nodePaths: [join(here, "node_modules")], logLevel: "silent",
+    loader: { ".wasm": "file" }, outdir: dir, conditions: ["browser"], preserveSymlinks: true,
+  });
+  let raw = 0, gz = 0;
+  for (const file of result.outputFiles) {
+    raw += file.contents.length;
+    gz += gzipSync(file.contents, { level: 9 }).length;
+  }
+  return { name, raw, gz };
+}
+
+async function sizes() {
+  const wasm = readFileSync(join(root, "pkg", "agentmem_bg.wasm"));
+  const wasmGz = gzipSync(wasm, { level: 9 }).length;
+  // The browser entry fetches the .wasm next to itself: it is downloaded with the bundle.
+  const withWasm = (b) => ({ ...b, raw: b.raw + wasm.length, gz: b.gz + wasmGz });
+  const rows = [
+    withWasm(await bundle("agentmem, main entry", `export * from "agentmem";`)),
+    withWasm(await bundle("agentmem, an app using only uuid5", `import { uuid5 } from "agentmem"; console.log(uuid5("a", "dns"));`)),
+    await bundle("@supabase/postgrest-js", `export * from "@supabase/postgrest-js";`),
+    await bundle("@supabase/supabase-js", `export * from "@supabase/supabase-js";`),
+    await bundle("uuid (v5 only)", `import { v5 } from "uuid"; console.log(v5("a", v5.DNS));`),
+  ];
+  say("## Download size (esbuild bundle, minified; agentmem includes its .wasm)");
+  say();
+  const pgjs = rows[2].gz, sbjs = rows[3].gz, uuid = rows[4].gz;
+  table(["bundle", "raw", "gzip", "vs postgrest-js", "vs supabase-js", "vs uuid"],
+    rows.map((r) => [r.name, kb(r.raw), kb(r.gz), ratio(r.gz, pgjs), ratio(r.gz, sbjs), ratio(r.gz, uuid)]));
+  return { wasmRaw: wasm.length, wasmGz };
+}
+
+// ------------------------------------------------------------------- 2. import cost
+function importCost() {
+  const runs = QUICK ? 3 : 9;
+  const nodeImport = (spec) => {
+    const ms = [];
+    for (let i = 0; i < runs; i += 1) {
+      const r = spawnSync(process.execPath, ["--preserve-symlinks", "--input-type=module", "-e",
+        `const t = performance.now(); await import(${JSON.stringify(spec)}); console.log(performance.now() - t);`], { cwd: here, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`node import ${spec}: ${r.stderr}`);
+      ms.push(Number(r.stdout.trim()));
+    }
+    return median(ms);
+  };
+  const deno = join(root, "tools", "node_modules", ".bin", "deno");
+  const denoImport = (url) => {
+    const ms = [];
+    for (let i = 0; i < runs; i += 1) {
+      const r = spawnSync(deno, ["eval", "--quiet", `const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t);`],
+        { cwd: here, encoding: "utf8", env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" } });
+      if (r.status !== 0) throw new Error(`deno import ${url}: ${r.stderr}`);
+      ms.push(Number(r.stdout.trim().split("\n").pop()));
+    }
+    return median(ms);
+  };
+  const pgjsFile = `file://${require.resolve("@supabase/postgrest-js").replace(/\.cjs$/, ".mjs").replace(/\.js$/, ".mjs")}`;
+  const rows = [
+    ["Node", nodeImport("agentmem"), nodeImport("@supabase/postgrest-js"), nodeImport("@supabase/supabase-js")],
+    ["Deno", denoImport(`file://${join(root, "pkg", "deno.js")}`), denoImport(pgjsFile), null],
+  ];
+  say("## Import cost (median of fresh processes; module load + wasm instantiation)");
+  say();
+  table(["runtime", "agentmem", "postgrest-js", "supabase-js", "agentmem ÷ postgrest-js"],
+    rows.map(([rt, a, p, s]) => [rt, `${f(a)} ms`, `${f(p)} ms`, s === null ? "–" : `${f(s)} ms`, ratio(a, p)]));
+}
+
+// ------------------------------------------------------------------- 3. uuid5
+function uuid5s() {
+  const names = Array.from({ length: 1000 }, (_, i) => `lead-${i}`);
+  const rounds = QUICK ? 20 : 200;
+  const rate = (fn) => {
+    fn();
+    const t = performance.now();
+    for (let r = 0; r < rounds; r += 1) fn();
+    return (rounds * names.length) / ((performance.now() - t) / 1000);
+  };
+  const single = rate(() => { for (const n of names) uuid5(n, "dns"); });
+  const batch = rate(() => uuid5Batch(names, "dns"));
+  const npm = rate(() => { for (const n of names) uuidV5(n, uuidV5.DNS); });
+  if (uuid5("python.org", "dns") !== uuidV5("python.org", uuidV5.DNS)) throw new Error("uuid5 disagrees with npm uuid");
+  say("## uuid5 (Node, ids per second; higher is better)");
+  say();
+  table(["call", "agentmem", "npm uuid v5", "agentmem ÷ uuid"], [
+    ["one id per call", `${f(single / 1000, 0)}k/s`, `${f(npm / 1000, 0)}k/s`, ratio(single, npm)],
+    ["uuid5Batch, per id", `${f(batch / 1000, 0)}k/s`, `${f(npm / 1000, 0)}k/s`, ratio(batch, npm)],
+  ]);
+}
+
+// ------------------------------------------------------------------- 4. checkpoints
+const message = (i, size) => ({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: `m${i} `.padEnd(size, "x") } });
+function checkpointOf(step, size, prev) {
+  const values = size === "small"
+    ? { count: step, note: `step ${step}` }
+    : { messages: Array.from({ length: 40 }, (_, i) => message(i, 1350)), count: step };
+  const versions = Object.fromEntries(Object.keys(values).map((k) => [k, step]));
+  return {
+    checkpoint: { ...emptyCheckpoint(), id: uuid6(step), channel_values: values, channel_versions: versions, versions_seen: { node: { ...versions } } },
+    newVersions: size === "large" && prev ? { count: step } : versions,
+  };
+}
+const meta = (step) => ({ source: "loop", step, parents: {} });
+
+async function fill(saver, thread, n, size) {
+  let config = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+  for (let s = 1; s <= n; s += 1) {
+    const { checkpoint, newVersions } = checkpointOf(s, size, s > 1);
+    config = await saver.put(config, checkpoint, meta(s), newVersions);
+  }
+  return config;
+}
+
+async function opsFor(saver, size, n, label) {
+  const thread = `bench-${label}-${size}-${crypto.randomUUID()}`;
+  let config = await fill(saver, thread, 12, size);
+  let step = 100;
+  const put = await timeIt(async () => {
+    step += 1;
+    const { checkpoint, newVersions } = checkpointOf(step, size, true);
+    config = await saver.put(config, checkpoint, meta(step), newVersions);
+  }, n);
+  const putWrites = await timeIt((i) => saver.putWrites(config, [["count", i], ["note", "w"]], `task-${i}`), n);
+  const getTuple = await timeIt(() => saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }), n);
+  const list = await timeIt(async () => {
+    let k = 0;
+    for await (const _ of saver.list({ configurable: { thread_id: thread, checkpoint_ns: "" } }, { limit: 10 })) k += 1;
+    if (k !== 10) throw new Error(`list gave ${k}`);
+  }, n);
+  return { put, putWrites, getTuple, list };
+}
+
+async function checkpoints(ctx) {
+  say("## Checkpoints: p50 / p95 per operation (ms; lower is better)");
+  say();
+  say("AgentmemSaver: one HTTP request per operation through the gateway (PostgREST-compatible), as a signed-in user with RLS. PostgresSaver: LangGraph's own saver over `pg`, on its own tables in the same Postgres, as the superuser (no RLS). Small: two tiny channels; large: 40 messages (≈55 KB), only `count` changing per put.");
+  say();
+  const rows = [];
+  for (const delay of DELAYS) {
+    const { agentmem, postgres, close } = await ctx.savers(delay);
+    const n = delay === 0 ? (QUICK ? 30 : 200) : delay <= 2 ? (QUICK ? 10 : 60) : (QUICK ? 5 : 20);
+    for (const size of ["small", "large"]) {
+      const a = await opsFor(agentmem, size, n, "am");
+      const p = await opsFor(postgres, size, n, "pg");
+      const m = delay === 0 ? await opsFor(new MemorySaver(), size, n, "mem") : null;
+      for (const op of ["put", "putWrites", "getTuple", "list"]) {
+        rows.push([`${delay} ms`, size, op === "list" ? "list(10)" : op, `${f(a[op].p50)} / ${f(a[op].p95)}`, `${f(p[op].p50)} / ${f(p[op].p95)}`,
+          m ? `${f(m[op].p50, 3)}` : "–", ratio(a[op].p50, p[op].p50)]);
+      }
+    }
+    await close();
+  }
+  table(["one-way delay", "size", "operation", "AgentmemSaver", "PostgresSaver", "MemorySaver", "agentmem ÷ PostgresSaver (p50)"], rows);
+}
+
+async function concurrency(ctx) {
+  const { agentmem, postgres, close } = await ctx.savers(0);
+  const seconds = QUICK ? 1 : 3;
+  const run = async (saver, label) => {
+    let ops = 0;
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(Array.from({ length: 16 }, async (_, w) => {
+      const thread = `bench-conc-${label}-${w}-${crypto.randomUUID()}`;
+      let config = await fill(saver, thread, 1, "small");
+      let step = 1;
+      while (performance.now() < until) {
+        step += 1;
+        const { checkpoint, newVersions } = checkpointOf(step, "small", true);
+        config = await saver.put(config, checkpoint, meta(step), newVersions);
+        await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } });
+        ops += 2;
+      }
+    }));
+    return ops / seconds;
+  };
+  const a = await run(agentmem, "am");
+  const p = await run(postgres, "pg");
+  await close();
+  say("## Concurrency: 16 writers, small put + getTuple, 0 ms (operations per second; higher is better)");
+  say();
+  table(["AgentmemSaver", "PostgresSaver", "agentmem ÷ PostgresSaver"], [[`${f(a, 0)}/s`, `${f(p, 0)}/s`, ratio(a, p)]]);
+}
+
+async function cpu(ctx) {
+  const { agentmem, postgres, close } = await ctx.savers(0);
+  const n = QUICK ? 100 : 400;
+  const measure = async (saver, label) => {
+    const thread = `bench-cpu-${label}-${crypto.randomUUID()}`;
+    let config = await fill(saver, thread, 2, "small");
+    await opsFor(saver, "small", 5, `${label}-warm`);
+    const before = process.cpuUsage();
+    for (let s = 10; s < 10 + n; s += 1) {
+      const { checkpoint, newVersions } = checkpointOf(s, "small", true);
+      config = await saver.put(config, checkpoint, meta(s), newVersions);
+      await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } });
+    }
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000 / (2 * n);
+  };
+  const a = await measure(agentmem, "am");
+  const p = await measure(postgres, "pg");
+  await close();
+  say("## Client CPU per small operation (Node process CPU time ÷ operations, put + getTuple)");
+  say();
+  table(["AgentmemSaver", "PostgresSaver", "agentmem ÷ PostgresSaver"], [[`${f(a, 3)} ms`, `${f(p, 3)} ms`, ratio(a, p)]]);
+}
+
+async function threadLength(ctx) {
+  const { agentmem, postgres, close } = await ctx.savers(0);
+  const lengths = QUICK ? [100, 300] : [100, 1000, 3000];
+  const n = QUICK ? 10 : 50;
+  const rows = [];
+  for (const [label, saver] of [["AgentmemSaver", agentmem], ["PostgresSaver", postgres]]) {
+    const thread = `bench-len-${label}-${crypto.randomUUID()}`;
+    let config = { configurable: { thread_id: thread, checkpoint_ns: "" } };
+    let step = 0;
+    const first = {};
+    for (const len of lengths) {
+      while (step < len) {
+        step += 1;
+        const { checkpoint, newVersions } = checkpointOf(step, "small", step > 1);
+        config = await saver.put(config, checkpoint, meta(step), newVersions);
+      }
+      const get = await timeIt(() => saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }), n);
+      const list = await timeIt(async () => {
+        for await (const _ of saver.list({ configurable: { thread_id: thread, checkpoint_ns: "" } }, { limit: 10 }));
+      }, n);
+      first.get ??= get.p50;
+      first.list ??= list.p50;
+      rows.push([label, String(len), f(get.p50), f(list.p50), ratio(get.p50, first.get), ratio(list.p50, first.list)]);
+    }
+  }
+  await close();
+  say(`## Reads by thread length (p50 ms; the ratio is to the same saver at ${lengths[0]} checkpoints)`);
+  say();
+  table(["saver", "checkpoints in thread", "getTuple", "list(10)", "getTuple vs shortest", "list vs shortest"], rows);
+}
+
+async function memoryTools(ctx) {
+  const user = await ctx.newUser();
+  const dims = 384;
+  const embed = (texts) => texts.map((t) => {
+    const v = new Array(dims).fill(0);
+    for (let i = 0; i < t.length; i += 1) v[(t.charCodeAt(i) * 31 + i) % dims] += 1;
+    return v;
+  });
+  const rows = [];
+  for (const delay of DELAYS) {
+    const gw = await delayProxy(ctx.gatewayPort, delay);
+    const url = `http://127.0.0.1:${gw.port}`;
+    const tools = new MemoryTools({ client: createClient({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token }), embed, agentId: "bench" });
+    const supa = new PostgrestClient(`${url}/rest/v1`, { headers: { apikey: env.SUPABASE_ANON_KEY, Authorization: `Bearer ${user.token}` } });
+    const n = delay === 0 ? (QUICK ? 20 : 100) : (QUICK ? 5 : 20);
+    const create = await timeIt((i) => tools.createMemory({ content: `bench memory ${i} about vendors`, memory_type: "fact" }), n);
+    const search = await timeIt(() => tools.searchMemories({ query: "vendors", limit: 5 }), n);
+    const [query] = embed(["vendors"]);
+    const raw = await timeIt(async () => {
+      const { error } = await supa.rpc("search_agent_memories", { p_query_embedding: JSON.stringify(query), p_match_count: 5 });
+      if (error) throw new Error(error.message);
+    }, n);
+    rows.push([`${delay} ms`, `${f(create.p50)} ms`, `${f(search.p50)} ms`, `${f(raw.p50)} ms`, ratio(search.p50, raw.p50)]);
+    gw.close();
+  }
+  say("## Memory tools (p50; the peer is the same search RPC called with postgrest-js, the client inside supabase-js)");
+  say();
+  table(["one-way delay", "create_memory", "search_memories", "postgrest-js rpc", "search ÷ postgrest-js"], rows);
+}
+
+// ------------------------------------------------------------------- setup and run
+async function context() {
+  const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
+  await db.connect();
+  const dbUrl = new URL(env.AGENTMEM_DB_URL);
+  const gatewayPort = Number(new URL(env.SUPABASE_URL).port);
+  const pgPort = Number(dbUrl.port);
+  const newUser = async () => {
+    const id = crypto.randomUUID();
+    await db.query("insert into auth.users (id) values ($1)", [id]);
+    return { id, token: await mintJwt(env.SUPABASE_JWT_SECRET, id, { expiresIn: 7200 }) };
+  };
+  // PostgresSaver on its own tables (its setup()), as a project using it would run it.
+  const setup = PostgresSaver.fromConnString(env.AGENTMEM_DB_URL, { schema: "bench_postgres_saver" });
+  await setup.setup();
+  await setup.end();
+  const user = await newUser();
+  return {
+    gatewayPort,
+    newUser,
+    async savers(delay) {
+      const pgp = await delayProxy(pgPort, delay);
+      const gwp = await delayProxy(gatewayPort, delay);
+      dbUrl.port = String(pgp.port);
+      const postgres = PostgresSaver.fromConnString(dbUrl.toString(), { schema: "bench_postgres_saver" });
+      const agentmem = new AgentmemSaver(createClient({ url: `http://127.0.0.1:${gwp.port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token }));
+      return { agentmem, postgres, close: async () => { await postgres.end(); pgp.close(); gwp.close(); } };
+    },
+    close: () => db.end(),
+  };
+}
+
+const started = new Date();
+say(`# agentmem benchmark, ${started.toISOString().slice(0, 10)}`);
+say();
+const git = (() => { try { return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(); } catch { return "?"; } })();
+say(`Commit ${git}; Node ${process.version}; ${QUICK ? "QUICK run (few samples); " : ""}one-way delays: ${DELAYS.join(", ")} ms. Ratios are agentmem ÷ peer: below 1.00x agentmem is smaller/faster, except for rates (uuid5, concurrency) where above 1.00x is better.`);
+say();
+await sizes();
+importCost();
+uuid5s();
+const ctx = await context();
+try {
+  await checkpoints(ctx);
+  await concurrency(ctx);
+  await cpu(ctx);
+  await threadLength(ctx);
+  await memoryTools(ctx);
+} finally {
+  await ctx.close();
+}
+say(`Run took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s.`);
+mkdirSync(join(here, "results"), { recursive: true });
+writeFileSync(join(here, "results", "latest.md"), `${out.join("\n")}\n`);
+console.error(`report: bench/results/latest.md`);
