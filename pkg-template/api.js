@@ -5,6 +5,7 @@ export { AgentmemClient, createClient } from "./client.js";
 export { MemoryTools } from "./memory.js";
 export {
   UnifiedStateManager,
+  ContractorStore,
   WorkflowStateStore,
   ResearchStore,
   mergeState,

@@ -43,7 +43,7 @@ pub async fn state_call(
     };
     let cx = Context { target: &c.target, options: &options, now_ms: js_sys::Date::now() };
     let op = state::plan(store, &args::string("op", &op)?, &args, &cx)?;
-    let decoded = c.send(&op.request).await?;
+    let decoded = c.send_raw(&op.request).await.map_err(|f| super::js_error(state::server_error(f.report), f.cause))?;
     let body = decoded.json()?;
     to_js(&op.finish(body)?)
 }
