@@ -11,24 +11,20 @@
 // langgraph-node.js, langgraph-browser.js, picked by the "./langgraph" exports map) import
 // their runtime's entry first, which does that.
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
-import { createClient, isClient } from "./client.js";
+import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError } from "./io.js";
 import { messageOf, toJson } from "./json.js";
 import {
-  checkpointDecodeRows,
-  checkpointGetTupleArgs,
-  checkpointListArgs,
-  checkpointPutArgs,
-  checkpointPutWritesArgs,
+  checkpointCall,
+  checkpointCheck,
   prim,
   unreadable,
 } from "./wasm.js";
 
-// Reads may be retried freely. So may put and putWrites: blobs are insert-once per
-// (channel, version), the checkpoint row an upsert of the same content, ordinary writes
-// insert-once and special writes an upsert of the same values; a retry after a response
-// was lost therefore stores exactly what one call would have.
+// Safe to send twice (so agentmem may retry them after a lost answer): deleting a thread,
+// retention and metrics. Reads and writes of checkpoints are retried by the module (see
+// src/wasm/checkpoint.rs).
 const IDEMPOTENT = { idempotent: true };
 
 const MEMORY = Symbol("agentmem.memory");
@@ -244,19 +240,20 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   // caller's own config and values to LangGraph's MemorySaver.
   getTuple(config) {
     return guarded(async () => {
-      const args = checkpointGetTupleArgs(ids(config));
-      if (args === null) return undefined; // no thread: nothing to find, no request
+      const configurable = ids(config);
+      if (!checkpointCheck("getTuple", configurable)) return undefined; // no thread: nothing to find, no request
       if (this.#memory) return inMemory(() => this.#memory.getTuple(config));
-      const { data } = await this.#client.rpc("langgraph_get_tuple", args, IDEMPOTENT);
-      const [row] = checkpointDecodeRows(data);
-      return row === undefined ? undefined : this.#load(row);
+      const { rows } = await checkpointCall(clientOptions(this.#client), "getTuple", configurable);
+      return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
     });
   }
 
   async *list(config, options) {
-    let args;
+    let configurable, optionsJson;
     try {
-      args = checkpointListArgs(ids(config), listOptions(options));
+      configurable = ids(config);
+      optionsJson = listOptions(options);
+      checkpointCheck("list", configurable, optionsJson); // for both backends
     } catch (e) {
       throw asAgentmemError(e);
     }
@@ -273,11 +270,14 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     // The server's max-rows (1000 on Supabase) may cut an answer short. The exact count
     // (of at most `limit` rows, which the SQL applies) reveals it; only then do more pages
     // follow, skipping rows that a concurrent put pushed down onto the next page.
+    // A list answer carries each stored value once; later rows (also on later pages)
+    // refer to it by (thread, namespace, channel, version).
     const seen = new Set();
+    const values = new Map();
     for (let offset = 0; ;) {
-      const { data, count } = await this.#client.rpc("langgraph_list", args, { ...IDEMPOTENT, count: "exact", offset });
-      const rows = checkpointDecodeRows(data);
-      for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row))))) {
+      const { rows, count } = await checkpointCall(clientOptions(this.#client), "list", configurable, optionsJson, offset);
+      for (const row of rows) remember(values, row);
+      for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row, values))))) {
         const { thread_id, checkpoint_ns, checkpoint_id } = tuple.config.configurable;
         const key = JSON.stringify([thread_id, checkpoint_ns, checkpoint_id]);
         if (seen.has(key)) continue;
@@ -317,12 +317,12 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         serialized.push([channel, await dumps(this.serde, `values[${i}]`, value)]);
       }
       const meta = await dumps(this.serde, "metadata", metadata);
-      const args = checkpointPutArgs(configurable, checkpointJson, versionsJson, serialized, meta);
-      if (this.#memory) return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
-      await this.#client.rpc("langgraph_put", args, IDEMPOTENT);
-      return {
-        configurable: { thread_id: args.p_thread_id, checkpoint_ns: args.p_checkpoint_ns, checkpoint_id: args.p_checkpoint_id },
-      };
+      if (this.#memory) {
+        checkpointCheck("put", configurable, checkpointJson, versionsJson, serialized, meta);
+        return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
+      }
+      const stored = await checkpointCall(clientOptions(this.#client), "put", configurable, checkpointJson, versionsJson, serialized, meta);
+      return { configurable: stored };
     });
   }
 
@@ -335,9 +335,11 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         // The memory backend serializes for itself; its check needs the channels only.
         serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
       }
-      const args = checkpointPutWritesArgs(configurable, prim(taskId), prim(taskPath), serialized);
-      if (this.#memory) return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
-      if (args !== null) await this.#client.rpc("langgraph_put_writes", args, IDEMPOTENT);
+      if (this.#memory) {
+        checkpointCheck("putWrites", configurable, prim(taskId), prim(taskPath), serialized);
+        return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
+      }
+      await checkpointCall(clientOptions(this.#client), "putWrites", configurable, prim(taskId), prim(taskPath), serialized);
     });
   }
 
@@ -377,11 +379,19 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     });
   }
 
-  async #load(row) {
+  async #load(row, known) {
     const serde = this.serde;
+    const stored = row.values.filter(([, , type]) => type !== null).map(([channel, , type, data]) => [channel, type, data]);
+    for (const [channel, version] of row.refs) {
+      const value = known.get(valueKey(row, channel, version));
+      // Always there (rows refer only to values of earlier rows of the same answer); should
+      // a page ever be missing, the tuple is read on its own rather than left incomplete.
+      if (value === undefined) return this.getTuple(row.config);
+      if (value !== null) stored.push([channel, ...value]);
+    }
     const [metadata, values, pendingWrites, sends] = await Promise.all([
       loads(serde, "metadata", "json", row.metadata),
-      Promise.all(row.values.map(async ([channel, type, bytes]) => [channel, await loads(serde, `value of ${channel}`, type, bytes)])),
+      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of ${channel}`, type, data)])),
       Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) => [taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])),
       row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes))),
     ]);
@@ -391,6 +401,16 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     if (row.parentConfig) tuple.parentConfig = row.parentConfig;
     return tuple;
   }
+}
+
+/** The values a row carries, for rows after it that refer to them (null: "empty"). */
+function remember(known, row) {
+  for (const [channel, version, type, data] of row.values) known.set(valueKey(row, channel, version), type === null ? null : [type, data]);
+}
+
+function valueKey(row, channel, version) {
+  const { thread_id, checkpoint_ns } = row.config.configurable;
+  return JSON.stringify([thread_id, checkpoint_ns, channel, version]);
 }
 
 // A fraction in (0, 1) with 33 random bits: exact in a double next to a step below 2^20,

@@ -99,8 +99,9 @@ export const researchValidateTransition = sync(glue.researchValidateTransition);
 export const workflowNormalizeState = sync(glue.workflowNormalizeState);
 
 // Checkpoints: JSON text and copied [type, Uint8Array] pairs (langgraph.js).
-export const checkpointGetTupleArgs = sync(glue.checkpointGetTupleArgs);
-export const checkpointListArgs = sync(glue.checkpointListArgs);
-export const checkpointPutArgs = sync(glue.checkpointPutArgs);
-export const checkpointPutWritesArgs = sync(glue.checkpointPutWritesArgs);
-export const checkpointDecodeRows = sync(glue.checkpointDecodeRows);
+export const checkpointCheck = sync(glue.checkpointCheck);
+/** The database backend's getTuple / list / put / putWrites, one request each, built,
+ *  sent and decoded by the module (src/wasm/checkpoint.rs `checkpointCall`). Arguments are
+ *  JSON text and copied `[type, Uint8Array]` pairs made by langgraph.js. */
+export const checkpointCall = (state, op, configurable, a, b, c, d) =>
+  track(() => glue.checkpointCall(state, op, configurable, a, b, c, d));

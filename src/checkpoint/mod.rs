@@ -20,7 +20,7 @@ pub mod base64;
 mod read;
 mod write;
 
-pub use read::{ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
+pub use read::{BlobRef, ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
 pub use write::{
     BlobArg, GetTupleArgs, ListArgs, PutArgs, PutWritesArgs, WriteArg, get_tuple_args, list_args, put_args,
     put_writes_args, strip_nul,
@@ -45,6 +45,41 @@ pub fn special_write_idx(channel: &str) -> Option<i64> {
 pub struct TypedBytes {
     pub type_: String,
     pub bytes: Vec<u8>,
+}
+
+impl TypedBytes {
+    /// The bytes as text when they can travel as a JSON string instead of base64: a "json"
+    /// value (UTF-8 by definition) without NUL, which Postgres text cannot hold. That is
+    /// every value of LangGraph's JsonPlusSerializer but raw byte arrays, and saves base64's
+    /// third on the wire and its encoding on both ends.
+    pub fn as_text(&self) -> Option<&str> {
+        if self.type_ != "json" || self.bytes.contains(&0) {
+            return None;
+        }
+        std::str::from_utf8(&self.bytes).ok()
+    }
+
+    /// `(blob, text)` as the RPCs take a value: base64 bytes, or the text itself.
+    pub(crate) fn encode(&self) -> (Option<String>, Option<String>) {
+        match self.as_text() {
+            Some(t) => (None, Some(t.to_owned())),
+            None => (Some(base64::encode(&self.bytes)), None),
+        }
+    }
+}
+
+/// A stored value as a row carries it back: bytes (from base64) or text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    Bytes(Vec<u8>),
+    Text(String),
+}
+
+/// A stored value and its serializer type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedValue {
+    pub type_: String,
+    pub data: Payload,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

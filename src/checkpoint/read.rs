@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{CheckpointError, TASKS, TypedBytes, base64};
+use super::{CheckpointError, Payload, TASKS, TypedValue, base64};
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
@@ -34,12 +34,16 @@ impl<'a> Fields<'a> {
             Some(_) => Err(malformed(format!("{}.{key} is not an array", self.1))),
         }
     }
-    /// `type` + base64 `blob`, as blobs, writes and pending sends carry them.
-    fn typed(&self) -> Result<TypedBytes> {
+    /// `type` + `text` (a value stored as text) or base64 `blob`, as blobs, writes and
+    /// pending sends carry them.
+    fn typed(&self) -> Result<TypedValue> {
         let type_ = self.str("type")?.to_owned();
+        if let Some(text) = self.opt_str("text")? {
+            return Ok(TypedValue { type_, data: Payload::Text(text.to_owned()) });
+        }
         let bytes = base64::decode(self.str("blob")?)
             .map_err(|e| malformed(format!("{}.blob is not standard base64: {e}", self.1)))?;
-        Ok(TypedBytes { type_, bytes })
+        Ok(TypedValue { type_, data: Payload::Bytes(bytes) })
     }
 }
 
@@ -72,17 +76,27 @@ impl TupleConfig {
     }
 }
 
+/// One stored channel value of a row: `value` is `None` for a channel stored as "empty".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelValue {
     pub channel: String,
-    pub value: TypedBytes,
+    pub version: String,
+    pub value: Option<TypedValue>,
+}
+
+/// A channel version of a row whose value an earlier row of the same answer carried
+/// (`langgraph_list` sends each (thread, namespace, channel, version) once per answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlobRef {
+    pub channel: String,
+    pub version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingWrite {
     pub task_id: String,
     pub channel: String,
-    pub value: TypedBytes,
+    pub value: TypedValue,
 }
 
 /// A `CheckpointTuple` whose values are still serialized.
@@ -95,14 +109,16 @@ pub struct Tuple {
     /// The metadata as JSON text, for the serializer's `loadsTyped("json", …)`, which
     /// revives the LangChain objects it may contain.
     pub metadata: String,
-    /// The checkpoint's channel values (channels stored as `"empty"` are left out).
+    /// The checkpoint's channel values this row carries, "empty" ones included.
     pub values: Vec<ChannelValue>,
+    /// Its channel values carried by an earlier row of the same answer.
+    pub refs: Vec<BlobRef>,
     /// In `(task_path, task_id, idx)` order, strings by code point.
     pub pending_writes: Vec<PendingWrite>,
     /// For a checkpoint older than format v4: the parent's `__pregel_tasks` writes, which
     /// the saver loads into `channel_values.__pregel_tasks` (the version is already in
     /// `checkpoint.channel_versions`). `None` when nothing was migrated.
-    pub pending_sends: Option<Vec<TypedBytes>>,
+    pub pending_sends: Option<Vec<TypedValue>>,
 }
 
 /// The greatest of the checkpoint's channel versions, compared as LangGraph's
@@ -140,10 +156,21 @@ fn decode_row(row: &Value) -> Result<Tuple> {
     let mut values = Vec::new();
     for b in r.array("blobs")? {
         let b = Fields::of(b, "blob")?;
-        if b.str("type")? != "empty" {
-            values.push(ChannelValue { channel: b.str("channel")?.to_owned(), value: b.typed()? });
-        }
+        let value = if b.str("type")? == "empty" { None } else { Some(b.typed()?) };
+        values.push(ChannelValue {
+            channel: b.str("channel")?.to_owned(),
+            version: b.str("version")?.to_owned(),
+            value,
+        });
     }
+    let refs = r
+        .array("refs")?
+        .iter()
+        .map(|x| {
+            let x = Fields::of(x, "ref")?;
+            Ok(BlobRef { channel: x.str("channel")?.to_owned(), version: x.str("version")?.to_owned() })
+        })
+        .collect::<Result<Vec<_>>>()?;
 
     // Already in LangGraph's (task_path, task_id, idx) order: the SQL sorts them, and its
     // key columns use the "C" collation, which is code point order for UTF-8. (Not sorted
@@ -184,6 +211,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
         checkpoint,
         metadata: metadata.to_string(),
         values,
+        refs,
         pending_writes,
         pending_sends,
     })
@@ -224,7 +252,9 @@ mod tests {
     fn a_row_becomes_a_tuple() {
         let t = decode(row(json!({
             "blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "MQ=="},
-                      {"channel": "b", "version": "2", "type": "empty", "blob": null}],
+                      {"channel": "b", "version": "2", "type": "empty", "blob": null},
+                      {"channel": "c", "version": "3", "type": "json", "text": "\"é\""}],
+            "refs": [{"channel": "d", "version": "4"}],
             "writes": [{"task_id": "t2", "channel": "x", "type": "json", "blob": "Mg==", "idx": 0, "task_path": "~a"},
                        {"task_id": "t1", "channel": "y", "type": "bytes", "blob": "", "idx": 1, "task_path": "~a"},
                        {"task_id": "t9", "channel": "z", "type": "json", "blob": "Mw==", "idx": 5, "task_path": ""},
@@ -235,10 +265,24 @@ mod tests {
         assert_eq!(t.config, TupleConfig::new("t", "ns", "c2".into()));
         assert_eq!(t.parent_config, Some(TupleConfig::new("t", "ns", "c1".into())));
         assert_eq!(t.metadata, r#"{"step":1}"#);
+        let value = |type_: &str, data| Some(TypedValue { type_: type_.into(), data });
         assert_eq!(
             t.values,
-            [ChannelValue { channel: "a".into(), value: TypedBytes { type_: "json".into(), bytes: b"1".to_vec() } }]
+            [
+                ChannelValue {
+                    channel: "a".into(),
+                    version: "1".into(),
+                    value: value("json", Payload::Bytes(b"1".to_vec()))
+                },
+                ChannelValue { channel: "b".into(), version: "2".into(), value: None },
+                ChannelValue {
+                    channel: "c".into(),
+                    version: "3".into(),
+                    value: value("json", Payload::Text("\"é\"".into()))
+                },
+            ]
         );
+        assert_eq!(t.refs, [BlobRef { channel: "d".into(), version: "4".into() }]);
         let order: Vec<_> = t.pending_writes.iter().map(|w| (w.task_id.as_str(), w.channel.as_str())).collect();
         assert_eq!(
             order,
@@ -294,6 +338,8 @@ mod tests {
         assert!(server(row(json!({"checkpoint": []}))));
         assert!(server(row(json!({"thread_id": 1}))));
         assert!(server(row(json!({"blobs": {}}))));
+        assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "text": 5}]}))));
+        assert!(server(row(json!({"refs": [{"channel": "a"}]}))));
         let report = crate::ErrorReport::from(CheckpointError::MalformedRow("x".into()));
         assert_eq!(report.code, crate::ErrorCode::Server);
     }

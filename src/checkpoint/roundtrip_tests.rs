@@ -49,6 +49,11 @@ impl Rng {
         }
     }
     fn typed(&mut self) -> TypedBytes {
+        // JSON text (sent as text) as well as arbitrary bytes of either type (base64).
+        if self.chance(30) {
+            let text = serde_json::to_vec(&self.json(3)).unwrap();
+            return TypedBytes { type_: "json".into(), bytes: text };
+        }
         TypedBytes { type_: if self.chance(50) { "json" } else { "bytes" }.into(), bytes: self.bytes() }
     }
 }
@@ -91,9 +96,10 @@ impl Db {
             .iter()
             .filter_map(|(ch, v)| {
                 let text = v.as_str().map_or_else(|| version_text_of(v), str::to_owned);
-                self.blobs
-                    .get(&(ch.clone(), text))
-                    .map(|b| json!({"channel": b.channel, "version": b.version, "type": b.type_, "blob": b.blob}))
+                self.blobs.get(&(ch.clone(), text)).map(|b| match &b.text {
+                    Some(t) => json!({"channel": b.channel, "version": b.version, "type": b.type_, "text": t}),
+                    None => json!({"channel": b.channel, "version": b.version, "type": b.type_, "blob": b.blob}),
+                })
             })
             .collect();
         // ORDER BY task_path, task_id, idx (collation "C": byte order).
@@ -102,7 +108,13 @@ impl Db {
         let writes: Vec<Value> = rows
             .into_iter()
             .map(|((_, task, idx), (path, w))| {
-                json!({"task_id": task, "channel": w.channel, "type": w.type_, "blob": w.blob, "idx": idx, "task_path": path})
+                let mut row =
+                    json!({"task_id": task, "channel": w.channel, "type": w.type_, "idx": idx, "task_path": path});
+                match &w.text {
+                    Some(t) => row["text"] = json!(t),
+                    None => row["blob"] = json!(w.blob),
+                }
+                row
             })
             .collect();
         json!({
@@ -119,6 +131,15 @@ fn version_text_of(v: &Value) -> String {
     let args = put_args(&json!({"thread_id": "t"}), &json!({"id": "c"}), &json!({"x": v}), vec![], meta(&json!({})))
         .expect("a numeric version");
     args.p_blobs[0].version.clone()
+}
+
+/// A value as it comes back: text when it was sent as text, bytes otherwise.
+fn stored(v: &TypedBytes) -> TypedValue {
+    let data = match v.as_text() {
+        Some(t) => Payload::Text(t.to_owned()),
+        None => Payload::Bytes(v.bytes.clone()),
+    };
+    TypedValue { type_: v.type_.clone(), data }
 }
 
 fn meta(v: &Value) -> TypedBytes {
@@ -192,7 +213,11 @@ fn generated_threads_round_trip_losslessly() {
             let cp = checkpoint.as_object().unwrap().clone();
             let mut values: Vec<ChannelValue> = current
                 .iter()
-                .filter_map(|(c, (_, v))| v.clone().map(|value| ChannelValue { channel: c.clone(), value }))
+                .map(|(c, (version, v))| ChannelValue {
+                    channel: c.clone(),
+                    version: version.as_str().map_or_else(|| version_text_of(version), str::to_owned),
+                    value: v.as_ref().map(stored),
+                })
                 .collect();
             values.sort_by(|a, b| a.channel.cmp(&b.channel));
             // LangGraph's rule: (task_path, task_id, idx); a repeated special write keeps the last.
@@ -201,7 +226,7 @@ fn generated_threads_round_trip_losslessly() {
                 let all_special = ws.iter().all(|(c, _)| special_write_idx(c).is_some());
                 for (i, (c, v)) in ws.iter().enumerate() {
                     let idx = special_write_idx(c).unwrap_or(i as i64);
-                    let w = PendingWrite { task_id: task.clone(), channel: c.clone(), value: v.clone() };
+                    let w = PendingWrite { task_id: task.clone(), channel: c.clone(), value: stored(v) };
                     let key = (path.clone(), task.clone(), idx);
                     if all_special || !writes.contains_key(&key) {
                         writes.insert(key, w);

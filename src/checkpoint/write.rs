@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{CheckpointError, TypedBytes, base64, special_write_idx};
+use super::{CheckpointError, TypedBytes, special_write_idx};
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
@@ -124,8 +124,11 @@ pub struct BlobArg {
     pub version: String,
     #[serde(rename = "type")]
     pub type_: String,
-    /// Standard base64; `None` for type `"empty"`.
+    /// Standard base64; `None` for type `"empty"` and for a value sent as `text`.
     pub blob: Option<String>,
+    /// The value itself when it is text (see `TypedBytes::as_text`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Arguments of `rpc/langgraph_put`.
@@ -203,9 +206,10 @@ pub fn put_args(
             let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
             Ok(match value {
                 Some(v) => {
-                    BlobArg { channel: channel.clone(), version, type_: v.type_, blob: Some(base64::encode(&v.bytes)) }
+                    let (blob, text) = v.encode();
+                    BlobArg { channel: channel.clone(), version, type_: v.type_, blob, text }
                 }
-                None => BlobArg { channel: channel.clone(), version, type_: "empty".into(), blob: None },
+                None => BlobArg { channel: channel.clone(), version, type_: "empty".into(), blob: None, text: None },
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -248,8 +252,11 @@ pub struct WriteArg {
     pub channel: String,
     #[serde(rename = "type")]
     pub type_: String,
-    /// Standard base64.
-    pub blob: String,
+    /// Standard base64, unless the value travels as `text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Arguments of `rpc/langgraph_put_writes`.
@@ -288,11 +295,9 @@ pub fn put_writes_args(
     let writes = writes
         .into_iter()
         .enumerate()
-        .map(|(i, (channel, v))| WriteArg {
-            idx: special_write_idx(&channel).unwrap_or(i as i64),
-            channel,
-            type_: v.type_,
-            blob: base64::encode(&v.bytes),
+        .map(|(i, (channel, v))| {
+            let (blob, text) = v.encode();
+            WriteArg { idx: special_write_idx(&channel).unwrap_or(i as i64), channel, type_: v.type_, blob, text }
         })
         .collect();
     Ok(Some(PutWritesArgs {
@@ -506,7 +511,19 @@ mod tests {
         assert_eq!(args.p_writes.iter().map(|w| w.idx).collect::<Vec<_>>(), [0, -1, 2, -2, -3, -4]);
         assert_eq!((args.p_thread_id.as_str(), args.p_checkpoint_ns.as_str()), ("t", "n"));
         assert_eq!((args.p_task_id.as_str(), args.p_task_path.as_str()), ("task", "~path"));
-        assert_eq!(args.p_writes[0].blob, "MQ==");
+        assert_eq!(
+            (args.p_writes[0].blob.as_deref(), args.p_writes[0].text.as_deref()),
+            (None, Some("1")),
+            "JSON as text"
+        );
+
+        // Bytes, and "json" that is not text Postgres can hold, travel as base64.
+        let odd = |ty: &str, bytes: &[u8]| ("x".to_string(), TypedBytes { type_: ty.into(), bytes: bytes.to_vec() });
+        let cfg = json!({"thread_id": "t", "checkpoint_id": "c"});
+        let args =
+            put_writes_args(&cfg, "task", "", vec![odd("bytes", b"hi"), odd("json", b"\"a\0\""), odd("json", &[0xff])]);
+        let blobs: Vec<_> = args.unwrap().unwrap().p_writes.into_iter().map(|w| (w.blob, w.text)).collect();
+        assert_eq!(blobs, [(Some("aGk=".into()), None), (Some("ImEAIg==".into()), None), (Some("/w==".into()), None)]);
 
         let cfg = json!({"thread_id": "t", "checkpoint_id": "c"});
         assert_eq!(put_writes_args(&cfg, "task", "", vec![]).unwrap(), None, "nothing to send");

@@ -156,6 +156,24 @@ pub struct RpcOptions {
     pub maybe_single: bool,
 }
 
+impl RpcOptions {
+    /// An RPC that is safe to send twice (so it may be retried), with no other option.
+    pub const fn idempotent() -> RpcOptions {
+        RpcOptions {
+            idempotent: true,
+            get: false,
+            columns: None,
+            filters: Vec::new(),
+            order: None,
+            limit: None,
+            offset: None,
+            count: None,
+            single: false,
+            maybe_single: false,
+        }
+    }
+}
+
 /// The key space of rows the service role writes without acting for a user.
 pub const SERVICE_TENANT: &str = "00000000-0000-0000-0000-000000000000";
 const ACTING_FOR_HEADER: &str = "x-agentmem-tenant";
@@ -607,7 +625,13 @@ fn rows_body(field: &str, rows: &Value, allow_array: bool) -> Result<String, Tra
 /// Postgres text cannot hold NUL; refusing it here keeps the write from failing half-way
 /// through a batch on the server.
 fn check_no_nul(field: &str, body: &str) -> Result<(), TransportError> {
-    if body.contains("\\u0000") {
+    // A `\u0000` escape, not text that merely reads so (`\\u0000`: an escaped backslash,
+    // then "u0000", as in JSON text carried inside a string): the backslashes before it
+    // must be an odd run.
+    let nul = body
+        .match_indices("\\u0000")
+        .any(|(i, _)| body.as_bytes()[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0);
+    if nul {
         return Err(TransportError::invalid(
             field,
             format!("{field} contains a NUL character (\\u0000), which Postgres text cannot store"),
@@ -774,6 +798,17 @@ mod tests {
     // {"role":"service_role"} and {"sub":"0F0E0D0C-…-000000000001","role":"authenticated"}
     const SERVICE: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE5ODM4MTI5OTYsImlzcyI6InN1cGFiYXNlLWRlbW8iLCJyb2xlIjoic2VydmljZV9yb2xlIn0.sig";
     const USER: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwRjBFMEQwQy0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwMDEiLCJyb2xlIjoiYXV0aGVudGljYXRlZCJ9.sig";
+
+    #[test]
+    fn only_real_nul_escapes_are_refused() {
+        assert!(check_no_nul("args", r#"{"a":"\u0000"}"#).is_err());
+        assert!(check_no_nul("args", r#"{"a":"x\\\u0000"}"#).is_err(), "an escaped backslash, then a NUL");
+        assert!(check_no_nul("args", r#"{"a":"\\u0000"}"#).is_ok(), "the text \\u0000");
+        assert!(
+            check_no_nul("args", r#"{"text":"{\"k\":\"\\u0000\"}"}"#).is_ok(),
+            "JSON text with an escape, in a string"
+        );
+    }
 
     #[test]
     fn tenant_follows_the_credentials_and_acting_for() {

@@ -11,8 +11,9 @@ use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, prelude::*};
 
 use super::{JsResult, args, json_arg, to_js};
-use crate::checkpoint::{self, TupleConfig, TypedBytes};
+use crate::checkpoint::{self, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
+use crate::transport::request::{self, CountMode, RpcOptions};
 
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
     json_arg(field, v)
@@ -49,65 +50,44 @@ fn bytes_array(items: impl IntoIterator<Item = Vec<JsValue>>) -> Array {
     items.into_iter().map(|parts| parts.into_iter().collect::<Array>()).collect()
 }
 
-fn u8s(v: &TypedBytes) -> [JsValue; 2] {
-    [JsValue::from_str(&v.type_), Uint8Array::from(v.bytes.as_slice()).into()]
-}
-
-/// `null` stands for "no request to make".
-fn to_js_or_null<T: Serialize>(args: Option<T>) -> JsResult<JsValue> {
-    args.map_or(Ok(JsValue::NULL), |a| to_js(&a))
-}
-
-/// Args of `rpc/langgraph_get_tuple`, or `null` when the config names no thread.
-#[wasm_bindgen(js_name = checkpointGetTupleArgs)]
-pub fn get_tuple_args(configurable: JsValue) -> JsResult<JsValue> {
-    let c = json("config.configurable", &configurable)?;
-    to_js_or_null(checkpoint::get_tuple_args(&c).map_err(ErrorReport::from)?)
-}
-
-/// Args of `rpc/langgraph_list`; `options` is `{ filter, before: checkpointId, limit }`.
-#[wasm_bindgen(js_name = checkpointListArgs)]
-pub fn list_args(configurable: JsValue, options: JsValue) -> JsResult<JsValue> {
-    let c = json("config.configurable", &configurable)?;
-    let o = json("options", &options)?;
-    to_js(&checkpoint::list_args(&c, &o).map_err(ErrorReport::from)?)
-}
-
-/// Args of `rpc/langgraph_put`. `values`: `[[channel, [type, bytes]]]` for the channels of
-/// `newVersions` that have a value; `metadata`: the serializer's `[type, bytes]`.
-#[wasm_bindgen(js_name = checkpointPutArgs)]
-pub fn put_args(
+/// Checks the arguments of `op` as `checkpointCall` would, without a request (the memory
+/// backend keeps the database backend's rules): `true` when the call would make a request,
+/// `false` when there is nothing to send (getTuple without a thread, putWrites without
+/// writes).
+#[wasm_bindgen(js_name = checkpointCheck)]
+pub fn checkpoint_check(
+    op: JsValue,
     configurable: JsValue,
-    checkpoint_: JsValue,
-    new_versions: JsValue,
-    values: JsValue,
-    metadata: JsValue,
-) -> JsResult<JsValue> {
-    let c = json("config.configurable", &configurable)?;
-    let ckpt = json("checkpoint", &checkpoint_)?;
-    let nv = json("newVersions", &new_versions)?;
-    let values = channel_values("values", &values)?;
-    let metadata = typed("metadata", &metadata)?;
-    to_js(&checkpoint::put_args(&c, &ckpt, &nv, values, metadata).map_err(ErrorReport::from)?)
+    a: JsValue,
+    b: JsValue,
+    c: JsValue,
+    d: JsValue,
+) -> JsResult<bool> {
+    let cfg = json("config.configurable", &configurable)?;
+    let sends = match args::string("op", &op)?.as_str() {
+        "getTuple" => checkpoint::get_tuple_args(&cfg).map(|x| x.is_some()),
+        "list" => checkpoint::list_args(&cfg, &json("options", &a)?).map(|_| true),
+        "put" => checkpoint::put_args(
+            &cfg,
+            &json("checkpoint", &a)?,
+            &json("newVersions", &b)?,
+            channel_values("values", &c)?,
+            typed("metadata", &d)?,
+        )
+        .map(|_| true),
+        "putWrites" => checkpoint::put_writes_args(
+            &cfg,
+            &args::string("taskId", &a)?,
+            &args::optional_string("taskPath", &b)?.unwrap_or_default(),
+            channel_values("writes", &c)?,
+        )
+        .map(|x| x.is_some()),
+        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}")).into()),
+    };
+    Ok(sends.map_err(ErrorReport::from)?)
 }
 
-/// Args of `rpc/langgraph_put_writes`, or `null` when there are no writes to send.
-/// `writes`: `[[channel, [type, bytes]]]` in the task's order.
-#[wasm_bindgen(js_name = checkpointPutWritesArgs)]
-pub fn put_writes_args(
-    configurable: JsValue,
-    task_id: JsValue,
-    task_path: JsValue,
-    writes: JsValue,
-) -> JsResult<JsValue> {
-    let c = json("config.configurable", &configurable)?;
-    let task_id = args::string("taskId", &task_id)?;
-    let task_path = args::optional_string("taskPath", &task_path)?.unwrap_or_default();
-    let writes = channel_values("writes", &writes)?;
-    to_js_or_null(checkpoint::put_writes_args(&c, &task_id, &task_path, writes).map_err(ErrorReport::from)?)
-}
-
-/// The JSON part of a decoded tuple; the byte arrays are added to the object after.
+/// The JSON part of a decoded tuple; the values are added to the object after.
 #[derive(Serialize)]
 struct TupleJson<'a> {
     config: &'a TupleConfig,
@@ -117,16 +97,24 @@ struct TupleJson<'a> {
     metadata: &'a str,
 }
 
-/// The `data` of get_tuple / list as tuples whose values are still serialized:
+/// `[type, data]`: data a `Uint8Array`, or a string for a value stored as text (which the
+/// serializer's `loadsTyped` takes as well).
+fn value_pair(v: &TypedValue) -> [JsValue; 2] {
+    let data = match &v.data {
+        Payload::Bytes(b) => Uint8Array::from(b.as_slice()).into(),
+        Payload::Text(t) => JsValue::from_str(t),
+    };
+    [JsValue::from_str(&v.type_), data]
+}
+
+/// Tuples whose values are still serialized:
 /// `{ config, parentConfig?, checkpoint (no channel_values), metadata (JSON text),
-///    values: [[channel, type, bytes]], pendingWrites: [[taskId, channel, type, bytes]],
-///    pendingSends?: [[type, bytes]] }`.
-#[wasm_bindgen(js_name = checkpointDecodeRows)]
-pub fn decode_rows(data: JsValue) -> JsResult<Array> {
-    let text = js_sys::JSON::stringify(&data).ok().and_then(|s| s.as_string()).unwrap_or_else(|| "null".into());
-    let tuples = checkpoint::decode_rows(&text).map_err(ErrorReport::from)?;
+///    values: [[channel, version, type | null (an "empty" channel), data]],
+///    refs: [[channel, version]] (values an earlier row of the same answer carried),
+///    pendingWrites: [[taskId, channel, type, data]], pendingSends?: [[type, data]] }`.
+fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
     let out = Array::new();
-    for t in &tuples {
+    for t in tuples {
         let obj = to_js(&TupleJson {
             config: &t.config,
             parent_config: t.parent_config.as_ref(),
@@ -134,19 +122,112 @@ pub fn decode_rows(data: JsValue) -> JsResult<Array> {
             metadata: &t.metadata,
         })?;
         let values = bytes_array(t.values.iter().map(|v| {
-            let [ty, b] = u8s(&v.value);
-            vec![JsValue::from_str(&v.channel), ty, b]
+            let [ty, data] = v.value.as_ref().map_or([JsValue::NULL, JsValue::NULL], value_pair);
+            vec![JsValue::from_str(&v.channel), JsValue::from_str(&v.version), ty, data]
         }));
+        let refs =
+            bytes_array(t.refs.iter().map(|r| vec![JsValue::from_str(&r.channel), JsValue::from_str(&r.version)]));
         let writes = bytes_array(t.pending_writes.iter().map(|w| {
-            let [ty, b] = u8s(&w.value);
-            vec![JsValue::from_str(&w.task_id), JsValue::from_str(&w.channel), ty, b]
+            let [ty, data] = value_pair(&w.value);
+            vec![JsValue::from_str(&w.task_id), JsValue::from_str(&w.channel), ty, data]
         }));
         Reflect::set(&obj, &"values".into(), &values)?;
+        Reflect::set(&obj, &"refs".into(), &refs)?;
         Reflect::set(&obj, &"pendingWrites".into(), &writes)?;
         if let Some(sends) = &t.pending_sends {
-            Reflect::set(&obj, &"pendingSends".into(), &bytes_array(sends.iter().map(|s| u8s(s).to_vec())))?;
+            Reflect::set(&obj, &"pendingSends".into(), &bytes_array(sends.iter().map(|s| value_pair(s).to_vec())))?;
         }
         out.push(&obj);
     }
     Ok(out)
+}
+
+/// The database backend's operations, each ONE request, built, sent and (for reads)
+/// decoded here: nothing crosses to JS and back as an intermediate object. One async
+/// export for all of them (each async export compiles its own state machine).
+///
+/// - `getTuple(configurable)` and `list(configurable, options, offset)` resolve to
+///   `{ rows, count }`, rows as `tuples_js` describes (`offset` pages past max-rows);
+///   getTuple without a thread makes no request.
+/// - `put(configurable, checkpoint, newVersions, values, metadata)` resolves to the stored
+///   checkpoint's `{ thread_id, checkpoint_ns, checkpoint_id }`.
+/// - `putWrites(configurable, taskId, taskPath, writes)` resolves to `null` (no request
+///   when there is nothing to write).
+///
+/// All are safe to send twice, so the client may retry them after a lost answer: blobs are
+/// insert-once per (channel, version), the checkpoint row an upsert of the same content,
+/// ordinary writes insert-once and special writes an upsert of the same values.
+#[wasm_bindgen(js_name = checkpointCall)]
+pub async fn checkpoint_call(
+    client_state: JsValue,
+    op: JsValue,
+    configurable: JsValue,
+    a: JsValue,
+    b: JsValue,
+    c: JsValue,
+    d: JsValue,
+) -> JsResult<JsValue> {
+    let client = super::transport::client(&client_state)?;
+    let cfg = json("config.configurable", &configurable)?;
+    let t = &client.target;
+    let rpc = |name: &str, args: Value, options: &RpcOptions| -> Result<_, ErrorReport> {
+        Ok(request::rpc(t, name, &args, options)?)
+    };
+    let op = args::string("op", &op)?;
+    let req = match op.as_str() {
+        "getTuple" => match checkpoint::get_tuple_args(&cfg).map_err(ErrorReport::from)? {
+            None => return read_result(&[], Some(0)),
+            Some(args) => rpc("langgraph_get_tuple", value(Ok(args))?, &RpcOptions::idempotent())?,
+        },
+        "list" => {
+            let paged = RpcOptions {
+                count: Some(CountMode::Exact),
+                offset: Some(args::safe_integer("offset", &b)?).filter(|o| *o > 0),
+                ..RpcOptions::idempotent()
+            };
+            rpc("langgraph_list", value(checkpoint::list_args(&cfg, &json("options", &a)?))?, &paged)?
+        }
+        "put" => {
+            let args = checkpoint::put_args(
+                &cfg,
+                &json("checkpoint", &a)?,
+                &json("newVersions", &b)?,
+                channel_values("values", &c)?,
+                typed("metadata", &d)?,
+            )
+            .map_err(ErrorReport::from)?;
+            let stored = serde_json::json!({
+                "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
+            });
+            client.send(&rpc("langgraph_put", value(Ok(args))?, &RpcOptions::idempotent())?).await?;
+            return to_js(&stored);
+        }
+        "putWrites" => {
+            let task_id = args::string("taskId", &a)?;
+            let task_path = args::optional_string("taskPath", &b)?.unwrap_or_default();
+            let writes = channel_values("writes", &c)?;
+            if let Some(args) =
+                checkpoint::put_writes_args(&cfg, &task_id, &task_path, writes).map_err(ErrorReport::from)?
+            {
+                client.send(&rpc("langgraph_put_writes", value(Ok(args))?, &RpcOptions::idempotent())?).await?;
+            }
+            return Ok(JsValue::NULL);
+        }
+        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}")).into()),
+    };
+    let decoded = client.send(&req).await?;
+    let tuples = checkpoint::decode_rows(decoded.body.as_deref().unwrap_or("null")).map_err(ErrorReport::from)?;
+    read_result(&tuples, decoded.count)
+}
+
+/// RPC arguments (or the input error that prevents them) as a JSON value.
+fn value<T: Serialize>(args: Result<T, checkpoint::CheckpointError>) -> Result<Value, ErrorReport> {
+    Ok(serde_json::to_value(args?).unwrap_or_default())
+}
+
+fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
+    let out = js_sys::Object::new();
+    Reflect::set(&out, &"rows".into(), &tuples_js(tuples)?.into())?;
+    Reflect::set(&out, &"count".into(), &count.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)))?;
+    Ok(out.into())
 }

@@ -51,6 +51,9 @@ create table if not exists public.langgraph_checkpoint_blobs (
   version       text collate "C" not null,
   type          text not null,
   blob          bytea,
+  -- The value arrived as text (valid UTF-8 by construction) and is sent back as text, not
+  -- base64. Rows written by other writers (PostgresSaver's views) default to bytes.
+  utf8          boolean not null default false,
   created_at    timestamptz not null default now(),
   thread_id     text collate "C" not null,
   tenant_id     uuid not null,
@@ -67,6 +70,7 @@ create table if not exists public.langgraph_checkpoint_writes (
   channel       text collate "C" not null,
   type          text,
   blob          bytea not null,
+  utf8          boolean not null default false,
   created_at    timestamptz not null default now(),
   thread_id     text collate "C" not null,
   tenant_id     uuid not null,
@@ -116,9 +120,23 @@ create index if not exists langgraph_checkpoint_writes_tenant_idx
   on public.langgraph_checkpoint_writes (tenant_id);
 
 -- Internals ------------------------------------------------------------------------------
+-- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
+-- standard base64 `blob` (null for an "empty" channel).
+create or replace function agentmem.langgraph_value(p_blob bytea, p_utf8 boolean)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when p_utf8 then jsonb_build_object('text', convert_from(p_blob, 'UTF8'))
+              else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
+$$;
+
 -- One checkpoint row as the JSON that get_tuple/list return, under the thread id the
--- caller used (p_thread_id), or the row's own when the caller named none.
-create or replace function agentmem.langgraph_tuple(c public.langgraph_checkpoints, p_thread_id text)
+-- caller used (p_thread_id), or the row's own when the caller named none. p_carried: the
+-- channels whose value an earlier row of the same answer carried (list sends each value
+-- once per answer); they are listed under 'refs' instead of 'blobs'.
+create or replace function agentmem.langgraph_tuple(c public.langgraph_checkpoints, p_thread_id text, p_carried text[] default null)
 returns jsonb
 language sql
 stable
@@ -135,9 +153,8 @@ as $$
     -- One primary-key lookup per channel: the thread may hold thousands of blobs. (LIMIT
     -- keeps the planner from turning the lookups into a hash join over all of them.)
     'blobs', coalesce((
-      select jsonb_agg(jsonb_build_object(
-               'channel', b.channel, 'version', b.version, 'type', b.type,
-               'blob', translate(encode(b.blob, 'base64'), E'\n', ''))
+      select jsonb_agg(jsonb_build_object('channel', b.channel, 'version', b.version, 'type', b.type)
+                       || agentmem.langgraph_value(b.blob, b.utf8)
              order by b.channel)
         from jsonb_each_text(case when jsonb_typeof(c.checkpoint -> 'channel_versions') = 'object'
                                   then c.checkpoint -> 'channel_versions' end) v
@@ -147,11 +164,16 @@ as $$
              and b.checkpoint_ns = c.checkpoint_ns
              and b.channel = v.key collate "C"
              and b.version = v.value collate "C"
-           limit 1) b), '[]'::jsonb),
+           limit 1) b
+       where p_carried is null or not (v.key = any (p_carried))), '[]'::jsonb),
+    'refs', coalesce((
+      select jsonb_agg(jsonb_build_object('channel', v.key, 'version', v.value) order by v.key)
+        from jsonb_each_text(c.checkpoint -> 'channel_versions') v
+       where v.key = any (p_carried)), '[]'::jsonb),
     'writes', coalesce((
       select jsonb_agg(jsonb_build_object(
-               'task_id', w.task_id, 'channel', w.channel, 'type', w.type,
-               'blob', translate(encode(w.blob, 'base64'), E'\n', ''), 'idx', w.idx, 'task_path', w.task_path)
+               'task_id', w.task_id, 'channel', w.channel, 'type', w.type, 'idx', w.idx, 'task_path', w.task_path)
+               || agentmem.langgraph_value(w.blob, w.utf8)
              order by w.task_path, w.task_id, w.idx)
         from public.langgraph_checkpoint_writes w
        where w.thread_key = c.thread_key
@@ -164,7 +186,7 @@ as $$
        and jsonb_typeof(c.checkpoint -> 'v') = 'number'
        and (c.checkpoint ->> 'v')::numeric < 4
       then coalesce((
-        select jsonb_agg(jsonb_build_object('type', w.type, 'blob', translate(encode(w.blob, 'base64'), E'\n', ''))
+        select jsonb_agg(jsonb_build_object('type', w.type) || agentmem.langgraph_value(w.blob, w.utf8)
                order by w.task_path, w.task_id, w.idx)
           from public.langgraph_checkpoint_writes w
          where w.thread_key = c.thread_key
@@ -176,12 +198,15 @@ as $$
   )
 $$;
 
-revoke all on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text) from public; -- created after the tenancy file's revoke
-grant execute on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text) to authenticated, service_role;
+revoke all on function agentmem.langgraph_value(bytea, boolean) from public;
+revoke all on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]) from public; -- created after the tenancy file's revoke
+grant execute on function agentmem.langgraph_value(bytea, boolean) to authenticated, service_role;
+grant execute on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]) to authenticated, service_role;
 
 -- RPC: put -------------------------------------------------------------------------------
--- p_blobs: [{channel, version, type, blob}] for the channels in newVersions; blob is
--- base64 or null (type "empty"). Existing (channel, version) rows are kept as they are.
+-- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
+-- base64 or null (type "empty"), text a value that is text (stored as its UTF-8 bytes).
+-- Existing (channel, version) rows are kept as they are.
 create or replace function public.langgraph_put(
   p_thread_id text,
   p_checkpoint_ns text,
@@ -226,14 +251,17 @@ begin
                  or jsonb_typeof(b -> 'channel') is distinct from 'string'
                  or coalesce(jsonb_typeof(b -> 'version'), '') not in ('string', 'number')
                  or jsonb_typeof(b -> 'type') is distinct from 'string'
-                 or coalesce(jsonb_typeof(b -> 'blob'), 'null') not in ('string', 'null')) then
-    raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null)'
+                 or coalesce(jsonb_typeof(b -> 'blob'), 'null') not in ('string', 'null')
+                 or coalesce(jsonb_typeof(b -> 'text'), 'null') not in ('string', 'null')
+                 or (b ->> 'blob' is not null and b ->> 'text' is not null)) then
+    raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null, or text)'
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_key(p_thread_id);
 
-  insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob)
-  select v_key, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type', decode(b ->> 'blob', 'base64')
+  insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob, utf8)
+  select v_key, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type',
+         coalesce(convert_to(b ->> 'text', 'UTF8'), decode(b ->> 'blob', 'base64')), b ? 'text'
     from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
   on conflict (thread_key, checkpoint_ns, channel, version) do nothing;
 
@@ -254,7 +282,8 @@ end
 $$;
 
 -- RPC: put_writes ------------------------------------------------------------------------
--- p_writes: [{idx, channel, type, blob}] in the task's order; blob is base64. idx may be
+-- p_writes: [{idx, channel, type, blob | text}] in the task's order; blob is base64, text a
+-- value that is text. idx may be
 -- omitted: it then defaults to WRITES_IDX_MAP[channel] or the element's position (0-based).
 -- All channels special (__error__, __scheduled__, __interrupt__, __resume__): upsert (the
 -- last element wins for a repeated idx); otherwise insert-once (existing rows are kept).
@@ -296,9 +325,9 @@ begin
               where jsonb_typeof(w) <> 'object'
                  or jsonb_typeof(w -> 'channel') is distinct from 'string'
                  or coalesce(jsonb_typeof(w -> 'type'), 'null') not in ('string', 'null')
-                 or jsonb_typeof(w -> 'blob') is distinct from 'string'
+                 or (jsonb_typeof(w -> 'blob') is distinct from 'string') = (jsonb_typeof(w -> 'text') is distinct from 'string')
                  or coalesce(jsonb_typeof(w -> 'idx'), 'null') not in ('number', 'null')) then
-    raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) and optionally idx'
+    raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) or text, and optionally idx'
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_key(p_thread_id);
@@ -311,27 +340,31 @@ begin
 
   if v_all_special then
     insert into public.langgraph_checkpoint_writes
-      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, utf8)
     select distinct on (x.idx)
-           v_key, v_ns, p_checkpoint_id, p_task_id, v_path, x.idx, x.channel, x.type, decode(x.blob, 'base64')
+           v_key, v_ns, p_checkpoint_id, p_task_id, v_path, x.idx, x.channel, x.type,
+           coalesce(convert_to(x.text, 'UTF8'), decode(x.blob, 'base64')), x.text is not null
       from (select coalesce((w ->> 'idx')::integer,
                             -array_position(v_special, w ->> 'channel')) as idx,
-                   w ->> 'channel' as channel, w ->> 'type' as type, w ->> 'blob' as blob, o
+                   w ->> 'channel' as channel, w ->> 'type' as type, w ->> 'blob' as blob,
+                   w ->> 'text' as text, o
               from jsonb_array_elements(p_writes) with ordinality as e(w, o)) x
      order by x.idx, x.o desc
     on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do update set
       channel = excluded.channel,
       type = excluded.type,
       blob = excluded.blob,
+      utf8 = excluded.utf8,
       task_path = excluded.task_path;
   else
     insert into public.langgraph_checkpoint_writes
-      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+      (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, utf8)
     select v_key, v_ns, p_checkpoint_id, p_task_id, v_path,
            coalesce((w ->> 'idx')::integer,
                     -array_position(v_special, w ->> 'channel'),
                     (o - 1)::integer),
-           w ->> 'channel', w ->> 'type', decode(w ->> 'blob', 'base64')
+           w ->> 'channel', w ->> 'type',
+           coalesce(convert_to(w ->> 'text', 'UTF8'), decode(w ->> 'blob', 'base64')), w ? 'text'
       from jsonb_array_elements(p_writes) with ordinality as e(w, o)
      order by o
     on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do nothing;
@@ -420,10 +453,29 @@ begin
     v_where := array_append(v_where, 'c.metadata @> $4');
   end if;
   if p_before is not null then v_where := array_append(v_where, 'c.checkpoint_id < $5'); end if;
+  -- Each (thread, namespace, channel, version) value is sent once per answer, with the
+  -- first (newest) row that needs it; later rows list it under 'refs' (a list of ten large
+  -- checkpoints repeats mostly unchanged channels). PostgREST may slice this answer into
+  -- pages (max-rows): each page request computes the same order, so a value a row refers
+  -- to is always on that page or an earlier one.
   return query execute
-    'select agentmem.langgraph_tuple(c, $8) from public.langgraph_checkpoints c where '
+    'with page as (
+       select c, row_number() over (order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns) as rn
+         from public.langgraph_checkpoints c where '
     || array_to_string(v_where, ' and ')
-    || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6'
+    || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6
+     ), refs as (
+       select p.rn, v.key as channel,
+              row_number() over (partition by (p.c).thread_key, (p.c).checkpoint_ns, v.key, v.value order by p.rn) as nth
+         from page p,
+              jsonb_each_text(case when jsonb_typeof((p.c).checkpoint -> ''channel_versions'') = ''object''
+                                   then (p.c).checkpoint -> ''channel_versions'' end) v
+     ), carried as (
+       select rn, array_agg(channel) as channels from refs where nth > 1 group by rn
+     )
+     select agentmem.langgraph_tuple(p.c, $8, x.channels)
+       from page p left join carried x on x.rn = p.rn
+      order by p.rn'
     using v_key, p_checkpoint_ns, p_checkpoint_id, p_filter, p_before, p_limit, v_tenants, p_thread_id;
 end
 $$;

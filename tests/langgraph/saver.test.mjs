@@ -360,3 +360,34 @@ test("a LangGraph graph runs with the saver, and a second process resumes the th
   const stranger = buildGraph(new AgentmemSaver((await newUser()).client));
   expect((await stranger.getState(config)).values).toEqual({});
 });
+
+test("list sends each stored value once per answer, and JSON values as text (not base64)", async () => {
+  const user = await newUser();
+  let received = 0;
+  const counting = async (url, init) => {
+    const response = await fetch(url, init);
+    const text = await response.text();
+    received += text.length;
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+  const saver = new AgentmemSaver(createClient({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token, fetch: counting }));
+  const big = "x".repeat(50_000);
+  const thread = `dedupe-${uid()}`;
+  let config = { configurable: { thread_id: thread } };
+  for (let step = 1; step <= 10; step += 1) {
+    // `big` is written once (version 1); only `n` changes afterwards.
+    const cp = { ...checkpoint({ big, n: step }), channel_versions: { big: 1, n: step } };
+    config = await saver.put(config, cp, meta({ step }), step === 1 ? { big: 1, n: 1 } : { n: step });
+  }
+  received = 0;
+  const listed = await toArray(saver.list({ configurable: { thread_id: thread } }));
+  expect(listed).toHaveLength(10);
+  for (const t of listed) expect(t.checkpoint.channel_values.big).toBe(big);
+  expect(new Set(listed.map((t) => t.checkpoint.channel_values.n))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+  // Ten tuples of a 50 KB value in one answer: the value travels once, as JSON text.
+  expect(received).toBeGreaterThan(50_000);
+  expect(received).toBeLessThan(60_000);
+  // Each tuple is its own object graph (the shared value is deserialized per tuple).
+  listed[0].checkpoint.channel_values.n = "changed";
+  expect(listed[1].checkpoint.channel_values.n).not.toBe("changed");
+});

@@ -144,7 +144,7 @@ expect "get_tuple blobs: exactly the channel_versions' (a@2 new, b@1 and c@1 car
 expect "blobs cross as base64 without line breaks (300 bytes round-trip)" "$A2" "$(js 'd["blobs"][0]["blob"]' <<<"$tuple")"
 expect "checkpoint stored without channel_values" "$(js 's({k: v for k, v in d.items() if k != "channel_values"})' <<<"$(ckpt $ID2 '{"a":2,"b":1,"c":1}')")" "$(js 's(d["checkpoint"])' <<<"$tuple")"
 expect "metadata round-trips" "$(js 's(d)' <<<"$META2")" "$(js 's(d["metadata"])' <<<"$tuple")"
-expect "tuple keys" "blobs,checkpoint,checkpoint_id,checkpoint_ns,metadata,parent_checkpoint_id,pending_sends,thread_id,type,writes" "$(js '",".join(sorted(d))' <<<"$tuple")"
+expect "tuple keys" "blobs,checkpoint,checkpoint_id,checkpoint_ns,metadata,parent_checkpoint_id,pending_sends,refs,thread_id,type,writes" "$(js '",".join(sorted(d))' <<<"$tuple")"
 expect "no writes yet, no pending sends for v4" "[]|[]" "$(js 'c(d["writes"]) + "|" + c(d["pending_sends"])' <<<"$tuple")"
 tuple1=$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '', '$ID1');")
 expect "get_tuple by id: its own blob versions (a@1, b@1)" "a:1:$A1,b:1:$B1" "$(js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"])' <<<"$tuple1")"
@@ -191,6 +191,30 @@ expect "list by checkpoint_id" ":1" "$(as_api authenticated "$A" "select * from 
 expect "list negative limit is 22023" 22023 "$(as_api authenticated "$A" "select * from langgraph_list('$T1', p_limit => -1);
 \\echo :SQLSTATE")"
 expect "list rows have the get_tuple shape" "$(js 'c(d)' <<<"$tuple")" "$(as_api authenticated "$A" "select * from langgraph_list('$T1', '', p_limit => 1);" | js 'c(d)')"
+
+# --- values as text, and each value once per list answer -----------------------------------
+TT="$P-text"
+as_api authenticated "$A" "$(put "$TT" "" c1 null "$(ckpt c1 '{"a":1,"b":1}')" '{}' '[{"channel":"a","version":"1","type":"json","text":"\"é€\""},{"channel":"b","version":"1","type":"bytes","blob":"AP8="}]')
+$(put "$TT" "" c2 "'c1'" "$(ckpt c2 '{"a":1,"b":2}')" '{}' '[{"channel":"b","version":"2","type":"bytes","blob":"AQI="}]')
+$(put "$TT" "" c3 "'c2'" "$(ckpt c3 '{"a":1,"b":2}')" '{}' '[]')" commit >/dev/null
+expect "a value sent as text is stored as its UTF-8 bytes and comes back as text; bytes as base64" \
+  '"é€"|22c3a9e282ac22|true|AP8=|false' \
+  "$(as_api authenticated "$A" "select (langgraph_get_tuple('$TT', '', 'c1') -> 'blobs' -> 0 ->> 'text') || '|' || (select encode(blob, 'hex') || '|' || utf8 from langgraph_checkpoint_blobs where thread_key = '$A/$TT' and channel = 'a') || '|' || (langgraph_get_tuple('$TT', '', 'c1') -> 'blobs' -> 1 ->> 'blob') || '|' || (select utf8 from langgraph_checkpoint_blobs where thread_key = '$A/$TT' and channel = 'b' and version = '1');")"
+carry() { js '"|".join(r["checkpoint_id"] + ":" + ",".join(b["channel"] + "@" + b["version"] for b in r["blobs"]) + ";" + ",".join(x["channel"] + "@" + x["version"] for x in r["refs"]) for r in rows)'; }
+expect "list sends each value once per answer: the newest row that needs it carries it, later rows refer to it" \
+  "c3:a@1,b@2;|c2:;a@1,b@2|c1:b@1;a@1" "$(as_api authenticated "$A" "select * from langgraph_list('$TT');" | carry)"
+expect "... every row on its own (get_tuple) carries all its values" "c2:a@1,b@2;" "$(as_api authenticated "$A" "select langgraph_get_tuple('$TT', '', 'c2');" | carry)"
+expect "... a page of the answer (PostgREST's offset) refers to values of earlier pages" "c1:b@1;a@1" \
+  "$(as_api authenticated "$A" "select * from langgraph_list('$TT') offset 2;" | carry)"
+expect "... across threads, equal versions of different threads are different values" "2|0" \
+  "$(as_api authenticated "$A" "$(put "$TT-2" "" c9 null "$(ckpt c9 '{"a":1}')" '{}' '[{"channel":"a","version":"1","type":"json","text":"2"}]')" commit >/dev/null
+     as_api authenticated "$A" "select count(*) filter (where r ->> 'thread_id' in ('$TT', '$TT-2') and jsonb_array_length(r -> 'blobs') > 0 and r ->> 'checkpoint_id' in ('c3', 'c9')) || '|' || count(*) filter (where r ->> 'checkpoint_id' = 'c9' and jsonb_array_length(r -> 'refs') > 0) from langgraph_list() r;")"
+expect "a blob with both blob and text is 22023" 22023 "$(as_api authenticated "$A" "select langgraph_put('$TT', '', 'x', null, null, '{}', '{}', '[{\"channel\":\"z\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"MQ==\",\"text\":\"1\"}]');
+\\echo :SQLSTATE")"
+expect "put_writes: text values stored as text and sent back as text; neither blob nor text is 22023" '"w"|22023' \
+  "$(as_api authenticated "$A" "select langgraph_put_writes('$TT', '', 'c3', 'tt', '', '[{\"channel\":\"x\",\"type\":\"json\",\"text\":\"\\\"w\\\"\"}]');" commit >/dev/null
+     as_api authenticated "$A" "select langgraph_get_tuple('$TT', '', 'c3') -> 'writes' -> 0 ->> 'text';")|$(as_api authenticated "$A" "select langgraph_put_writes('$TT', '', 'c3', 'tt', '', '[{\"channel\":\"x\",\"type\":\"json\"}]');
+\\echo :SQLSTATE" | tail -n 1)"
 
 # --- put_writes -----------------------------------------------------------------------------
 W1=$(b64 '"w1"'); W2=$(b64 '"w2"'); E1=$(b64 '"err1"'); E2=$(b64 '"err2"')
