@@ -16,10 +16,15 @@ rm -rf "$PKG"
 log "wasm-pack build $profile (main module)"
 wasm-pack --quiet build "$profile" --target web --no-typescript --no-pack \
   --out-dir "$PKG" --out-name agentmem
-log "wasm-pack build $profile (agentmem/ids module)"
-wasm-pack --quiet build "$profile" --target web --no-typescript --no-pack \
-  --out-dir "$PKG" --out-name agentmem_ids crates/ids-wasm
 rm -f "$PKG/.gitignore" "$PKG/package.json" "$PKG/README.md"
+log "wasm-pack build $profile (agentmem/ids module)"
+# A directory of its own: wasm-pack runs wasm-opt over every .wasm in its --out-dir, and
+# would optimise (and strip) the main module a second time with this crate's flags.
+ids_out=$(mktemp -d)
+trap 'rm -rf "$ids_out"' EXIT
+wasm-pack --quiet build "$profile" --target web --no-typescript --no-pack \
+  --out-dir "$ids_out" --out-name agentmem_ids crates/ids-wasm
+mv "$ids_out/agentmem_ids_bg.wasm" "$ids_out/agentmem_ids.js" "$PKG/"
 cp -R pkg-template/. "$PKG/"
 
 : >"$PKG/SIZE"

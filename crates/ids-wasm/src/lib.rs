@@ -9,8 +9,10 @@
 //! messages, the same results, the same `AgentmemError` (from the shared errors.js) with
 //! the same `code` and `field`. deno/ids_entry_test.ts compares the two entries directly.
 //!
-//! No panic hook: every failure here is a `Result`, and nothing survives between calls,
-//! so the main module's reinitialise-after-panic machinery would only add size.
+//! Panics mean a bug, as in the main module, and are handled the same way: the call traps
+//! (`panic = "abort"`), and the next call runs on a fresh instance. The console message
+//! leaves out the panic's own text: formatting it would cost ~0.5 KB gzip of a module
+//! whose size is its reason to exist, and the trap already reaches the caller.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -199,4 +201,25 @@ pub fn extract_deal_id(thread_id: JsValue) -> JsResult<JsValue> {
         None => Ok(JsValue::NULL),
         Some(id) => Ok(ids::extract_deal_id(&id).map_or(JsValue::NULL, JsValue::from)),
     }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str);
+}
+
+#[wasm_bindgen(start)]
+fn start() {
+    std::panic::set_hook(Box::new(|_| {
+        wasm_bindgen::handler::schedule_reinit();
+        console_error("agentmem/ids: internal error, the module will reinitialize on the next call");
+    }));
+}
+
+/// Deliberately panics, so the tests can prove a panic does not poison the module for
+/// later calls; not part of the public API (ids.js does not re-export it).
+#[wasm_bindgen(js_name = "__agentmemPanicForTests")]
+pub fn panic_for_tests() {
+    panic!("deliberate panic requested by the test suite");
 }
