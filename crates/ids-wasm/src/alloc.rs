@@ -1,13 +1,14 @@
-//! A size-class allocator, because dlmalloc is a quarter of this module's code.
+//! A size-class allocator, because dlmalloc was a fifth of this module's code (3 KB gzip).
 //!
 //! Every request is rounded up to a power of two (at least 8 bytes, at least its
 //! alignment) and served from that size's free list, or else carved from fresh memory,
 //! aligned to its own size. Freed blocks go back on their list and are never coalesced or
 //! returned to the host. That trades up to 2x per block for a few hundred bytes of code,
-//! and it is enough here: every call frees what it allocated before it returns (the
+//! and it is enough here: a call frees what it allocated by the time it returns (the
 //! strings it reads, the strings it builds, the result once the glue has copied it), so
-//! the heap only ever holds one call's working set, and memory stays at the largest call
-//! seen so far.
+//! the heap holds one call's working set at a time, and memory stays at the largest
+//! working set seen so far per size class. deno/ids_entry_test.ts checks that repeated
+//! large calls do not grow it.
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32::{memory_grow, memory_size};
