@@ -2,7 +2,8 @@
 // the way an attacker holding their own valid session would try it:
 //
 //   for every kind of object a client names (checkpoint thread, memory, unified
-//   conversation, workflow session, research session, research draft):
+//   conversation, workflow session, research session, research draft, contractor lead,
+//   contractor):
 //     read / update / delete / RPC-with-A's-id by B  → nothing of A's seen or changed
 //     oracle: B on A's id is answered exactly like B on an id nobody used
 //     squatting: B takes an id first; A then uses it and gets an independent object
@@ -192,6 +193,38 @@ const kinds: Kind[] = [
     deletes: { "DELETE research_drafts": (t, id) => api(t, "DELETE", `research_drafts?id=eq.${id}`) },
     value: async (t, id) => (await api(t, "GET", `research_drafts?id=eq.${id}&select=content,version`)).body,
   },
+  {
+    name: "contractor lead",
+    create: (t, id, mark) => rpc(t, "build_contractor_profile", { p_contractor_lead_id: id, p_profile: { company_name: mark, data_sources: ["matrix"] } }),
+    reads: { "GET contractor_leads": (t, id) => api(t, "GET", `contractor_leads?id=eq.${id}&select=id,company_name`) },
+    updates: {
+      "rpc build_contractor_profile (enrich)": (t, id) => rpc(t, "build_contractor_profile", { p_contractor_lead_id: id, p_profile: { scores: { q: 1 } } }),
+      "rpc save_unified_state with the lead": (t, id) =>
+        rpc(t, "save_unified_state", { p_conversation_id: uuid5(id, "00000000-0000-0000-0000-000000000001"), p_contractor_lead_id: id, p_fields: {}, p_lead: { contact_name: "patched" } }),
+      "rpc convert_contractor_lead": (t, id) => rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id }),
+      "PATCH contractor_leads": (t, id) => api(t, "PATCH", `contractor_leads?id=eq.${id}`, { company_name: "patched" }),
+      "POST contractors linked to it": (t, id) =>
+        api(t, "POST", "contractors?columns=contractor_lead_id,company_name", { contractor_lead_id: id, company_name: "squatter" }),
+    },
+    deletes: { "DELETE contractor_leads": (t, id) => api(t, "DELETE", `contractor_leads?id=eq.${id}`) },
+    value: async (t, id) =>
+      (await api(t, "GET", `contractor_leads?id=eq.${id}&select=company_name,contact_name,scores,converted_to_contractor`)).body,
+  },
+  {
+    name: "contractor",
+    // Keyed by its lead: the lead id is what a client names (the contractor's uuid is the server's).
+    create: async (t, id, mark) => {
+      await rpc(t, "build_contractor_profile", { p_contractor_lead_id: id, p_profile: { company_name: mark } });
+      return rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id });
+    },
+    reads: {
+      "rpc convert_contractor_lead (answers with the contractor)": (t, id) => rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id, p_account: { tier: 1 } }),
+      "GET contractors": (t, id) => api(t, "GET", `contractors?contractor_lead_id=eq.${id}&select=id,company_name`),
+    },
+    updates: { "PATCH contractors": (t, id) => api(t, "PATCH", `contractors?contractor_lead_id=eq.${id}`, { tier: 1, verified: true }) },
+    deletes: { "DELETE contractors": (t, id) => api(t, "DELETE", `contractors?contractor_lead_id=eq.${id}`) },
+    value: async (t, id) => (await api(t, "GET", `contractors?contractor_lead_id=eq.${id}&select=company_name,tier,verified`)).body,
+  },
 ];
 
 const freshId = (kind: string) => kind === "memory" || kind === "research draft" ? crypto.randomUUID() : `${kind.replace(/ /g, "-")}-${run}-${crypto.randomUUID()}`;
@@ -271,7 +304,8 @@ for (const kind of kinds) {
 // Every endpoint refuses callers without a valid identity.
 const endpoints: [string, string, unknown][] = [
   ...["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references", "memory_access_log",
-    "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts"]
+    "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
+    "contractor_leads", "contractors"]
     .flatMap((table): [string, string, unknown][] => [["GET", `${table}?limit=1`, undefined], ["POST", table, {}]]),
   ...[
     ["langgraph_put", checkpoint(`x-${run}`, "m")], ["langgraph_put_writes", { p_thread_id: "x", p_checkpoint_ns: "", p_checkpoint_id: "c", p_task_id: "t", p_task_path: "", p_writes: [] }],
@@ -285,6 +319,8 @@ const endpoints: [string, string, unknown][] = [
     ["delete_unified_state", { p_conversation_id: crypto.randomUUID(), p_contractor_lead_id: "l" }], ["create_workflow_state", { p_state: { session_id: "s" } }],
     ["update_workflow_state", { p_session_id: "s", p_patch: { stage: "debug" } }], ["save_research_session", { p_session: { session_id: "s", query: "q", current_phase: "p" } }],
     ["save_research_draft", { p_id: crypto.randomUUID(), p_session_id: "s", p_phase: "1_browsing", p_content: "c" }], ["research_workflow_summary", { p_session_id: "s" }],
+    ["save_unified_state", { p_conversation_id: crypto.randomUUID(), p_contractor_lead_id: "l", p_fields: {}, p_lead: { company_name: "c" } }],
+    ["build_contractor_profile", { p_contractor_lead_id: "l", p_profile: { company_name: "c" } }], ["convert_contractor_lead", { p_contractor_lead_id: "l" }],
   ].map(([fn, args]): [string, string, unknown] => ["POST", `rpc/${fn}`, args]),
 ];
 
@@ -329,7 +365,7 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
 
 async function rowCounts() {
   const out: Record<string, number | null> = {};
-  for (const table of ["langgraph_checkpoints", "agent_memories", "unified_conversations", "workflow_agent_states", "research_sessions", "research_drafts"]) {
+  for (const table of ["langgraph_checkpoints", "agent_memories", "unified_conversations", "workflow_agent_states", "research_sessions", "research_drafts", "contractor_leads", "contractors"]) {
     out[table] = (await service().select(table, { columns: "tenant_id", limit: 1, count: "exact" }).catch(() => service().select(table, { columns: "user_id", limit: 1, count: "exact" }))).count;
   }
   return out;

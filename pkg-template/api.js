@@ -5,6 +5,7 @@ export { AgentmemClient, createClient } from "./client.js";
 export { MemoryTools } from "./memory.js";
 export {
   UnifiedStateManager,
+  ContractorStore,
   WorkflowStateStore,
   ResearchStore,
   mergeState,
@@ -22,4 +23,4 @@ export {
   parseThreadId,
   extractDealId,
   inspectToken,
-} from "./agentmem.js";
+} from "./wasm.js";

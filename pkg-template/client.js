@@ -1,26 +1,60 @@
 // The PostgREST client. State lives here, in JS; every call hands it to the module, so
 // a module re-initialised after an internal error never sees stale Rust objects.
-import { checkClientOptions, clientRequest, inspectToken } from "./agentmem.js";
+import { AgentmemError } from "./errors.js";
+import { toJson } from "./json.js";
+import { checkClientOptions, clientRequest, inspectToken, unreadable } from "./wasm.js";
 
-// The validated options of each client, for the package's other classes (MemoryTools,
-// the checkpoint saver) that hand them to the module on every call.
-const optionsOf = new WeakMap();
+// What each client hands the module on every call: `{ options, fetch }`, the options as
+// JSON text (copied once, so later changes to the caller's object never leak in) and the
+// caller's fetch. Also read by the package's other classes (MemoryTools, the saver).
+const stateOf = new WeakMap();
 
-/** The options `client` was created with (package-internal). */
+/** The module-facing state of `client` (package-internal). */
 export function clientOptions(client) {
-  const options = optionsOf.get(client);
-  if (!options) throw new TypeError("expected an AgentmemClient from createClient()");
-  return options;
+  const state = stateOf.get(client);
+  if (!state) throw new AgentmemError("invalid_input", "expected an AgentmemClient from createClient()", { field: "client" });
+  return state;
+}
+
+/** The state of an AgentmemClient, or of a client built from options (package-internal). */
+export function clientState(clientOrOptions) {
+  // A WeakMap lookup, not instanceof: it reads nothing of the value (a revoked Proxy
+  // throws on instanceof).
+  return stateOf.get(clientOrOptions) ?? clientOptions(new AgentmemClient(clientOrOptions));
+}
+
+/** Whether `value` is an AgentmemClient (package-internal; never throws). */
+export function isClient(value) {
+  return stateOf.has(value);
+}
+
+/** A plain copy of the caller's options: own enumerable keys, read once, here. */
+function snapshot(options) {
+  if (options === null || typeof options !== "object") return { options: undefined, fetch: undefined };
+  let own;
+  try {
+    own = { ...options };
+  } catch (e) {
+    throw unreadable("options", e);
+  }
+  const { fetch, ...rest } = own;
+  if (fetch !== undefined && fetch !== null && typeof fetch !== "function") {
+    throw new AgentmemError("invalid_input", "fetch must be a function like the global fetch", { field: "fetch" });
+  }
+  return { options: toJson("", rest, "options"), fetch: fetch ?? undefined };
 }
 
 export class AgentmemClient {
-  #options;
+  #state;
+  #data;
   #restUrl;
 
   constructor(options) {
-    this.#restUrl = checkClientOptions(options);
-    this.#options = { ...options };
-    optionsOf.set(this, this.#options);
+    const state = snapshot(options);
+    this.#restUrl = checkClientOptions(state);
+    this.#state = Object.freeze(state);
+    this.#data = JSON.parse(state.options);
+    stateOf.set(this, this.#state);
     Object.freeze(this);
   }
 
@@ -31,43 +65,46 @@ export class AgentmemClient {
 
   /** Role, user id and expiry of the credentials in use (decoded, not verified). */
   get identity() {
-    return inspectToken(this.#options.accessToken ?? this.#options.apiKey);
+    return inspectToken(this.#data.accessToken ?? this.#data.apiKey);
   }
 
   /** The same client acting for a signed-in user: RLS then sees that user. */
   withAccessToken(accessToken) {
-    return new AgentmemClient({ ...this.#options, accessToken });
+    return new AgentmemClient({ ...this.#data, fetch: this.#state.fetch, accessToken });
   }
 
   /** The same service-role client acting for the user `userId`: agentmem's functions
    *  then work in that user's key space instead of the service role's own. */
   actingFor(userId) {
-    return new AgentmemClient({ ...this.#options, actingFor: userId });
+    return new AgentmemClient({ ...this.#data, fetch: this.#state.fetch, actingFor: userId });
   }
 
   /** Headers that act as the given user, for code that makes its own requests. */
   headersFor(accessToken) {
-    const user = this.withAccessToken(accessToken);
-    return { apikey: user.#options.apiKey, Authorization: `Bearer ${accessToken}` };
+    if (typeof accessToken !== "string" || accessToken === "") {
+      throw new AgentmemError("invalid_input", "headersFor needs the user's access token (a JWT string)", { field: "accessToken" });
+    }
+    this.withAccessToken(accessToken); // checks it the way a client would
+    return { apikey: this.#data.apiKey, Authorization: `Bearer ${accessToken}` };
   }
 
   select(table, options) {
-    return clientRequest(this.#options, "select", table, undefined, options);
+    return clientRequest(this.#state, "select", table, undefined, options);
   }
   insert(table, rows, options) {
-    return clientRequest(this.#options, "insert", table, rows, options);
+    return clientRequest(this.#state, "insert", table, rows, options);
   }
   upsert(table, rows, options) {
-    return clientRequest(this.#options, "upsert", table, rows, options);
+    return clientRequest(this.#state, "upsert", table, rows, options);
   }
   update(table, patch, options) {
-    return clientRequest(this.#options, "update", table, patch, options);
+    return clientRequest(this.#state, "update", table, patch, options);
   }
   delete(table, options) {
-    return clientRequest(this.#options, "delete", table, undefined, options);
+    return clientRequest(this.#state, "delete", table, undefined, options);
   }
   rpc(fn, args, options) {
-    return clientRequest(this.#options, "rpc", fn, args, options);
+    return clientRequest(this.#state, "rpc", fn, args, options);
   }
 }
 

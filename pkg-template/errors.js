@@ -8,13 +8,29 @@ export class AgentmemError extends Error {
    * @param {Record<string, unknown>} [props] status, pgrstCode, details, hint, field, retries, cause
    */
   constructor(code, message, props) {
-    super(message, props && props.cause !== undefined ? { cause: props.cause } : undefined);
-    this.name = "AgentmemError";
-    this.code = code;
-    if (props) {
-      for (const key of ["status", "pgrstCode", "details", "hint", "field", "retries"]) {
-        if (props[key] !== undefined && props[key] !== null) this[key] = props[key];
+    // Constructing an error must not fail: a property that cannot be read is left out.
+    const read = (key) => {
+      try {
+        return props !== null && typeof props === "object" ? props[key] : undefined;
+      } catch {
+        return undefined;
       }
+    };
+    const cause = read("cause");
+    super(message === undefined ? undefined : safeString(message), cause !== undefined ? { cause } : undefined);
+    this.name = "AgentmemError";
+    this.code = safeString(code);
+    for (const key of ["status", "pgrstCode", "details", "hint", "field", "retries"]) {
+      const value = read(key);
+      if (value !== undefined && value !== null) this[key] = value;
     }
+  }
+}
+
+function safeString(v) {
+  try {
+    return String(v);
+  } catch {
+    return typeof v;
   }
 }

@@ -14,15 +14,27 @@ export interface ClientOptions {
   apiKey: string;
   /** A signed-in user's JWT: requests then run as that user under RLS. */
   accessToken?: string | null;
-  /** Injected fetch (edge runtimes, tests, tracing); defaults to the global fetch. */
+  /**
+   * Injected fetch (edge runtimes, tests, tracing); defaults to the global fetch. Called
+   * with `(url, { method, headers, body, signal })`. Whatever it does (throw, reject,
+   * resolve to something that is not a Response) is a `network` error with its exception
+   * as `cause`.
+   */
   fetch?: typeof fetch;
-  /** Per-attempt time limit, 1..600000 ms (default 15000). */
+  /**
+   * Per-attempt time limit, 1..600000 ms (default 15000), covering the response body too.
+   * Enforced by agentmem: the attempt fails with `timeout` at the deadline even if `fetch`
+   * ignores its aborted signal.
+   */
   timeoutMs?: number;
-  /** Retries of idempotent requests after network errors, timeouts, 502/503/504 (default 2, max 10). */
+  /**
+   * Retries of idempotent requests after network errors, timeouts, 502/503/504 and
+   * Postgres restarts (SQLSTATE 57P01, 57P02, 57P03, class 08) (default 2, max 10).
+   */
   retries?: number;
   /** Non-default schema (Accept-Profile / Content-Profile). */
   schema?: string;
-  /** Extra headers on every request. */
+  /** Extra headers on every request: token names, values without CR, LF or characters beyond U+00FF. */
   headers?: Record<string, string>;
   /**
    * Service role only: act for this user (a UUID). agentmem's functions then read and
@@ -150,9 +162,11 @@ export type MemoryToolName = "create_memory" | "search_memories" | "update_memor
 
 /**
  * The injected embedding function: one vector per text, each of `dimensions` finite
- * numbers. agentmem never calls an embedding API itself.
+ * numbers (an array of numbers, a Float32Array or a Float64Array). agentmem never calls an
+ * embedding API itself. `signal` is aborted when `embedTimeoutMs` passes; pass it on to
+ * your HTTP client so the request stops too.
  */
-export type EmbedFn = (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+export type EmbedFn = (texts: string[], options: { signal: AbortSignal }) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
 
 export interface MemoryToolsOptions {
   /** A client acting as the signed-in user (`accessToken`), or its options. */
@@ -168,6 +182,11 @@ export interface MemoryToolsOptions {
   dimensions?: number;
   /** Minimum cosine similarity for `search_memories` (default 0.5). */
   matchThreshold?: number;
+  /**
+   * Time limit of one `embed` call, 1..600000 ms (default 30000). At the deadline the
+   * call fails with `embedding_failed` and writes nothing, whether or not `embed` stops.
+   */
+  embedTimeoutMs?: number;
 }
 
 export interface Memory {
@@ -288,7 +307,7 @@ export declare class MemoryTools {
   getMemoryContext(input?: GetMemoryContextInput): Promise<{ success: true; count: number; memories: Memory[]; context: string }>;
 }
 
-// --- State stores (issue 7) ---------------------------------------------------------------
+// --- State stores -----------------------------------------------------------------------
 
 /** Options every store takes: the client (acting as a signed-in user, or the service role). */
 export interface StoreOptions {
@@ -306,6 +325,8 @@ export interface UnifiedStateManagerOptions extends StoreOptions {
   skipEmpty?: boolean;
   /** UUIDv5 namespace of conversation ids (default COIA's 00000000-0000-0000-0000-000000000001). */
   namespace?: UuidNamespace;
+  /** Upsert the contractor lead of a state that has a company_name, in the same request (default true). */
+  contractorLeads?: boolean;
 }
 
 /** A message as `restoreState` returns it: the stored `{content, type}` plus `role`. */
@@ -355,6 +376,12 @@ export interface SaveStateResult {
   /** The fields written, in field-list order. */
   savedFields: string[];
   lastStateUpdate: string;
+  /**
+   * The contractor lead upserted in the same request (the state had a company_name), or
+   * null. `fields`: the state fields copied to it; `skipped`: state fields whose value does
+   * not fit the lead's column (e.g. years_in_business "10+"), kept in memory only.
+   */
+  lead: { id: string; fields: string[]; skipped: string[] } | null;
 }
 
 export interface CoiaCheckpoint {
@@ -377,7 +404,8 @@ export declare class UnifiedStateManager {
   conversationId(contractorLeadId: string): string;
   /**
    * Saves every field of the list present in `state`, last_state_update, the conversation
-   * record and (with `conversationId`) a contractor_mapping link: one atomic request.
+   * record, (with `conversationId`) a contractor_mapping link and (when the state has a
+   * company_name) the contractor lead: one atomic request.
    */
   saveState(contractorLeadId: string, state: CoiaState, options?: { conversationId?: string }): Promise<SaveStateResult>;
   /** The saved fields (unknown keys included), messages with roles; null when none. */
@@ -387,6 +415,118 @@ export declare class UnifiedStateManager {
   leadForConversation(conversationId: string): Promise<string | null>;
   /** Deletes the conversation, its memory and links; resolves to the number of rows deleted. */
   deleteState(contractorLeadId: string): Promise<number>;
+}
+
+// Contractor leads and contractors (spec 000 §2–§3)
+
+/** The lead fields a profile or a state names; `null` anywhere means "unknown": it never clears. */
+export interface ContractorLeadFields {
+  company_name?: string | null;
+  contact_name?: string | null;
+  contact_email?: string | null;
+  contact_phone?: string | null;
+  business_address?: string | null;
+  license_number?: string | null;
+  /** Rounded to a whole number; numeric strings ("15") accepted. */
+  years_in_business?: number | string | null;
+  employee_count?: number | string | null;
+  specialties?: string[] | null;
+  certifications?: string[] | null;
+  service_areas?: string[] | null;
+  project_types?: string[] | null;
+}
+
+/** `buildContractorProfile`'s input: lead fields, enrichment, and any other fields (kept in `details`). */
+export interface ContractorProfileInput extends ContractorLeadFields {
+  /** {platform: url}, merged into the lead's. */
+  social_links?: Record<string, string | null> | null;
+  /** {name: integer}, merged; numbers and numeric strings are rounded. */
+  scores?: Record<string, number | string | null> | null;
+  /** Where the data came from; added to the lead's as a set. */
+  data_sources?: string[] | null;
+  /** Other profile fields, merged by key (as are unknown top-level keys). */
+  details?: Record<string, unknown> | null;
+  [field: string]: unknown;
+}
+
+export interface ContractorLead {
+  id: string;
+  company_name: string;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  business_address: string | null;
+  license_number: string | null;
+  years_in_business: number | null;
+  employee_count: number | null;
+  specialties: JsonValue[];
+  certifications: JsonValue[];
+  service_areas: JsonValue[];
+  project_types: JsonValue[];
+  social_links: Record<string, string>;
+  scores: Record<string, number>;
+  data_sources: string[];
+  details: Record<string, JsonValue>;
+  /** Set by the first profile build, never changed; null if only state saves wrote the lead. */
+  discovered_at: string | null;
+  converted_to_contractor: boolean;
+  converted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `convertLead`'s account: overrides of the lead's fields, and the account's own settings. */
+export interface ContractorAccountInput extends ContractorLeadFields {
+  /** Default "available". */
+  availability_status?: string | null;
+  /** Default 3 (the entry tier). */
+  tier?: number | string | null;
+}
+
+export interface Contractor {
+  id: string;
+  contractor_lead_id: string | null;
+  company_name: string;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  business_address: string | null;
+  license_number: string | null;
+  years_in_business: number | null;
+  employee_count: number | null;
+  specialties: JsonValue[];
+  certifications: JsonValue[];
+  service_areas: JsonValue[];
+  project_types: JsonValue[];
+  social_links: Record<string, string>;
+  availability_status: string;
+  tier: number;
+  /** The verified flags start false; a conversion never sets them. */
+  verified: boolean;
+  license_verified: boolean;
+  insurance_verified: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export declare class ContractorStore {
+  constructor(options: StoreOptions);
+  /**
+   * Creates the lead (a new lead needs company_name) or enriches it: given fields replace,
+   * social_links/scores/details merge by key, data_sources is a set, nulls never clear,
+   * discovered_at is set once. One request.
+   */
+  buildContractorProfile(contractorLeadId: string, profile: ContractorProfileInput): Promise<ContractorLead>;
+  /**
+   * Inserts the lead's contractor (account fields over the lead's, defaults for the rest)
+   * and marks the lead converted, in one transaction. A lead converts once: a second call
+   * (or a resend, or a concurrent call) resolves to the same contractor. A lead that is not
+   * the caller's is `not_found`, whether another tenant has it or nobody does.
+   */
+  convertLead(contractorLeadId: string, account?: ContractorAccountInput): Promise<Contractor>;
+  getLead(contractorLeadId: string): Promise<ContractorLead | null>;
+  /** The contractor the lead converted into, or null. */
+  contractorForLead(contractorLeadId: string): Promise<Contractor | null>;
 }
 
 // Workflow agent states (spec 004)

@@ -6,9 +6,10 @@ import { AgentmemError } from "./errors.js";
  * JSON text of `value` (undefined stays undefined). JSON has no NaN or Infinity and
  * JSON.stringify would turn them into null without a word; they are refused here with
  * the path of the value, e.g. `state.business_info.rating` (with `field` empty, top-level
- * keys are named alone: `importance_score`).
+ * keys are named alone: `importance_score`, and `label` names the whole value). A getter,
+ * Proxy trap or toJSON that throws is an `invalid_input` with the exception as `cause`.
  */
-export function toJson(field, value) {
+export function toJson(field, value, label = field) {
   if (value === undefined) return undefined;
   const paths = new Map();
   let root = true; // the replacer's first call is for the value itself
@@ -18,13 +19,24 @@ export function toJson(field, value) {
       const path = root ? field : Array.isArray(this) ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
       root = false;
       if (typeof v === "number" && !Number.isFinite(v)) {
-        throw new AgentmemError("invalid_input", `${path} must be a finite number (JSON has no ${v})`, { field: path });
+        const name = path || label || "the value";
+        throw new AgentmemError("invalid_input", `${name} must be a finite number (JSON has no ${v})`, { field: path || label });
       }
       if (v !== null && typeof v === "object") paths.set(v, path);
       return v;
     });
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
-    throw new AgentmemError("invalid_input", `${field} cannot be converted to JSON: ${e?.message ?? e}`, { field, cause: e });
+    throw new AgentmemError("invalid_input", `${label || "the value"} cannot be converted to JSON: ${messageOf(e)}`, { field: label, cause: e });
+  }
+}
+
+/** An exception's message, for error texts; never throws, whatever was thrown. */
+export function messageOf(e) {
+  try {
+    if (e !== null && typeof e === "object" && typeof e.message === "string") return e.message;
+    return String(e);
+  } catch {
+    return "an exception without a readable message";
   }
 }

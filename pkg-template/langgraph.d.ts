@@ -13,7 +13,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentmemClient, AgentmemError, ClientOptions } from "./index.d.ts";
 
 export interface AgentmemSaverOptions {
-  /** Serializer of channel values, writes and metadata (default: LangGraph's JsonPlusSerializer). */
+  /**
+   * Serializer of channel values, writes and metadata (default: LangGraph's
+   * JsonPlusSerializer). Checked at construction (`invalid_input` unless it has
+   * `dumpsTyped` and `loadsTyped`); a value it cannot serialize is `invalid_input`, a
+   * stored value it cannot read back is `server`, each with its error as `cause`.
+   */
   serde?: SerializerProtocol;
   /**
    * `"memory"`: when no client can be built from `clientOrOptions` (missing URL or key,
@@ -49,7 +54,10 @@ export interface CheckpointMetrics {
  */
 export declare class AgentmemSaver extends BaseCheckpointSaver<number> {
   constructor(clientOrOptions: AgentmemClient | ClientOptions | null | undefined, options?: AgentmemSaverOptions);
-  /** A saver that keeps checkpoints in this process only (LangGraph's MemorySaver). */
+  /**
+   * A saver that keeps checkpoints in this process only (LangGraph's MemorySaver). Its
+   * arguments are checked as the database saver checks them (`invalid_input`).
+   */
   static inMemory(options?: { serde?: SerializerProtocol }): AgentmemSaver;
   /** Where checkpoints go: the database ("postgrest") or this process ("memory"). */
   readonly backend: "postgrest" | "memory";

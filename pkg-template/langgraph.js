@@ -11,15 +11,19 @@
 // langgraph-node.js, langgraph-browser.js, picked by the "./langgraph" exports map) import
 // their runtime's entry first, which does that.
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
+import { createClient, isClient } from "./client.js";
+import { AgentmemError } from "./errors.js";
+import { asAgentmemError } from "./io.js";
+import { messageOf, toJson } from "./json.js";
 import {
   checkpointDecodeRows,
   checkpointGetTupleArgs,
   checkpointListArgs,
   checkpointPutArgs,
   checkpointPutWritesArgs,
-} from "./agentmem.js";
-import { AgentmemClient, createClient } from "./client.js";
-import { AgentmemError } from "./errors.js";
+  prim,
+  unreadable,
+} from "./wasm.js";
 
 // Reads may be retried freely. So may put and putWrites: blobs are insert-once per
 // (channel, version), the checkpoint row an upsert of the same content, ordinary writes
@@ -29,13 +33,138 @@ const IDEMPOTENT = { idempotent: true };
 
 const MEMORY = Symbol("agentmem.memory");
 
-/** The ids of a config, and nothing else: the rest of a RunnableConfig (callbacks,
- *  LangGraph internals, this saver itself) is not data and may not even be JSON-able. */
+/** The ids of a config as JSON text, and nothing else: the rest of a RunnableConfig
+ *  (callbacks, LangGraph internals, this saver itself) is not data and may not even be
+ *  JSON-able. */
 function ids(config) {
-  const c = config?.configurable;
-  if (c === null || typeof c !== "object") return c ?? null;
-  // `thread_ts` is the pre-0.2 name of checkpoint_id, as in LangGraph's getCheckpointId.
-  return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns, checkpoint_id: c.checkpoint_id || c.thread_ts };
+  let plain;
+  try {
+    const c = config?.configurable;
+    // `thread_ts` is the pre-0.2 name of checkpoint_id, as in LangGraph's getCheckpointId.
+    plain = c === null || typeof c !== "object"
+      ? c ?? null
+      : { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns, checkpoint_id: c.checkpoint_id || c.thread_ts };
+  } catch (e) {
+    throw unreadable("config", e);
+  }
+  return toJson("config.configurable", plain);
+}
+
+/** A value for messages, safely: `"a string"`, `null`, `an object`... */
+function show(v) {
+  if (typeof v === "string") return JSON.stringify(v);
+  return v === null ? "null" : typeof v === "object" || typeof v === "function" ? `a ${typeof v}` : `${typeof v} ${String(v)}`;
+}
+
+/** The saver's options, read once; `null` and non-objects are refused like unknown keys. */
+function saverOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object") {
+    throw new AgentmemError("invalid_input", `AgentmemSaver options must be an object { serde?, fallback? }, got ${show(options)}`, { field: "options" });
+  }
+  let own;
+  try {
+    own = { ...options };
+  } catch (e) {
+    throw unreadable("options", e);
+  }
+  const { serde, fallback, ...unknown } = own;
+  const extra = Object.keys(unknown);
+  if (extra.length > 0) {
+    throw new AgentmemError("invalid_input", `unknown AgentmemSaver option ${JSON.stringify(extra[0])}`, { field: extra[0] });
+  }
+  if (fallback !== undefined && fallback !== "memory") {
+    throw new AgentmemError("invalid_input", `fallback must be "memory" or left out, got ${show(fallback)}`, { field: "fallback" });
+  }
+  if (serde !== undefined) {
+    let ok = false;
+    try {
+      ok = serde !== null && typeof serde === "object" && typeof serde.dumpsTyped === "function" && typeof serde.loadsTyped === "function";
+    } catch {
+      // A serializer whose methods cannot even be looked up is no serializer.
+    }
+    if (!ok) {
+      throw new AgentmemError("invalid_input", "serde must be a SerializerProtocol: an object with dumpsTyped and loadsTyped methods", { field: "serde" });
+    }
+  }
+  return { serde, fallback };
+}
+
+/** `serde.dumpsTyped(value)` as a copied `[type, Uint8Array]` pair the module can read. */
+async function dumps(serde, field, value) {
+  let out;
+  try {
+    out = await serde.dumpsTyped(value);
+  } catch (e) {
+    throw new AgentmemError("invalid_input", `${field} could not be serialized: ${messageOf(e)}`, { field, cause: e });
+  }
+  try {
+    if (Array.isArray(out) && typeof out[0] === "string" && out[1] instanceof Uint8Array) return [out[0], new Uint8Array(out[1])];
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  throw new AgentmemError("invalid_input", `${field}: the serializer must return [type, Uint8Array]`, { field });
+}
+
+/** `serde.loadsTyped(type, bytes)`; a stored value the serializer cannot read is `server`
+ *  (the database holds something this serializer does not understand). */
+async function loads(serde, what, type, bytes) {
+  try {
+    return await serde.loadsTyped(type, bytes);
+  } catch (e) {
+    if (e instanceof AgentmemError) throw e;
+    throw new AgentmemError("server", `the stored ${what} could not be deserialized: ${messageOf(e)}`, { cause: e });
+  }
+}
+
+/** `writes` as `[[channel, value]]`, each pair checked, read once. */
+function pendingWrites(writes) {
+  let array;
+  try {
+    array = Array.isArray(writes) ? Array.from(writes) : null;
+  } catch (e) {
+    throw unreadable("writes", e);
+  }
+  if (array === null) {
+    throw new AgentmemError("invalid_input", "writes must be an array of [channel, value] pairs", { field: "writes" });
+  }
+  return array.map((w, i) => {
+    const field = `writes[${i}]`;
+    let pair;
+    try {
+      pair = Array.isArray(w) && w.length === 2 ? [w[0], w[1]] : null;
+    } catch (e) {
+      throw unreadable(field, e);
+    }
+    if (pair === null) {
+      throw new AgentmemError("invalid_input", `${field} must be a [channel, value] pair, got ${show(w)}`, { field });
+    }
+    if (typeof pair[0] !== "string") {
+      throw new AgentmemError("invalid_input", `${field}: the channel must be a string, got ${show(pair[0])}`, { field });
+    }
+    return pair;
+  });
+}
+
+/** Runs an operation of LangGraph's MemorySaver, after agentmem's own checks passed: what
+ *  it still refuses is the caller's input (a value it cannot copy, a key it does not
+ *  allow), reported as invalid_input with its error as the cause. */
+async function inMemory(operation) {
+  try {
+    return await operation();
+  } catch (e) {
+    if (e instanceof AgentmemError) throw e;
+    throw new AgentmemError("invalid_input", `the in-memory saver refused the call: ${messageOf(e)}`, { cause: e });
+  }
+}
+
+/** Runs a saver operation; whatever escapes it is an AgentmemError. */
+async function guarded(operation) {
+  try {
+    return await operation();
+  } catch (e) {
+    throw asAgentmemError(e);
+  }
 }
 
 export class AgentmemSaver extends BaseCheckpointSaver {
@@ -47,21 +176,15 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    * @param {AgentmemClient | import("./index.d.ts").ClientOptions} clientOrOptions
    * @param {{ serde?: import("@langchain/langgraph-checkpoint").SerializerProtocol, fallback?: "memory" }} [options]
    */
-  constructor(clientOrOptions, { serde, fallback, ...unknown } = {}) {
+  constructor(clientOrOptions, options) {
+    const { serde, fallback } = saverOptions(options);
     super(serde);
-    const extra = Object.keys(unknown);
-    if (extra.length > 0) {
-      throw new AgentmemError("invalid_input", `unknown AgentmemSaver option ${JSON.stringify(extra[0])}`, { field: extra[0] });
-    }
-    if (fallback !== undefined && fallback !== "memory") {
-      throw new AgentmemError("invalid_input", `fallback must be "memory" or left out, got ${JSON.stringify(fallback)}`, { field: "fallback" });
-    }
     if (clientOrOptions === MEMORY) {
       this.#memory = new MemorySaver(this.serde);
       return;
     }
     try {
-      this.#client = clientOrOptions instanceof AgentmemClient ? clientOrOptions : createClient(clientOrOptions);
+      this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(clientOrOptions);
     } catch (error) {
       // Only a client that cannot be built (no URL or key configured, a malformed token)
       // falls back, and only when asked to; a running saver never switches backends, which
@@ -74,7 +197,11 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   }
 
   /** A saver that keeps checkpoints in this process only (LangGraph's MemorySaver). */
-  static inMemory({ serde } = {}) {
+  static inMemory(options) {
+    const { serde, fallback } = saverOptions(options);
+    if (fallback !== undefined) {
+      throw new AgentmemError("invalid_input", "inMemory() takes { serde } only: it is the memory backend already", { field: "fallback" });
+    }
     return new AgentmemSaver(MEMORY, { serde });
   }
 
@@ -113,22 +240,36 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     return next < step + 1 ? next : step + 0.5;
   }
 
-  async getTuple(config) {
-    if (this.#memory) return this.#memory.getTuple(config);
-    const args = checkpointGetTupleArgs(ids(config));
-    if (args === null) return undefined; // no thread: nothing to find, no request
-    const { data } = await this.#client.rpc("langgraph_get_tuple", args, IDEMPOTENT);
-    const [row] = checkpointDecodeRows(data);
-    return row === undefined ? undefined : this.#load(row);
+  // The memory backend checks its arguments as the database one does, then hands the
+  // caller's own config and values to LangGraph's MemorySaver.
+  getTuple(config) {
+    return guarded(async () => {
+      const args = checkpointGetTupleArgs(ids(config));
+      if (args === null) return undefined; // no thread: nothing to find, no request
+      if (this.#memory) return inMemory(() => this.#memory.getTuple(config));
+      const { data } = await this.#client.rpc("langgraph_get_tuple", args, IDEMPOTENT);
+      const [row] = checkpointDecodeRows(data);
+      return row === undefined ? undefined : this.#load(row);
+    });
   }
 
   async *list(config, options) {
+    let args;
+    try {
+      args = checkpointListArgs(ids(config), listOptions(options));
+    } catch (e) {
+      throw asAgentmemError(e);
+    }
     if (this.#memory) {
-      yield* this.#memory.list(config, options);
+      try {
+        // No config lists every thread, as in the database backend.
+        yield* this.#memory.list(config ?? {}, options);
+      } catch (e) {
+        if (e instanceof AgentmemError) throw e;
+        throw new AgentmemError("invalid_input", `the in-memory saver refused the call: ${messageOf(e)}`, { cause: e });
+      }
       return;
     }
-    const { filter, before, limit } = options ?? {};
-    const args = checkpointListArgs(ids(config), { filter, before: before?.configurable?.checkpoint_id, limit });
     // The server's max-rows (1000 on Supabase) may cut an answer short. The exact count
     // (of at most `limit` rows, which the SQL applies) reveals it; only then do more pages
     // follow, skipping rows that a concurrent put pushed down onto the next page.
@@ -136,7 +277,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     for (let offset = 0; ;) {
       const { data, count } = await this.#client.rpc("langgraph_list", args, { ...IDEMPOTENT, count: "exact", offset });
       const rows = checkpointDecodeRows(data);
-      for (const tuple of await Promise.all(rows.map((row) => this.#load(row)))) {
+      for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row))))) {
         const { thread_id, checkpoint_ns, checkpoint_id } = tuple.config.configurable;
         const key = JSON.stringify([thread_id, checkpoint_ns, checkpoint_id]);
         if (seen.has(key)) continue;
@@ -148,36 +289,65 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(config, checkpoint, metadata, newVersions) {
-    if (this.#memory) return this.#memory.put(config, checkpoint, metadata, newVersions);
-    const { channel_values: values, ...rest } = checkpoint ?? {};
-    // Only the channels that changed (newVersions) are stored; the others keep their blob
-    // of an earlier version, which the checkpoint's channel_versions still points to.
-    const changed = Object.keys(newVersions ?? {}).filter((channel) => values != null && channel in values);
-    const [serialized, meta] = await Promise.all([
-      Promise.all(changed.map(async (channel) => [channel, await this.serde.dumpsTyped(values[channel])])),
-      this.serde.dumpsTyped(metadata),
-    ]);
-    const args = checkpointPutArgs(ids(config), checkpoint == null ? checkpoint : rest, newVersions, serialized, meta);
-    await this.#client.rpc("langgraph_put", args, IDEMPOTENT);
-    return {
-      configurable: { thread_id: args.p_thread_id, checkpoint_ns: args.p_checkpoint_ns, checkpoint_id: args.p_checkpoint_id },
-    };
+  put(config, checkpoint, metadata, newVersions) {
+    return guarded(async () => {
+      const configurable = ids(config);
+      let rest, values, changed;
+      try {
+        ({ channel_values: values, ...rest } = checkpoint ?? {});
+        // Only the channels that changed (newVersions) are stored; the others keep their
+        // blob of an earlier version, which the checkpoint's channel_versions still points to.
+        changed = Object.keys(newVersions ?? {}).filter((channel) => values != null && channel in values);
+      } catch (e) {
+        throw unreadable("checkpoint", e);
+      }
+      const checkpointJson = toJson("checkpoint", checkpoint == null ? checkpoint : rest);
+      const versionsJson = toJson("newVersions", newVersions);
+      // The memory backend stores values itself: only the metadata is serialized, to be
+      // checked as the database would.
+      const todo = this.#memory ? [] : changed;
+      const serialized = [];
+      for (const [i, channel] of todo.entries()) {
+        let value;
+        try {
+          value = values[channel];
+        } catch (e) {
+          throw unreadable(`checkpoint.channel_values.${channel}`, e);
+        }
+        serialized.push([channel, await dumps(this.serde, `values[${i}]`, value)]);
+      }
+      const meta = await dumps(this.serde, "metadata", metadata);
+      const args = checkpointPutArgs(configurable, checkpointJson, versionsJson, serialized, meta);
+      if (this.#memory) return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
+      await this.#client.rpc("langgraph_put", args, IDEMPOTENT);
+      return {
+        configurable: { thread_id: args.p_thread_id, checkpoint_ns: args.p_checkpoint_ns, checkpoint_id: args.p_checkpoint_id },
+      };
+    });
   }
 
-  async putWrites(config, writes, taskId, taskPath) {
-    if (this.#memory) return this.#memory.putWrites(config, writes, taskId, taskPath);
-    if (!Array.isArray(writes)) {
-      throw new AgentmemError("invalid_input", "writes must be an array of [channel, value] pairs", { field: "writes" });
-    }
-    const serialized = await Promise.all(writes.map(async ([channel, value]) => [channel, await this.serde.dumpsTyped(value)]));
-    const args = checkpointPutWritesArgs(ids(config), taskId, taskPath, serialized);
-    if (args !== null) await this.#client.rpc("langgraph_put_writes", args, IDEMPOTENT);
+  putWrites(config, writes, taskId, taskPath) {
+    return guarded(async () => {
+      const configurable = ids(config);
+      const pairs = pendingWrites(writes);
+      const serialized = [];
+      for (const [i, [channel, value]] of pairs.entries()) {
+        // The memory backend serializes for itself; its check needs the channels only.
+        serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
+      }
+      const args = checkpointPutWritesArgs(configurable, prim(taskId), prim(taskPath), serialized);
+      if (this.#memory) return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
+      if (args !== null) await this.#client.rpc("langgraph_put_writes", args, IDEMPOTENT);
+    });
   }
 
-  async deleteThread(threadId) {
-    if (this.#memory) return this.#memory.deleteThread(threadId);
-    await this.#client.rpc("langgraph_delete_thread", { p_thread_id: requireString("threadId", threadId) }, IDEMPOTENT);
+  deleteThread(threadId) {
+    return guarded(async () => {
+      const p_thread_id = requireString("threadId", threadId);
+      // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
+      if (this.#memory) return p_thread_id === "" ? undefined : inMemory(() => this.#memory.deleteThread(p_thread_id));
+      await this.#client.rpc("langgraph_delete_thread", { p_thread_id }, IDEMPOTENT);
+    });
   }
 
   /**
@@ -186,30 +356,34 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    * Never called automatically. Returns how many checkpoints were deleted. A user cleans
    * their own threads; a service-role client cleans all.
    */
-  async cleanupOldCheckpoints(daysOld) {
-    if (!Number.isInteger(daysOld) || daysOld < 1) {
-      throw new AgentmemError("invalid_input", `daysOld must be an integer of at least 1, got ${daysOld}`, { field: "daysOld" });
-    }
-    if (this.#memory) return memoryCleanup(this.#memory, daysOld);
-    const { data } = await this.#client.rpc("cleanup_old_checkpoints", { days_old: daysOld }, IDEMPOTENT);
-    return data;
+  cleanupOldCheckpoints(daysOld) {
+    return guarded(async () => {
+      if (!Number.isInteger(daysOld) || daysOld < 1) {
+        throw new AgentmemError("invalid_input", `daysOld must be an integer of at least 1, got ${show(daysOld)}`, { field: "daysOld" });
+      }
+      if (this.#memory) return memoryCleanup(this.#memory, daysOld);
+      const { data } = await this.#client.rpc("cleanup_old_checkpoints", { days_old: daysOld }, IDEMPOTENT);
+      return data;
+    });
   }
 
   /** Counts, bytes and `last_checkpoint_at` over one thread, or every visible one. */
-  async metrics(threadId) {
-    if (this.#memory) return memoryMetrics(this.#memory, threadId);
-    const p_thread_id = threadId === undefined || threadId === null ? null : requireString("threadId", threadId);
-    const { data } = await this.#client.rpc("langgraph_checkpoint_metrics", { p_thread_id }, IDEMPOTENT);
-    return data;
+  metrics(threadId) {
+    return guarded(async () => {
+      if (this.#memory) return memoryMetrics(this.#memory, threadId);
+      const p_thread_id = threadId === undefined || threadId === null ? null : requireString("threadId", threadId);
+      const { data } = await this.#client.rpc("langgraph_checkpoint_metrics", { p_thread_id }, IDEMPOTENT);
+      return data;
+    });
   }
 
   async #load(row) {
     const serde = this.serde;
     const [metadata, values, pendingWrites, sends] = await Promise.all([
-      serde.loadsTyped("json", row.metadata),
-      Promise.all(row.values.map(async ([channel, type, bytes]) => [channel, await serde.loadsTyped(type, bytes)])),
-      Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) => [taskId, channel, await serde.loadsTyped(type, bytes)])),
-      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => serde.loadsTyped(type, bytes))),
+      loads(serde, "metadata", "json", row.metadata),
+      Promise.all(row.values.map(async ([channel, type, bytes]) => [channel, await loads(serde, `value of ${channel}`, type, bytes)])),
+      Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) => [taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])),
+      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes))),
     ]);
     const channel_values = Object.fromEntries(values);
     if (sends) channel_values[TASKS] = sends;
@@ -231,6 +405,19 @@ function requireString(field, value) {
     throw new AgentmemError("invalid_input", `${field} must be a string, got ${value === null ? "null" : typeof value}`, { field });
   }
   return value;
+}
+
+/** `list` options as JSON text, `before` reduced to its checkpoint id. */
+function listOptions(options) {
+  if (options !== undefined && options !== null && typeof options !== "object") return toJson("options", prim(options));
+  let plain;
+  try {
+    const { filter, before, limit } = options ?? {};
+    plain = { filter, before: before?.configurable?.checkpoint_id, limit };
+  } catch (e) {
+    throw unreadable("options", e);
+  }
+  return toJson("options", plain);
 }
 
 // The memory backend's retention and metrics, with the same rules as the SQL: checkpoint

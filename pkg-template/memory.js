@@ -1,10 +1,10 @@
 // Memory tools for an LLM tool loop (spec 003). The module validates input, calls the
 // injected embedding callback, and makes one PostgREST call per tool call; this class only
 // keeps what the module must not: the client, the callback, and what content it has seen.
-import { checkMemoryOptions, memoryCall, memoryDefinitions } from "./agentmem.js";
-import { AgentmemClient, clientOptions, createClient } from "./client.js";
+import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
+import { checkMemoryOptions, memoryCall, memoryDefinitions, unreadable } from "./wasm.js";
 
 const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
 // Enough for any conversation; old entries only cost a possible extra embedding call.
@@ -29,15 +29,23 @@ export class MemoryTools {
     if (options === null || typeof options !== "object") {
       throw new AgentmemError("invalid_input", "MemoryTools needs { client, embed, agentId, ... }", { field: "options" });
     }
-    const { client, embed, ...rest } = options;
-    if (typeof embed !== "function") {
-      throw new AgentmemError("invalid_input", "embed must be a function (texts: string[]) => Promise<number[][]>", { field: "embed" });
+    let own;
+    try {
+      own = { ...options };
+    } catch (e) {
+      throw unreadable("options", e);
     }
-    this.#client = clientOptions(client instanceof AgentmemClient ? client : createClient(client));
-    this.#options = rest;
+    const { client, embed, ...rest } = own;
+    if (typeof embed !== "function") {
+      throw new AgentmemError("invalid_input", "embed must be a function (texts: string[], { signal }) => Promise<number[][]>", { field: "embed" });
+    }
+    this.#client = clientState(client);
+    // JSON text, once: NaN or Infinity (dimensions, matchThreshold) is an error naming the
+    // option, where JSON.stringify would have made it null, i.e. the default.
+    this.#options = toJson("", rest, "options");
     this.#embed = embed;
     /** The user (JWT `sub`) these tools act for. */
-    this.userId = checkMemoryOptions(this.#client, rest);
+    this.userId = checkMemoryOptions(this.#client, this.#options);
     Object.freeze(this);
   }
 
@@ -60,7 +68,7 @@ export class MemoryTools {
    * Runs the tool call a model asked for: `input` is Anthropic's `input` object or
    * OpenAI's `arguments` JSON string. Never throws for a failed call: returns
    * `{ success: false, error: { code, message, field? } }`, which the model can read and
-   * correct. Errors that are not agentmem's (bugs) are rethrown.
+   * correct. An `internal` error (a bug in agentmem) rejects instead.
    */
   async handle(name, input) {
     try {
@@ -68,7 +76,7 @@ export class MemoryTools {
       if (typeof input === "string") input = parseArguments(input);
       return await this.#call(name, input);
     } catch (e) {
-      if (!(e instanceof AgentmemError)) throw e;
+      if (!(e instanceof AgentmemError) || e.code === "internal") throw e;
       const error = { code: e.code, message: e.message };
       if (e.field) error.field = e.field;
       return { success: false, error };
@@ -92,16 +100,18 @@ export class MemoryTools {
   }
 
   async #call(name, input) {
-    // NaN or Infinity anywhere in the input is an error naming its path, not a silent null.
-    toJson("", input);
-    const id = name === "update_memory" && typeof input?.memory_id === "string" ? input.memory_id.trim().toLowerCase() : undefined;
-    const result = await memoryCall(this.#client, this.#options, this.#embed, name, input, id && this.#known.get(id));
-    this.#remember(name, input, result);
+    // Read once, here: NaN or Infinity anywhere in the input is an error naming its path,
+    // not a silent null, and a throwing getter is an invalid_input, not a crash.
+    const text = toJson("", input, "input");
+    const plain = text === undefined ? undefined : JSON.parse(text);
+    const id = name === "update_memory" && typeof plain?.memory_id === "string" ? plain.memory_id.trim().toLowerCase() : undefined;
+    const result = await memoryCall(this.#client, this.#options, this.#embed, name, text, id && this.#known.get(id));
+    this.#remember(name, plain, result);
     return result;
   }
 
   #remember(name, input, result) {
-    if (name === "delete_memory") this.#known.delete(String(input.memory_id).toLowerCase());
+    if (name === "delete_memory") this.#known.delete(String(input?.memory_id).toLowerCase());
     for (const m of result.memories ?? (result.memory ? [result.memory] : [])) {
       this.#known.delete(m.id);
       this.#known.set(m.id, m.content);

@@ -1,9 +1,13 @@
-// State stores (issue 7): unified conversation memory (spec 000 §2), workflow agent
-// states (spec 004), research sessions and drafts (spec 001). The module validates, plans
+// State stores: unified conversation memory (spec 000 §2), workflow agent states
+// (spec 004), research sessions and drafts (spec 001), COIA contractor leads and their
+// conversion (spec 000 §3). The module validates, plans
 // and sends ONE request per operation; these classes only keep what the module must not
 // (the client's options and the store's own options) and turn values into JSON text.
 // Store methods are async, so bad input (found as early as the JSON conversion) always
 // arrives as a rejected promise, never as a synchronous throw.
+import { clientState } from "./client.js";
+import { AgentmemError } from "./errors.js";
+import { toJson } from "./json.js";
 import {
   conversationId,
   researchMergeState,
@@ -11,19 +15,23 @@ import {
   researchValidateTransition,
   stateCall,
   stateCheckOptions,
+  unreadable,
   workflowNormalizeState,
-} from "./agentmem.js";
-import { AgentmemClient, clientOptions, createClient } from "./client.js";
-import { AgentmemError } from "./errors.js";
-import { toJson } from "./json.js";
+} from "./wasm.js";
 
 /** Splits `{ client, ...options }` and checks both. */
 function setup(store, what, options) {
   if (options === null || typeof options !== "object") {
     throw new AgentmemError("invalid_input", `${what} needs { client, ... }`, { field: "options" });
   }
-  const { client, ...rest } = options;
-  const c = clientOptions(client instanceof AgentmemClient ? client : createClient(client));
+  let own;
+  try {
+    own = { ...options };
+  } catch (e) {
+    throw unreadable("options", e);
+  }
+  const { client, ...rest } = own;
+  const c = clientState(client);
   const text = toJson("options", rest);
   const described = stateCheckOptions(store, text);
   return { client: c, options: text, described };
@@ -79,6 +87,37 @@ export class UnifiedStateManager {
   /** Deletes the lead's conversation, its memory and its links; resolves to the row count. */
   async deleteState(contractorLeadId) {
     return call(this.#s, "unified", "delete", toJson("contractorLeadId", contractorLeadId));
+  }
+}
+
+/**
+ * COIA's contractor leads and contractors (spec 000 §2–§3), each written by one path:
+ * `UnifiedStateManager.saveState` (a state with a company_name) and
+ * `buildContractorProfile` write leads; `convertLead` is the one conversion. One request
+ * per operation; every write is safe to resend.
+ */
+export class ContractorStore {
+  #s;
+
+  constructor(options) {
+    this.#s = setup("contractors", "ContractorStore", options);
+    Object.freeze(this);
+  }
+
+  /** Creates the lead or merges enrichment into it; resolves to the lead. */
+  async buildContractorProfile(contractorLeadId, profile) {
+    return call(this.#s, "contractors", "buildContractorProfile", toJson("contractorLeadId", contractorLeadId), toJson("profile", profile));
+  }
+  /** Makes the lead's contractor (once) and marks the lead converted; resolves to the contractor. */
+  async convertLead(contractorLeadId, account) {
+    return call(this.#s, "contractors", "convertLead", toJson("contractorLeadId", contractorLeadId), toJson("account", account));
+  }
+  async getLead(contractorLeadId) {
+    return call(this.#s, "contractors", "getLead", toJson("contractorLeadId", contractorLeadId));
+  }
+  /** The contractor the lead converted into, or null. */
+  async contractorForLead(contractorLeadId) {
+    return call(this.#s, "contractors", "contractorForLead", toJson("contractorLeadId", contractorLeadId));
   }
 }
 

@@ -17,6 +17,25 @@ log "wasm-pack build $profile (main module)"
 wasm-pack --quiet build "$profile" --target web --no-typescript --no-pack \
   --out-dir "$PKG" --out-name agentmem
 rm -f "$PKG/.gitignore" "$PKG/package.json" "$PKG/README.md"
+# One edit to the generated glue. Async exports are polled in a microtask that
+# wasm-bindgen-futures queues; a trap there (a panic is a bug, but it must cost one call,
+# not the process) would escape as an uncaught exception, which ends a Node or Deno
+# process. The edit catches exactly a WebAssembly.RuntimeError there, schedules the
+# re-instantiation (the panic hook already did, unless the trap was not a panic) and
+# rejects the calls in flight (io.js moduleFailed). The version of wasm-bindgen is
+# pinned, and the build fails if the glue no longer has the expected line.
+node - "$PKG/agentmem.js" <<'JS'
+const fs = require("node:fs");
+const file = process.argv[2];
+const glue = fs.readFileSync(file, "utf8");
+const line = /(__wbg_queueMicrotask_[0-9a-f]+: function\(arg0\) \{\n\s*)queueMicrotask\(arg0\);/g;
+const found = glue.match(line) ?? [];
+if (found.length !== 1 || !glue.includes("let __wbg_reinit_scheduled") || !/import \{[^}]*\bmoduleFailed\b[^}]*\} from '\.\/io\.js'/.test(glue)) {
+  console.error(`build.sh: the wasm-bindgen glue changed (queueMicrotask shim found ${found.length} times); update the edit in scripts/build.sh`);
+  process.exit(1);
+}
+fs.writeFileSync(file, glue.replace(line, "$1queueMicrotask(() => { try { arg0(); } catch (e) { if (!(e instanceof WebAssembly.RuntimeError)) throw e; __wbg_reinit_scheduled = true; moduleFailed(String(e.message)); } });"));
+JS
 log "wasm-pack build $profile (agentmem/ids module)"
 # A directory of its own: wasm-pack runs wasm-opt over every .wasm in its --out-dir, and
 # would optimise (and strip) the main module a second time with this crate's flags.

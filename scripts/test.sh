@@ -26,11 +26,12 @@ trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
 
 log "layer 1: native cargo test (crate, gateway against the stack)"
 cargo test --quiet --workspace
-log "layer 1: Postgres script checks (stack shape, checkpoint SQL, memory SQL, state SQL)"
+log "layer 1: Postgres script checks (stack shape, checkpoint SQL, memory SQL, state SQL, contractors SQL)"
 "$ROOT/tests/stack/postgres_test.sh"
 "$ROOT/tests/stack/checkpoints_sql_test.sh"
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"
+"$ROOT/tests/stack/contractors_sql_test.sh"
 log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"
 "$ROOT/tests/gateway/run.sh"
 

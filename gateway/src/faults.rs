@@ -8,7 +8,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultAction {
-    /// Respond with `status` without running anything.
+    /// Respond with `status` (and the PostgREST/Postgres `code`, PGRST000 by default)
+    /// without running anything.
     Status,
     /// Sleep `delay_ms`, then handle the request normally.
     Delay,
@@ -28,6 +29,9 @@ pub struct FaultRule {
     pub path: Option<String>,
     #[serde(default = "default_status")]
     pub status: u16,
+    /// The `code` of the error body of a `status` fault, e.g. "57P01" as PostgREST
+    /// reports a Postgres shutdown.
+    pub code: Option<String>,
     #[serde(default)]
     pub delay_ms: u64,
     /// Fire on these 1-based occurrences of a matching request.
@@ -100,6 +104,7 @@ pub struct Faults {
 pub struct Decision {
     pub delay_ms: u64,
     pub status: Option<u16>,
+    pub code: Option<String>,
     pub drop_before: bool,
     pub drop_after: bool,
 }
@@ -115,7 +120,11 @@ impl Faults {
             if rule.fire() {
                 match rule.action {
                     FaultAction::Delay => d.delay_ms += rule.delay_ms,
-                    FaultAction::Status => d.status = d.status.or(Some(rule.status)),
+                    FaultAction::Status if d.status.is_none() => {
+                        d.status = Some(rule.status);
+                        d.code = rule.code.clone();
+                    }
+                    FaultAction::Status => {}
                     FaultAction::DropBefore => d.drop_before = true,
                     FaultAction::DropAfter => d.drop_after = true,
                 }
@@ -149,6 +158,15 @@ mod tests {
         let mut f = rules(r#"[{"action":"status","status":502,"every":2,"times":2}]"#);
         let fired: Vec<_> = (0..8).map(|_| f.decide("GET", "/x").status).collect();
         assert_eq!(fired, [None, Some(502), None, Some(502), None, None, None, None]);
+    }
+
+    #[test]
+    fn status_faults_carry_a_code() {
+        let mut f = rules(r#"[{"action":"status","status":500,"code":"57P01","times":1},{"action":"status"}]"#);
+        let d = f.decide("GET", "/x");
+        assert_eq!((d.status, d.code.as_deref()), (Some(500), Some("57P01")));
+        let d = f.decide("GET", "/x");
+        assert_eq!((d.status, d.code), (Some(503), None));
     }
 
     #[test]

@@ -277,7 +277,8 @@ impl Server {
                 return Err(Dropped);
             }
             if let Some(status) = decision.status {
-                let e = error::ApiError::pgrst(status, "PGRST000", "Fault injected by agentmem-gateway");
+                let code = decision.code.as_deref().unwrap_or("PGRST000");
+                let e = error::ApiError::pgrst(status, code, "Fault injected by agentmem-gateway");
                 Response::error(&e)
             } else {
                 let request = Request { method: &method, path: &path, query: &query, headers: &headers, body: &body };

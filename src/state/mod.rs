@@ -1,4 +1,4 @@
-//! State stores (issue 7): agent state kept outside LangGraph checkpoints, each with a
+//! State stores: agent state kept outside LangGraph checkpoints, each with a
 //! typed codec and a store that saves in ONE request.
 //!
 //! - [`unified`]: COIA's unified conversation memory (spec 000 §2): the persistent field
@@ -7,12 +7,15 @@
 //!   millisecond timestamps and JSONB sub-structures.
 //! - [`research`]: TK9 research sessions and per-phase drafts (spec 001), with spec 001's
 //!   merge and validation rules.
+//! - [`contractors`]: COIA's contractor leads and their one conversion into contractors
+//!   (spec 000 §2–§3).
 //!
 //! Everything here is pure: an operation is planned into an [`Op`] (the one HTTP request
 //! plus how to read its answer); the wasm boundary sends it. Input is validated before the
 //! request exists, so bad input never reaches the database, and errors name the field at
 //! fault by its path (`state.identified_gaps[2].alternatives[0]`).
 
+pub mod contractors;
 mod json;
 pub mod research;
 pub mod unified;
@@ -97,12 +100,13 @@ impl std::fmt::Debug for Op {
     }
 }
 
-/// The three stores.
+/// The stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Store {
     Unified,
     Workflow,
     Research,
+    Contractors,
 }
 
 impl Store {
@@ -111,6 +115,7 @@ impl Store {
             "unified" => Ok(Store::Unified),
             "workflow" => Ok(Store::Workflow),
             "research" => Ok(Store::Research),
+            "contractors" => Ok(Store::Contractors),
             other => Err(StateError::invalid("store", format!("unknown state store {other:?}"))),
         }
     }
@@ -132,6 +137,7 @@ pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, 
         Store::Unified => unified::plan(op, args, cx),
         Store::Workflow => workflow::plan(op, args, cx),
         Store::Research => research::plan(op, args, cx),
+        Store::Contractors => contractors::plan(op, args, cx),
     }
 }
 
@@ -141,7 +147,18 @@ pub fn check_options(store: Store, options: &Value) -> Result<Value, StateError>
         Store::Unified => unified::Settings::parse(options).map(|s| s.describe()),
         Store::Workflow => workflow::Settings::parse(options).map(|_| Value::Object(Default::default())),
         Store::Research => research::check_options(options).map(|_| Value::Object(Default::default())),
+        Store::Contractors => contractors::check_options(options).map(|_| Value::Object(Default::default())),
     }
+}
+
+/// A refusal of the store's SQL, with its `field`: the functions raise 22023 with the
+/// detail `field: <path>` where they know the input at fault (input the client could not
+/// check alone, such as a new lead without a company name).
+pub fn server_error(mut e: ErrorReport) -> ErrorReport {
+    if e.code == ErrorCode::InvalidInput && e.field.is_none() {
+        e.field = e.details.as_deref().and_then(|d| d.strip_prefix("field: ")).map(|f| f.trim().to_owned());
+    }
+    e
 }
 
 /// The positional argument `i`, `null` when absent.
@@ -151,4 +168,23 @@ fn arg(args: &[Value], i: usize) -> &Value {
 
 fn unknown_op(store: &str, op: &str, ops: &[&str]) -> ErrorReport {
     ErrorReport::invalid_input("op", format!("{store} has no operation {op:?}; it has {}", ops.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_refusals_name_their_field_from_the_detail() {
+        let refusal = |details: Option<&str>| ErrorReport {
+            details: details.map(str::to_owned),
+            ..ErrorReport::new(ErrorCode::InvalidInput, "no contractor lead 'x' yet")
+        };
+        let e = server_error(refusal(Some("field: profile.company_name")));
+        assert_eq!(e.field.as_deref(), Some("profile.company_name"));
+        assert_eq!(server_error(refusal(Some("Failing row contains (...)"))).field, None);
+        assert_eq!(server_error(refusal(None)).field, None);
+        let other = ErrorReport { details: Some("field: x".into()), ..ErrorReport::new(ErrorCode::Conflict, "dup") };
+        assert_eq!(server_error(other).field, None, "only invalid_input names a field");
+    }
 }

@@ -4,8 +4,9 @@
 //!
 //! Retry rules: only requests marked idempotent (reads, upserts with a conflict target,
 //! PATCH/DELETE, RPCs declared idempotent), only after a network failure, a timeout or a
-//! 502/503/504, at most `retries` times, with exponential backoff and jitter. A plain
-//! insert is never retried: a lost response does not mean a lost write.
+//! transient server error ([`transient`]), at most `retries` times, with exponential
+//! backoff and jitter. A plain insert is never retried: a lost response does not mean a
+//! lost write.
 
 use super::TransportError;
 use super::request::HttpRequest;
@@ -55,6 +56,17 @@ impl RetryPolicy {
     }
 }
 
+/// Whether an error response says "try again shortly": a gateway or PostgREST that could
+/// not reach Postgres (502, 503, 504), or Postgres going down or coming up under the
+/// request: class 08 (connection exception, PostgREST answers 503) and 57P01
+/// admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (PostgREST answers
+/// 500 for class 57). The server ran nothing for such a request, or rolled it back.
+pub fn transient(status: u16, pgrst_code: Option<&str>) -> bool {
+    matches!(status, 502..=504)
+        || (status >= 500
+            && pgrst_code.is_some_and(|c| c.starts_with("08") || matches!(c, "57P01" | "57P02" | "57P03")))
+}
+
 /// A failed request: what to report, and the platform's underlying error if there was one.
 #[derive(Debug)]
 pub struct Failure<C> {
@@ -85,7 +97,7 @@ pub async fn execute<H: Http>(
         let (retryable, mut failure) = match http.send(req, policy.timeout_ms).await {
             Ok(resp) => match decode(req, &resp) {
                 Ok(d) => return Ok(d),
-                Err(report) => (matches!(resp.status, 502..=504), Failure { report, cause: None }),
+                Err(report) => (transient(resp.status, report.pgrst_code.as_deref()), Failure { report, cause: None }),
             },
             Err(SendError::Timeout) => (
                 true,
@@ -209,6 +221,37 @@ mod tests {
                 block_on(execute(&http, &RetryPolicy::default(), &req, &[])).unwrap_err().report.status,
                 Some(503)
             );
+        }
+    }
+
+    fn pg(status: u16, code: &str) -> Result<HttpResponse, SendError<&'static str>> {
+        let body = format!(r#"{{"code":"{code}","message":"m","details":null,"hint":null}}"#);
+        Ok(HttpResponse { status, content_range: None, body })
+    }
+
+    #[test]
+    fn postgres_restarts_are_retried_for_idempotent_requests_only() {
+        let read = select(&target(), "t", &ReadOptions::default()).unwrap();
+        for transient in [pg(500, "57P01"), pg(500, "57P02"), pg(500, "57P03"), pg(503, "08006"), pg(503, "08001")] {
+            let http = Script::new(vec![transient, ok("[1]")]);
+            assert!(block_on(execute(&http, &RetryPolicy::default(), &read, &[])).is_ok());
+            assert_eq!(*http.sends.borrow(), 2);
+        }
+        // Same budget and backoff as network errors: two retries, then the last error.
+        let http = Script::new(vec![pg(500, "57P01"), pg(500, "57P03"), pg(500, "57P01")]);
+        let f = block_on(execute(&http, &RetryPolicy::default(), &read, &[])).unwrap_err();
+        assert_eq!((f.report.retries, f.report.pgrst_code.as_deref()), (Some(2), Some("57P01")));
+        assert_eq!(*http.sleeps.borrow(), [75, 150]);
+        // A plain insert is sent once, whatever the error.
+        let write = insert(&target(), "t", &serde_json::json!({"a": 1}), &WriteOptions::default()).unwrap();
+        let http = Script::new(vec![pg(500, "57P01")]);
+        let f = block_on(execute(&http, &RetryPolicy::default(), &write, &[])).unwrap_err();
+        assert_eq!((*http.sends.borrow(), f.report.retries), (1, Some(0)));
+        // Other server errors are answers, not outages: not retried.
+        for other in [pg(500, "XX000"), pg(500, "40P01"), pg(500, "57014"), pg(400, "08P01")] {
+            let http = Script::new(vec![other]);
+            block_on(execute(&http, &RetryPolicy::default(), &read, &[])).unwrap_err();
+            assert_eq!(*http.sends.borrow(), 1);
         }
     }
 

@@ -248,6 +248,33 @@ impl Target {
         }
     }
 
+    /// Sets the schema (sent as `Accept-Profile` / `Content-Profile`) and extra headers,
+    /// refusing what `fetch` would reject only when sending (a CR or LF, a non-Latin-1
+    /// character, a name that is not an HTTP token), which would pass for a network error.
+    pub fn set_schema_and_headers(
+        &mut self,
+        schema: Option<String>,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), TransportError> {
+        if let Some(s) = &schema {
+            check_header_value("schema", s)?;
+        }
+        for (name, value) in &headers {
+            let field = format!("headers.{name}");
+            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if name.is_empty() || !name.chars().all(token) {
+                return Err(TransportError::invalid(
+                    field,
+                    format!("header name {name:?} is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"),
+                ));
+            }
+            check_header_value(&field, value)?;
+        }
+        self.schema = schema;
+        self.headers = headers;
+        Ok(())
+    }
+
     fn base_headers(&self, method: &str) -> Vec<(String, String)> {
         let bearer = self.access_token.as_deref().unwrap_or(&self.api_key);
         let mut h = vec![
@@ -269,6 +296,16 @@ impl Target {
         }
         h
     }
+}
+
+fn check_header_value(field: &str, value: &str) -> Result<(), TransportError> {
+    if value.chars().any(|c| matches!(c, '\r' | '\n' | '\0') || c > '\u{ff}') {
+        return Err(TransportError::invalid(
+            field,
+            format!("{field} must not contain CR, LF, NUL or characters beyond U+00FF (fetch refuses them)"),
+        ));
+    }
+    Ok(())
 }
 
 fn check_credential(field: &str, value: &str) -> Result<(), TransportError> {
@@ -993,5 +1030,23 @@ mod tests {
         );
         let r = insert(&t, "x", &json!({}), &WriteOptions::default()).unwrap();
         assert_eq!(r.header("content-profile"), Some("api"));
+    }
+
+    #[test]
+    fn headers_fetch_would_refuse_are_invalid_input_naming_the_header() {
+        let field = |schema: Option<&str>, h: &[(&str, &str)]| {
+            let headers = h.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            match target().set_schema_and_headers(schema.map(str::to_owned), headers) {
+                Err(TransportError::InvalidInput { field, .. }) => Some(field),
+                _ => None,
+            }
+        };
+        assert_eq!(field(None, &[("X-Trace", "a\r\nSet-Cookie: x")]), Some("headers.X-Trace".into()));
+        assert_eq!(field(None, &[("X-Trace", "a\nb")]), Some("headers.X-Trace".into()));
+        assert_eq!(field(None, &[("X-Trace", "caf\u{20ac}")]), Some("headers.X-Trace".into()));
+        assert_eq!(field(None, &[("X Trace", "1")]), Some("headers.X Trace".into()));
+        assert_eq!(field(None, &[("", "1")]), Some("headers.".into()));
+        assert_eq!(field(Some("api\n"), &[]), Some("schema".into()));
+        assert_eq!(field(Some("api"), &[("X-Trace", "caf\u{e9} 1")]), None);
     }
 }

@@ -1,21 +1,21 @@
 //! Exports for `crate::checkpoint`, used by the LangGraph saver (`pkg-template/langgraph.js`).
 //!
-//! JSON-shaped arguments cross through `from_js` / `to_js`. Serialized values cross as the
-//! serializer's own `[type, Uint8Array]` pairs and come back as `Uint8Array`s: a byte array
-//! through `JSON.stringify` would become an object of numbered keys.
+//! JSON-shaped arguments arrive as JSON text (the facade makes it) and leave through
+//! `to_js`. Serialized values cross as `[type, Uint8Array]` pairs, copied by the facade
+//! from the serializer's output, and come back as `Uint8Array`s: a byte array through
+//! `JSON.stringify` would become an object of numbered keys.
 
 use js_sys::{Array, Reflect, Uint8Array};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, prelude::*};
 
-use super::{JsResult, args, from_js, to_js};
+use super::{JsResult, args, json_arg, to_js};
 use crate::checkpoint::{self, TupleConfig, TypedBytes};
 use crate::error::ErrorReport;
 
-/// `undefined` and `null` are JSON `null`; anything else must be JSON-able.
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
-    if v.is_undefined() || v.is_null() { Ok(Value::Null) } else { from_js(field, v) }
+    json_arg(field, v)
 }
 
 fn array<'a>(field: &str, v: &'a JsValue, what: &str) -> Result<&'a Array, ErrorReport> {

@@ -1,9 +1,7 @@
-//! `transport::client::Http` over the caller's `fetch` (or the global one): an
-//! AbortController per attempt for the timeout, `setTimeout` for backoff sleeps. Only
-//! js-sys is used (no web-sys), so the same code runs in Deno, Node and browsers.
-
-use std::cell::Cell;
-use std::rc::Rc;
+//! `transport::client::Http` over the caller's `fetch` (or the global one). The attempt
+//! itself (time limit, abort signal, reading the Response) runs in `pkg-template/io.js`,
+//! whose promises always resolve to a plain object: the caller's fetch never runs, nor
+//! throws, while a wasm frame is on the stack.
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -13,47 +11,19 @@ use crate::transport::client::{Http, SendError};
 use crate::transport::request::HttpRequest;
 use crate::transport::response::HttpResponse;
 
-#[wasm_bindgen]
+#[wasm_bindgen(raw_module = "./io.js")]
 extern "C" {
-    type AbortController;
-    #[wasm_bindgen(constructor)]
-    fn new() -> AbortController;
-    #[wasm_bindgen(method, getter)]
-    fn signal(this: &AbortController) -> JsValue;
-    #[wasm_bindgen(method)]
-    fn abort(this: &AbortController);
-
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: u32) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
-
-    type FetchResponse;
-    #[wasm_bindgen(method, getter)]
-    fn status(this: &FetchResponse) -> u16;
-    #[wasm_bindgen(method, getter)]
-    fn headers(this: &FetchResponse) -> FetchHeaders;
-    #[wasm_bindgen(method, catch)]
-    fn text(this: &FetchResponse) -> Result<Promise, JsValue>;
-
-    type FetchHeaders;
-    #[wasm_bindgen(method)]
-    fn get(this: &FetchHeaders, name: &str) -> Option<String>;
+    #[wasm_bindgen(js_name = fetchOnce)]
+    fn fetch_once(fetch: &Function, url: &str, init: &Object, timeout_ms: u32) -> Promise;
+    #[wasm_bindgen(js_name = sleep)]
+    pub(super) fn sleep_ms(ms: u32) -> Promise;
 }
 
 pub struct JsHttp {
     pub fetch: Function,
 }
 
-fn error_message(e: &JsValue) -> String {
-    Reflect::get(e, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "fetch failed".into())
-}
-
-fn init_object(req: &HttpRequest, signal: &JsValue) -> Object {
+fn init_object(req: &HttpRequest) -> Object {
     let init = Object::new();
     let headers = Object::new();
     for (k, v) in &req.headers {
@@ -64,53 +34,36 @@ fn init_object(req: &HttpRequest, signal: &JsValue) -> Object {
     if let Some(b) = &req.body {
         let _ = Reflect::set(&init, &"body".into(), &b.as_str().into());
     }
-    let _ = Reflect::set(&init, &"signal".into(), signal);
     init
 }
 
-impl JsHttp {
-    async fn attempt(&self, req: &HttpRequest, controller: &AbortController) -> Result<HttpResponse, JsValue> {
-        let init = init_object(req, &controller.signal());
-        let promise: Promise = self.fetch.call2(&js_sys::global(), &req.url.as_str().into(), &init)?.dyn_into()?;
-        let resp: FetchResponse = JsFuture::from(promise).await?.unchecked_into();
-        let status = resp.status();
-        let content_range = resp.headers().get("content-range");
-        let body = JsFuture::from(resp.text()?).await?.as_string().unwrap_or_default();
-        Ok(HttpResponse { status, content_range, body })
-    }
+/// A property of an outcome object io.js built (plain data: reading it cannot throw).
+fn get(outcome: &JsValue, key: &str) -> JsValue {
+    Reflect::get(outcome, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
 impl Http for JsHttp {
     type Cause = JsValue;
 
     async fn send(&self, req: &HttpRequest, timeout_ms: u32) -> Result<HttpResponse, SendError<JsValue>> {
-        let controller = Rc::new(AbortController::new());
-        let timed_out = Rc::new(Cell::new(false));
-        let on_timeout = {
-            let (controller, timed_out) = (controller.clone(), timed_out.clone());
-            Closure::once(move || {
-                timed_out.set(true);
-                controller.abort();
-            })
-        };
-        let timer = set_timeout(on_timeout.as_ref().unchecked_ref(), timeout_ms);
-        let outcome = self.attempt(req, &controller).await;
-        clear_timeout(&timer);
-        drop(on_timeout);
-        outcome.map_err(|cause| {
-            if timed_out.get() {
-                SendError::Timeout
-            } else {
-                SendError::Network { message: error_message(&cause), cause }
-            }
-        })
+        let promise = fetch_once(&self.fetch, &req.url, &init_object(req), timeout_ms);
+        let outcome = JsFuture::from(promise).await.unwrap_or(JsValue::UNDEFINED);
+        if let Some(status) = get(&outcome, "status").as_f64() {
+            return Ok(HttpResponse {
+                status: status as u16,
+                content_range: get(&outcome, "contentRange").as_string(),
+                body: get(&outcome, "body").as_string().unwrap_or_default(),
+            });
+        }
+        if get(&outcome, "timeout").is_truthy() {
+            return Err(SendError::Timeout);
+        }
+        let message = get(&outcome, "message").as_string().unwrap_or_else(|| "fetch failed".into());
+        Err(SendError::Network { message, cause: get(&outcome, "cause") })
     }
 
     async fn sleep(&self, ms: u32) {
-        let promise = Promise::new(&mut |resolve, _| {
-            set_timeout(&resolve, ms);
-        });
-        let _ = JsFuture::from(promise).await;
+        let _ = JsFuture::from(sleep_ms(ms)).await;
     }
 
     fn random(&self) -> f64 {

@@ -8,9 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::transport::{Client, client};
-use super::{JsResult, args, from_js, js_error, to_js};
+use super::{JsResult, args, from_js, js_error, json_arg, to_js};
 use crate::error::{ErrorCode, ErrorReport};
-use crate::memory::{self, MemoryError, Settings, embedding};
+use crate::memory::{self, Settings, embedding};
 use crate::transport::request::{self, RpcOptions};
 
 /// `MemoryTools` options other than `client` and `embed` (which the facade passes apart).
@@ -20,15 +20,34 @@ struct MemoryOptions {
     agent_id: String,
     session_id: Option<String>,
     user_id: Option<String>,
-    dimensions: Option<u32>,
+    dimensions: Option<f64>,
     match_threshold: Option<f64>,
+    embed_timeout_ms: Option<f64>,
 }
 
 const DEFAULT_DIMENSIONS: u32 = 384;
+/// Long enough for a hosted embedding API on a bad day; a callback that hangs (a stuck
+/// connection, a model that never loads) then fails the call instead of holding it forever.
+const DEFAULT_EMBED_TIMEOUT_MS: u32 = 30_000;
+const MAX_EMBED_TIMEOUT_MS: u32 = 600_000;
+
+#[wasm_bindgen(raw_module = "./io.js")]
+extern "C" {
+    /// Calls the embedding callback; resolves (never rejects) to `{ vectors }` (one
+    /// Float64Array per text) or `{ code, message, cause }`.
+    #[wasm_bindgen(js_name = embedOnce)]
+    fn embed_once(embed: &Function, texts: &Array, timeout_ms: u32, dimensions: u32) -> Promise;
+}
+
+/// Settings of one call, and the embedding callback's time limit.
+struct CallSettings {
+    settings: Settings,
+    embed_timeout_ms: u32,
+}
 
 /// Checks the options against the client; returns the settings of one call and the id
 /// of the user the tools act for.
-fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorReport> {
+fn settings(c: &Client, options: &JsValue) -> Result<(CallSettings, String), ErrorReport> {
     let o: MemoryOptions = from_js("options", options)?;
     let agent_id = o.agent_id.trim().to_owned();
     if agent_id.is_empty() || agent_id.chars().count() > 255 {
@@ -40,13 +59,10 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
     if o.session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
         return Err(ErrorReport::invalid_input("sessionId", "sessionId must be 1 to 255 characters"));
     }
-    let dimensions = o.dimensions.unwrap_or(DEFAULT_DIMENSIONS);
-    if !(1..=16_000).contains(&dimensions) {
-        return Err(ErrorReport::invalid_input(
-            "dimensions",
-            "dimensions must be between 1 and 16000 (pgvector's limit)",
-        ));
-    }
+    // 16000: pgvector's limit.
+    let dimensions = args::integer_option("dimensions", o.dimensions, DEFAULT_DIMENSIONS, 1, 16_000)?;
+    let embed_timeout_ms =
+        args::integer_option("embedTimeoutMs", o.embed_timeout_ms, DEFAULT_EMBED_TIMEOUT_MS, 1, MAX_EMBED_TIMEOUT_MS)?;
     let match_threshold = o.match_threshold.unwrap_or(0.5);
     if !(match_threshold.is_finite() && (-1.0..=1.0).contains(&match_threshold)) {
         return Err(ErrorReport::invalid_input(
@@ -77,7 +93,7 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
         match_threshold,
         now_ms: js_sys::Date::now(),
     };
-    Ok((settings, tenant))
+    Ok((CallSettings { settings, embed_timeout_ms }, tenant))
 }
 
 /// The five tool definitions in `"anthropic"`, `"openai"` or `"openai-responses"` format;
@@ -85,6 +101,7 @@ fn settings(c: &Client, options: &JsValue) -> Result<(Settings, String), ErrorRe
 #[wasm_bindgen(js_name = memoryDefinitions)]
 pub fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<JsValue> {
     let format = args::optional_string("format", &format)?.unwrap_or_else(|| "anthropic".into());
+    // JSON text (wasm.js), or undefined for no options.
     let strict = if options.is_undefined() || options.is_null() {
         false
     } else {
@@ -117,18 +134,21 @@ pub async fn memory_call(
     known_content: JsValue,
 ) -> JsResult<JsValue> {
     let c = client(&client_options)?;
-    let (s, _) = settings(&c, &options)?;
+    let (CallSettings { settings: s, embed_timeout_ms }, _) = settings(&c, &options)?;
     let embed: Function = embed.dyn_into().map_err(|_| {
         ErrorReport::invalid_input("embed", "embed must be a function (texts: string[]) => Promise<number[][]>")
     })?;
     let name = args::string("name", &name)?;
-    let input: Value = if input.is_undefined() { Value::Object(Default::default()) } else { from_js("input", &input)? };
+    let input = match json_arg("input", &input)? {
+        Value::Null => Value::Object(Default::default()),
+        input => input,
+    };
     let known = args::optional_string("knownContent", &known_content)?;
     let mut plan = memory::plan_knowing(&name, &input, &s, known.as_deref()).map_err(ErrorReport::from)?;
     let mut stale_retry_left = known.is_some();
     loop {
         let vector = match &plan.embed {
-            Some(text) => Some(embed_one(&embed, text, s.dimensions).await?),
+            Some(text) => Some(embed_one(&embed, text, s.dimensions, embed_timeout_ms).await?),
             None => None,
         };
         let rpc = plan.request(&s, vector.as_deref()).map_err(ErrorReport::from)?;
@@ -148,44 +168,24 @@ pub async fn memory_call(
     }
 }
 
-/// Calls the embedding callback for one text and checks what it returned.
-async fn embed_one(embed: &Function, text: &str, dimensions: usize) -> JsResult<Vec<f32>> {
-    let failed = |what: &str, cause: JsValue| {
-        let message =
-            Reflect::get(&cause, &"message".into()).ok().and_then(|m| m.as_string()).or_else(|| cause.as_string());
-        js_error(
-            ErrorReport::new(
-                ErrorCode::EmbeddingFailed,
-                format!("{what}: {}", message.unwrap_or_else(|| "no message".into())),
-            ),
-            Some(cause),
-        )
-    };
+/// Calls the embedding callback for one text (through io.js, with its time limit) and
+/// checks what it returned.
+async fn embed_one(embed: &Function, text: &str, dimensions: usize, timeout_ms: u32) -> JsResult<Vec<f32>> {
     let texts = Array::of1(&JsValue::from_str(text));
-    let returned = embed.call1(&JsValue::NULL, &texts).map_err(|e| failed("the embedding callback threw", e))?;
-    let resolved =
-        JsFuture::from(Promise::resolve(&returned)).await.map_err(|e| failed("the embedding callback rejected", e))?;
-    let vectors =
-        vectors_of(&resolved).map_err(|m| JsValue::from(ErrorReport::from(MemoryError::EmbeddingFailed(m))))?;
+    let outcome =
+        JsFuture::from(embed_once(embed, &texts, timeout_ms, dimensions as u32)).await.unwrap_or(JsValue::UNDEFINED);
+    let get = |key: &str| Reflect::get(&outcome, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    let Some(vectors) = get("vectors").dyn_ref::<Array>().map(|a| {
+        a.iter().map(|v| v.unchecked_into::<Float64Array>().to_vec().into_iter().map(Some).collect()).collect()
+    }) else {
+        let code = match get("code").as_string().as_deref() {
+            Some("dimension_mismatch") => ErrorCode::DimensionMismatch,
+            _ => ErrorCode::EmbeddingFailed,
+        };
+        let message = get("message").as_string().unwrap_or_else(|| "the embedding callback failed".into());
+        let cause = get("cause");
+        return Err(js_error(ErrorReport::new(code, message), (!cause.is_undefined()).then_some(cause)));
+    };
     let mut checked = embedding::check(vectors, 1, dimensions).map_err(ErrorReport::from)?;
     Ok(checked.remove(0))
-}
-
-/// `number[][]` or an array of typed arrays, as f64 components (`None` for non-numbers).
-fn vectors_of(v: &JsValue) -> Result<Vec<Vec<Option<f64>>>, String> {
-    let outer: &Array =
-        v.dyn_ref().ok_or("the embedding callback must resolve to an array with one vector per text")?;
-    outer
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            if let Some(a) = item.dyn_ref::<Array>() {
-                Ok(a.iter().map(|x| x.as_f64()).collect())
-            } else if js_sys::ArrayBuffer::is_view(&item) && !item.is_instance_of::<js_sys::DataView>() {
-                Ok(Float64Array::new(&item).to_vec().into_iter().map(Some).collect())
-            } else {
-                Err(format!("embedding {i} is neither an array of numbers nor a Float32Array/Float64Array"))
-            }
-        })
-        .collect()
 }

@@ -93,22 +93,38 @@ fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
     js_sys::JSON::parse(&text)
 }
 
-/// A JS value as `T`, through `JSON.stringify` (so `Date`s become ISO strings and
-/// `undefined` properties disappear, as in any JSON API). Unknown option names are
-/// rejected by the types' `deny_unknown_fields`.
+/// JSON text from a facade as `T` (the facade made it with `JSON.stringify`, so `Date`s
+/// are ISO strings and `undefined` properties are gone, as in any JSON API). Unknown
+/// option names are rejected by the types' `deny_unknown_fields`.
 fn from_js<T: serde::de::DeserializeOwned>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
-    let text = js_sys::JSON::stringify(v)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} cannot be converted to JSON")))?;
+    if v.is_undefined() {
+        return Err(ErrorReport::invalid_input(field, format!("{field} is missing")));
+    }
+    let text =
+        v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
     serde_json::from_str(&text).map_err(|e| ErrorReport::invalid_input(field, format!("{field}: {e}")))
+}
+
+/// JSON text from a facade (`undefined`/`null` mean "not given": JSON null). The facades
+/// turn every caller value into JSON text before calling in, so the module never reads a
+/// caller's object (whose getters or Proxy traps could throw through wasm frames).
+fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(serde_json::Value::Null);
+    }
+    let text =
+        v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
+    serde_json::from_str(&text)
+        .map_err(|e| ErrorReport::invalid_input(field, format!("{field} is not valid JSON: {e}")))
 }
 
 #[wasm_bindgen(start)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
         wasm_bindgen::handler::schedule_reinit();
-        console_error(&format!("agentmem: internal error, the module will reinitialize on the next call: {info}"));
+        let message = info.to_string();
+        console_error(&format!("agentmem: internal error, the module will reinitialize on the next call: {message}"));
+        module_failed(&message);
     }));
 }
 
@@ -118,9 +134,25 @@ extern "C" {
     fn console_error(message: &str);
 }
 
+#[wasm_bindgen(raw_module = "./io.js")]
+extern "C" {
+    /// Rejects the calls in flight (they ran on this instance) and stops io.js from
+    /// settling promises for it.
+    #[wasm_bindgen(js_name = moduleFailed)]
+    fn module_failed(message: &str);
+}
+
 /// Deliberately panics. Exists so the test suite can prove a panic does not poison the
 /// module for later calls; not part of the public API.
 #[wasm_bindgen(js_name = "__agentmemPanicForTests")]
 pub fn panic_for_tests() {
     panic!("deliberate panic requested by the test suite");
+}
+
+/// Panics in the middle of an async call, after an await: the case where the trap
+/// surfaces in a microtask rather than in a caller's stack. For the test suite only.
+#[wasm_bindgen(js_name = "__agentmemPanicAfterAwaitForTests")]
+pub async fn panic_after_await_for_tests() {
+    let _ = wasm_bindgen_futures::JsFuture::from(http::sleep_ms(1)).await;
+    panic!("deliberate panic after an await, requested by the test suite");
 }

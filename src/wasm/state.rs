@@ -9,28 +9,17 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::transport::client;
-use super::{JsResult, to_js};
+use super::{JsResult, args, json_arg, to_js};
 use crate::error::ErrorReport;
 use crate::state::{self, Context, Store, research, workflow};
 
-/// JSON text from the facade; `undefined`/`null` mean "not given" (JSON null).
-fn json_arg(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Value::Null);
-    }
-    let text =
-        v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
-    serde_json::from_str(&text)
-        .map_err(|e| ErrorReport::invalid_input(field, format!("{field} is not valid JSON: {e}")))
-}
-
-fn store(name: &str) -> Result<Store, ErrorReport> {
-    Store::parse(name).map_err(ErrorReport::from)
+fn store(name: &JsValue) -> Result<Store, ErrorReport> {
+    Store::parse(&args::string("store", name)?).map_err(ErrorReport::from)
 }
 
 /// Checks a store's constructor options (JSON text); returns what the facade shows.
 #[wasm_bindgen(js_name = stateCheckOptions)]
-pub fn state_check_options(store_name: String, options: JsValue) -> JsResult<JsValue> {
+pub fn state_check_options(store_name: JsValue, options: JsValue) -> JsResult<JsValue> {
     let options = json_arg("options", &options)?;
     to_js(&state::check_options(store(&store_name)?, &options).map_err(ErrorReport::from)?)
 }
@@ -40,9 +29,9 @@ pub fn state_check_options(store_name: String, options: JsValue) -> JsResult<JsV
 #[wasm_bindgen(js_name = stateCall)]
 pub async fn state_call(
     client_options: JsValue,
-    store_name: String,
+    store_name: JsValue,
     options: JsValue,
-    op: String,
+    op: JsValue,
     args: JsValue,
 ) -> JsResult<JsValue> {
     let c = client(&client_options)?;
@@ -53,8 +42,8 @@ pub async fn state_call(
         None => Vec::new(),
     };
     let cx = Context { target: &c.target, options: &options, now_ms: js_sys::Date::now() };
-    let op = state::plan(store, &op, &args, &cx)?;
-    let decoded = c.send(&op.request).await?;
+    let op = state::plan(store, &args::string("op", &op)?, &args, &cx)?;
+    let decoded = c.send_raw(&op.request).await.map_err(|f| super::js_error(state::server_error(f.report), f.cause))?;
     let body = decoded.json()?;
     to_js(&op.finish(body)?)
 }

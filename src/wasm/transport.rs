@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use super::http::JsHttp;
-use super::{JsResult, args, from_js, js_error, to_js};
+use super::{JsResult, args, from_js, js_error, json_arg, to_js};
 use crate::error::ErrorReport;
 use crate::transport::client::{RetryPolicy, execute};
 use crate::transport::credentials;
@@ -20,18 +20,14 @@ struct ClientOptions {
     url: String,
     api_key: String,
     access_token: Option<String>,
-    timeout_ms: Option<u32>,
-    retries: Option<u32>,
+    timeout_ms: Option<f64>,
+    retries: Option<f64>,
     schema: Option<String>,
     #[serde(default)]
     headers: std::collections::BTreeMap<String, String>,
     acting_for: Option<String>,
     #[serde(default)]
     dangerously_allow_secret_key_in_browser: bool,
-    /// Read separately (JSON.stringify drops functions); declared so it is not "unknown".
-    #[serde(default)]
-    #[allow(dead_code)]
-    fetch: Option<serde::de::IgnoredAny>,
 }
 
 /// The validated client, as the facade keeps it between calls.
@@ -41,8 +37,13 @@ pub(super) struct Client {
     pub(super) http: JsHttp,
 }
 
+/// JSON text of an options object; `undefined` (or JSON `null`) means the defaults.
 fn optional<T: DeserializeOwned + Default>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
-    if v.is_undefined() || v.is_null() { Ok(T::default()) } else { from_js(field, v) }
+    if v.is_undefined() || v.is_null() || v.as_string().as_deref() == Some("null") {
+        Ok(T::default())
+    } else {
+        from_js(field, v)
+    }
 }
 
 /// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
@@ -70,11 +71,14 @@ impl Client {
     }
 }
 
-pub(super) fn client(options: &JsValue) -> Result<Client, ErrorReport> {
-    if !options.is_object() {
+/// `state` is what the facade keeps of a client: `{ options, fetch }`, the options as JSON
+/// text and the caller's fetch function (or undefined).
+pub(super) fn client(state: &JsValue) -> Result<Client, ErrorReport> {
+    let text = Reflect::get(state, &"options".into()).unwrap_or(JsValue::UNDEFINED);
+    if !text.as_string().is_some_and(|t| t.trim_start().starts_with('{')) {
         return Err(ErrorReport::invalid_input("options", "createClient needs an options object { url, apiKey, ... }"));
     }
-    let o: ClientOptions = from_js("options", options)?;
+    let o: ClientOptions = from_js("options", &text)?;
     let mut target = Target::new(&o.url, &o.api_key, o.access_token.as_deref())?;
     credentials::check_browser_use(
         &o.api_key,
@@ -82,27 +86,15 @@ pub(super) fn client(options: &JsValue) -> Result<Client, ErrorReport> {
         in_browser(),
         o.dangerously_allow_secret_key_in_browser,
     )?;
-    target.schema = o.schema;
-    target.headers = o.headers.into_iter().collect();
+    target.set_schema_and_headers(o.schema, o.headers.into_iter().collect())?;
     if let Some(user) = &o.acting_for {
         target.act_for(user)?;
     }
     let defaults = RetryPolicy::default();
-    let retries = o.retries.unwrap_or(defaults.retries);
-    if retries > RetryPolicy::MAX_RETRIES {
-        return Err(ErrorReport::invalid_input(
-            "retries",
-            format!("retries must be between 0 and {}", RetryPolicy::MAX_RETRIES),
-        ));
-    }
-    let timeout_ms = o.timeout_ms.unwrap_or(defaults.timeout_ms);
-    if timeout_ms == 0 || timeout_ms > RetryPolicy::MAX_TIMEOUT_MS {
-        return Err(ErrorReport::invalid_input(
-            "timeoutMs",
-            format!("timeoutMs must be between 1 and {}", RetryPolicy::MAX_TIMEOUT_MS),
-        ));
-    }
-    let fetch = Reflect::get(options, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
+    let retries = args::integer_option("retries", o.retries, defaults.retries, 0, RetryPolicy::MAX_RETRIES)?;
+    let timeout_ms =
+        args::integer_option("timeoutMs", o.timeout_ms, defaults.timeout_ms, 1, RetryPolicy::MAX_TIMEOUT_MS)?;
+    let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
     let fetch = if fetch.is_undefined() || fetch.is_null() {
         Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
     } else {
@@ -116,8 +108,8 @@ pub(super) fn client(options: &JsValue) -> Result<Client, ErrorReport> {
 
 /// Validates client options up front, so `createClient` fails fast on bad input.
 #[wasm_bindgen(js_name = checkClientOptions)]
-pub fn check_client_options(options: JsValue) -> JsResult<String> {
-    Ok(client(&options)?.target.rest_url)
+pub fn check_client_options(state: JsValue) -> JsResult<String> {
+    Ok(client(&state)?.target.rest_url)
 }
 
 fn build(c: &Client, op: &str, name: &str, payload: &JsValue, options: &JsValue) -> Result<HttpRequest, ErrorReport> {
@@ -129,10 +121,9 @@ fn build(c: &Client, op: &str, name: &str, payload: &JsValue, options: &JsValue)
         "update" => request::update(t, name, &from_js("patch", payload)?, &optional("options", options)?),
         "delete" => request::delete(t, name, &optional("options", options)?),
         "rpc" => {
-            let args = if payload.is_undefined() || payload.is_null() {
-                serde_json::json!({})
-            } else {
-                from_js("args", payload)?
+            let args = match json_arg("args", payload)? {
+                serde_json::Value::Null => serde_json::json!({}),
+                args => args,
             };
             request::rpc(t, name, &args, &optional("options", options)?)
         }
@@ -144,13 +135,14 @@ fn build(c: &Client, op: &str, name: &str, payload: &JsValue, options: &JsValue)
 /// Sends one request through the client; resolves to `{ data, count, status }`.
 #[wasm_bindgen(js_name = clientRequest)]
 pub async fn client_request(
-    options: JsValue,
-    op: String,
+    client_state: JsValue,
+    op: JsValue,
     name: JsValue,
     payload: JsValue,
     request_options: JsValue,
 ) -> JsResult<JsValue> {
-    let c = client(&options)?;
+    let c = client(&client_state)?;
+    let op = args::string("op", &op)?;
     let name = args::string(if op == "rpc" { "function" } else { "table" }, &name)?;
     let req = build(&c, &op, &name, &payload, &request_options)?;
     let decoded = c.send(&req).await?;

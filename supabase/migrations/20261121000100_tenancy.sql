@@ -167,7 +167,8 @@ declare
   v_tenant uuid := agentmem.tenant();
 begin
   if v_scope is not null then
-    if v_scope = any (agentmem.thread_tenants()) or agentmem.is_service() then
+    -- The service role acting for a user is that user here too: a member or nothing.
+    if v_scope = any (agentmem.thread_tenants()) or agentmem.sees_all_tenants() then
       return p_thread_id;
     end if;
     raise exception 'agentmem: thread % is shared with the members of its scope only', quote_literal(p_thread_id)

@@ -683,6 +683,9 @@ stable
 security invoker
 set search_path = public, extensions
 as $$
+  -- Refuse callers without an identity first: in the query below the planner may skip
+  -- the tenant check when row-level security already filters everything out.
+  select agentmem.tenant();
   with m as (
     select * from public.agent_memories m
     where m.user_id = agentmem.tenant()
@@ -849,6 +852,9 @@ volatile
 security invoker
 set search_path = public
 as $$
+  -- Refuse callers without an identity first: in the query below the planner may skip
+  -- the tenant check when row-level security already filters everything out.
+  select agentmem.tenant();
   with gone as (delete from public.agent_memories where user_id = agentmem.tenant() and id = p_memory_id returning 1)
   select exists (select 1 from gone)
 $$;

@@ -212,6 +212,9 @@ stable
 security invoker
 set search_path = public
 as $$
+  -- Refuse callers without an identity first: in the query below the planner may skip
+  -- the tenant check when row-level security already filters everything out.
+  select agentmem.tenant();
   select jsonb_object_agg(memory_key, memory_value)
   from public.unified_conversation_memory
   where tenant_id = agentmem.tenant() and conversation_id = p_conversation_id and memory_type = 'coia_state'
@@ -280,6 +283,9 @@ stable
 security invoker
 set search_path = public
 as $$
+  -- Refuse callers without an identity first: in the query below the planner may skip
+  -- the tenant check when row-level security already filters everything out.
+  select agentmem.tenant();
   select memory_value
   from public.unified_conversation_memory
   where tenant_id = agentmem.tenant() and conversation_id = p_conversation_id

@@ -210,6 +210,7 @@ security invoker
 set search_path = public
 as $$
 declare
+  v_tenant uuid := agentmem.tenant();
   v_old public.workflow_agent_states;
   v_new public.workflow_agent_states;
   v_key text;
@@ -222,7 +223,7 @@ begin
     end if;
   end loop;
   select * into v_old from public.workflow_agent_states
-   where tenant_id = agentmem.tenant() and session_id = p_session_id for update;
+   where tenant_id = v_tenant and session_id = p_session_id for update;
   if v_old.id is null then
     return null;
   end if;

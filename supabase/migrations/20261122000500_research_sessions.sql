@@ -216,6 +216,9 @@ stable
 security invoker
 set search_path = public
 as $$
+  -- Refuse callers without an identity first: in the query below the planner may skip
+  -- the tenant check when row-level security already filters everything out.
+  select agentmem.tenant();
   select jsonb_build_object(
     'session', to_jsonb(s) - 'tenant_id' - 'research_state',
     'research_state_fields', coalesce((select jsonb_agg(k order by k) from jsonb_object_keys(s.research_state) k), '[]'::jsonb),

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   AgentmemError,
+  ContractorStore,
   UnifiedStateManager,
   WorkflowStateStore,
   mergeState,
@@ -32,4 +33,15 @@ test("stores check their options at construction", () => {
   assert.equal(UnifiedStateManager.PERSISTENT_STATE_FIELDS[0], "messages");
   assert.deepEqual(new UnifiedStateManager({ client, fields: ["company_name"], extraFields: ["x"] }).persistentFields, ["company_name", "x"]);
   assert.throws(() => new WorkflowStateStore({ client, removedFields: "keep" }), (e) => e instanceof AgentmemError && e.field === "options.removedFields");
+});
+
+test("ContractorStore: bad input is refused before any request (the client points nowhere)", async () => {
+  const client = { url: "http://127.0.0.1:1", apiKey: "sb_publishable_x" };
+  assert.throws(() => new ContractorStore({ client, tier: 3 }), (e) => e instanceof AgentmemError && e.field === "options.tier");
+  const store = new ContractorStore({ client });
+  const invalid = (field) => (e) => e instanceof AgentmemError && e.code === "invalid_input" && e.field === field;
+  await assert.rejects(store.buildContractorProfile("lead-1", { company_name: "Acme", years_in_business: "10+" }), invalid("profile.years_in_business"));
+  await assert.rejects(store.buildContractorProfile("lead-1", { scores: { q: Infinity } }), invalid("profile.scores.q"));
+  await assert.rejects(store.convertLead("lead-1", { verified: true }), invalid("account.verified"));
+  await assert.rejects(store.getLead(""), invalid("contractorLeadId"));
 });

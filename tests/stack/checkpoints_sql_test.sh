@@ -1,33 +1,40 @@
 #!/usr/bin/env bash
 # The LangGraph checkpoint SQL (supabase/migrations/20261122000100_langgraph_checkpoints.sql
-# and the opt-in supabase/optional/langgraph_deal_scoped.sql), checked the way PostgREST
-# runs it: as authenticator, one transaction per call, `set local role` + the JWT claims.
+# on the tenancy of 20261121000100_tenancy.sql, with the opt-in files
+# supabase/optional/langgraph_deal_scoped.sql and langgraph_postgres_saver.sql, which the
+# test stack applies as migrations: scripts/migrate.sh --with-optional), checked the way
+# PostgREST runs it: as authenticator, one transaction per call, `set local role` + the
+# JWT claims (+ request.headers for x-agentmem-tenant).
 #
 # Runs against the stack of scripts/postgres.sh (AGENTMEM_PG_PORT / AGENTMEM_STACK_DIR,
-# default: the main stack), applying migrations first; a stack it had to start is stopped
-# again. Its data (fresh random users, thread ids under a unique prefix) is removed at
-# exit; the deal-scoped file is applied inside a transaction that is rolled back.
+# default: the main stack), applying migrations first (with the optional files); a stack
+# it had to start is stopped again. Its data (fresh random users, thread ids under a
+# unique prefix, an organization and deals of its own) is removed at exit.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 PG="$ROOT/scripts/postgres.sh"
 ERR=$(mktemp)
-checks=0
 was_running=0
 "$PG" status >/dev/null 2>&1 && was_running=1
 
-A=$(cat /proc/sys/kernel/random/uuid)
-B=$(cat /proc/sys/kernel/random/uuid)
-C=$(cat /proc/sys/kernel/random/uuid)
+source "$(dirname "${BASH_SOURCE[0]}")/sql_lib.sh"
+A=$(uuid)
+B=$(uuid)
+C=$(uuid)   # never a member of the deal's organization
+E=$(uuid)   # a member who is deleted
 P="ckpt-test-$(date +%s%N)-$$"
+ORG=$(uuid)
+DEAL_ID=$(uuid)
 
 cleanup() {
   local rc=$?
   if "$PG" status >/dev/null 2>&1; then
     "$PG" psql -X -q -At >/dev/null 2>&1 <<EOF || true
-delete from public.langgraph_checkpoint_writes where thread_id like '$P%' or thread_id like 'cim-%-$P%';
-delete from public.langgraph_checkpoint_blobs where thread_id like '$P%' or thread_id like 'cim-%-$P%';
-delete from public.langgraph_checkpoints where thread_id like '$P%' or thread_id like 'cim-%-$P%';
-delete from auth.users where id in ('$A', '$B', '$C');
+delete from public.langgraph_checkpoint_writes where thread_key like '%$P%';
+delete from public.langgraph_checkpoint_blobs where thread_key like '%$P%';
+delete from public.langgraph_checkpoints where thread_key like '%$P%';
+delete from public.organizations where id = '$ORG';
+delete from auth.users where id in ('$A', '$B', '$C', '$E');
 EOF
     if [ "$was_running" = 0 ]; then "$PG" stop >/dev/null 2>&1 || true; fi
   fi
@@ -36,31 +43,26 @@ EOF
 }
 trap cleanup EXIT
 
-ok() { checks=$((checks + 1)); printf '  ok  %s\n' "$1"; }
-fail() {
+API_ERR=$ERR
+bad() {
+  checks=$((checks + 1)); failed=$((failed + 1))
   printf '  FAIL %s\n' "$1" >&2
   if [ -s "$ERR" ]; then echo "--- psql stderr (tail)" >&2; tail -n 15 "$ERR" >&2; fi
-  exit 1
 }
-expect() { # name, expected, actual
-  if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected [$2], got [$3]"; fi
-}
-q() { "$PG" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 # As the PostgREST login role, in one transaction, as `role` with the JWT claims of `sub`,
 # exactly as PostgREST does it. Errors do not stop the script (:SQLSTATE is available);
 # the transaction is rolled back unless the 4th argument is `commit`.
 as_api() { # role, sub ('' for none), sql, [commit]
-  local claims end=rollback
-  if [ -n "$2" ]; then claims="{\"sub\":\"$2\",\"role\":\"$1\"}"; else claims="{\"role\":\"$1\"}"; fi
+  local end=rollback
   [ "${4:-}" = commit ] && end=commit
   : >"$ERR"
-  "$PG" psql -X -q -At -U authenticator 2>>"$ERR" <<EOF
-begin;
-set local role $1;
-select set_config('request.jwt.claims', '$claims', true) \g /dev/null
-$3
-$end;
-EOF
+  api "$end" "$1" "$2" "$3"
+}
+st() { # role, sub, statement, [commit]: its SQLSTATE
+  as_api "$1" "$2" "\\o /dev/null
+${3%;};
+\\o
+\\echo :SQLSTATE" "${4:-}"
 }
 b64() { printf '%s' "$1" | base64 -w0; }
 # A Python expression over JSON on stdin: d = the document (one line), rows = every line
@@ -94,19 +96,28 @@ quiet() { # a statement helper and its args: the statement with its output disca
 }
 
 log "checkpoint SQL test (port ${AGENTMEM_PG_PORT:-54329}, threads $P-*)"
-out=$("$ROOT/scripts/migrate.sh" 2>&1) || { echo "$out" >&2; fail "scripts/migrate.sh"; }
-ok "scripts/migrate.sh applies the migrations"
+out=$("$ROOT/scripts/migrate.sh" --with-optional 2>&1) || { echo "$out" >&2; bad "scripts/migrate.sh --with-optional"; exit 1; }
+ok "scripts/migrate.sh --with-optional applies the migrations and the opt-in files"
 
 # --- schema, privileges -------------------------------------------------------------------
+RPCS="'langgraph_put', 'langgraph_put_writes', 'langgraph_get_tuple', 'langgraph_list', 'langgraph_delete_thread', 'cleanup_old_checkpoints', 'langgraph_checkpoint_metrics'"
+TABLES="array['public.langgraph_checkpoints', 'public.langgraph_checkpoint_blobs', 'public.langgraph_checkpoint_writes']"
 expect "RLS on the three tables" "true|true|true" "$(q -c "select string_agg(relrowsecurity::text, '|' order by relname) from pg_class where oid in ('public.langgraph_checkpoints'::regclass, 'public.langgraph_checkpoint_blobs'::regclass, 'public.langgraph_checkpoint_writes'::regclass)")"
-expect "RPCs are SECURITY INVOKER with search_path=public" "7|7" "$(q -c "select count(*) filter (where not prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=public']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ('langgraph_put', 'langgraph_put_writes', 'langgraph_get_tuple', 'langgraph_list', 'langgraph_delete_thread', 'cleanup_old_checkpoints', 'langgraph_checkpoint_metrics')")"
-expect "langgraph_thread_owner is SECURITY DEFINER with a fixed search_path" "true|true" "$(q -c "select prosecdef || '|' || (proconfig is not null) from pg_proc where oid = 'public.langgraph_thread_owner(text)'::regprocedure")"
-expect "anon may execute none of the functions" 0 "$(q -c "select count(*) from pg_proc where pronamespace = 'public'::regnamespace and (proname like 'langgraph%' or proname = 'cleanup_old_checkpoints') and has_function_privilege('anon', oid, 'execute')")"
-expect "anon has no privilege on the tables" "f" "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest(array['public.langgraph_checkpoints', 'public.langgraph_checkpoint_blobs', 'public.langgraph_checkpoint_writes']) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
-expect "authenticated: DML but no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select, insert, update, delete')) || '|' || bool_or(has_table_privilege('authenticated', t, 'truncate')) from unnest(array['public.langgraph_checkpoints', 'public.langgraph_checkpoint_blobs', 'public.langgraph_checkpoint_writes']) t")"
+expect "RPCs are SECURITY INVOKER with an empty search_path" "7|7" "$(q -c "select count(*) filter (where not prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=\"\"']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
+expect "langgraph_thread_owner (an existence oracle) is gone" "t" "$(q -c "select to_regproc('public.langgraph_thread_owner') is null")"
+expect "anon may execute none of the functions" 0 "$(q -c "select count(*) from pg_proc where pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace) and (proname like 'langgraph%' or proname in ('cleanup_old_checkpoints', 'extract_deal_id_from_thread') or proname like '%thread%' or proname like '%deal%') and (has_function_privilege('anon', oid, 'execute') or has_function_privilege('public', oid, 'execute'))")"
+expect "anon has no privilege on the tables" "f" "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest($TABLES) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
+expect "authenticated: DML but no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select, insert, update, delete')) || '|' || bool_or(has_table_privilege('authenticated', t, 'truncate')) from unnest($TABLES) t")"
 expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
+expect "rows are keyed by (thread_key, ...); tenant_id and thread_id derived by a trigger on insert and every update" \
+  "thread_key,checkpoint_ns,checkpoint_id|thread_key,checkpoint_ns,channel,version|thread_key,checkpoint_ns,checkpoint_id,task_id,idx|3" \
+  "$(q -c "select string_agg((select string_agg(a.attname, ',' order by k.o) from unnest(c.conkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n), '|' order by c.conrelid::regclass::text <> 'langgraph_checkpoints', c.conrelid::regclass::text)
+             from pg_constraint c where c.contype = 'p' and c.conrelid = any ($TABLES::regclass[])")|$(q -c "select count(*) from pg_trigger g where g.tgname = 'derive_thread' and g.tgrelid = any ($TABLES::regclass[])
+             and g.tgtype & 2 = 2 and g.tgtype & 4 = 4 and g.tgtype & 16 = 16 and g.tgattr = ''")"
+expect "the deal-scope option is installed (cim-… threads belong to the deal)" "t|t" \
+  "$(q -c "select agentmem.thread_scope('cim-3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b-x') = agentmem.deal_tenant('3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b'), agentmem.thread_scope('$P-x') is null")"
 
-q -c "insert into auth.users (id, email) values ('$A', 'a-$P@example.test'), ('$B', 'b-$P@example.test'), ('$C', 'c-$P@example.test')" >/dev/null
+q -c "insert into auth.users (id, email) values ('$A', 'a-$P@example.test'), ('$B', 'b-$P@example.test'), ('$C', 'c-$P@example.test'), ('$E', 'e-$P@example.test')" >/dev/null
 
 # --- put -> get_tuple ------------------------------------------------------------------------
 T1="$P-t1"
@@ -151,11 +162,11 @@ expect "latest by checkpoint_id desc (written out of order)" "$ID5" "$(as_api au
 as_api authenticated "$A" "$(put "$T1" child "$ID3" null "$(ckpt $ID3 '{}')" '{"source":"update","step":1,"parents":{"":"'$ID2'"}}' '[]')" commit >/dev/null
 
 # --- put is idempotent ----------------------------------------------------------------------
-before=$(q -c "select (select count(*) from langgraph_checkpoints where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_id = '$T1')")
+before=$(q -c "select (select count(*) from langgraph_checkpoints where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_key = '$A/$T1')")
 as_api authenticated "$A" "$(put "$T1" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2,"b":1,"c":1}')" "$META2" "[{\"channel\":\"a\",\"version\":2,\"type\":\"bytes\",\"blob\":\"$A2\"}]")
 $(put "$T1" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2,"b":1,"c":1}')" "$META2" "[{\"channel\":\"a\",\"version\":2,\"type\":\"bytes\",\"blob\":\"$A2\"}]")" commit >/dev/null
-expect "put twice with the same args: same rows (one checkpoint)" "$before" "$(q -c "select (select count(*) from langgraph_checkpoints where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_id = '$T1')")"
-expect "exactly one row for the re-put checkpoint" 1 "$(q -c "select count(*) from langgraph_checkpoints where thread_id = '$T1' and checkpoint_id = '$ID2'")"
+expect "put twice with the same args: same rows (one checkpoint)" "$before" "$(q -c "select (select count(*) from langgraph_checkpoints where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_key = '$A/$T1')")"
+expect "exactly one row for the re-put checkpoint" 1 "$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$A/$T1' and checkpoint_id = '$ID2'")"
 expect "invalid input is 22023 (checkpoint not an object)" 22023 "$(as_api authenticated "$A" "select langgraph_put('$T1', '', 'x', null, null, '[]', '{}', '[]');
 \\echo :SQLSTATE")"
 expect "invalid input is 22023 (blob without channel)" 22023 "$(as_api authenticated "$A" "select langgraph_put('$T1', '', 'x', null, null, '{}', '{}', '[{\"version\":\"1\",\"type\":\"json\",\"blob\":null}]');
@@ -192,7 +203,7 @@ expect "special write holds the last value" "$E2|1" "$(as_api authenticated "$A"
 expect "mixed special + normal: insert-once for all" "2|0" "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-c "" "[{\"idx\":-3,\"channel\":\"__interrupt__\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"z\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(put_writes "$T1" "" "$ID2" task-c "" "[{\"idx\":-3,\"channel\":\"__interrupt__\",\"type\":\"json\",\"blob\":\"$W2\"},{\"idx\":0,\"channel\":\"z\",\"type\":\"json\",\"blob\":\"$W2\"}]")" commit | paste -sd'|')"
 expect "idx defaults: WRITES_IDX_MAP for special channels, position otherwise" "-4|-2" "$(as_api authenticated "$A" "$(quiet put_writes "$T1" "" "$ID2" task-d "" "[{\"channel\":\"__resume__\",\"type\":\"json\",\"blob\":\"$W1\"},{\"channel\":\"__scheduled__\",\"type\":\"json\",\"blob\":\"$W1\"}]")
-select string_agg(idx::text, '|' order by idx) from langgraph_checkpoint_writes where thread_id = '$T1' and task_id = 'task-d';" commit)"
+select string_agg(idx::text, '|' order by idx) from langgraph_checkpoint_writes where thread_key = '$A/$T1' and task_id = 'task-d';" commit)"
 # Ordering by (task_path, task_id, idx), by code point: 'B' < 'a'; task_path first.
 as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" a "~1" "[{\"idx\":0,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(put_writes "$T1" "" "$ID2" B "~1" "[{\"idx\":1,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"}]")
@@ -220,82 +231,171 @@ expect "v4 checkpoint: no pending_sends" 0 "$(as_api authenticated "$A" "select 
 expect "list carries pending_sends too" "0,3,0" "$(as_api authenticated "$A" "select jsonb_array_length(t -> 'pending_sends') from langgraph_list('$T2') t;" | paste -sd,)"
 
 # --- delete_thread ---------------------------------------------------------------------------
-n=$(q -c "select (select count(*) from langgraph_checkpoints where thread_id = '$T2') + (select count(*) from langgraph_checkpoint_blobs where thread_id = '$T2') + (select count(*) from langgraph_checkpoint_writes where thread_id = '$T2')")
+n=$(q -c "select (select count(*) from langgraph_checkpoints where thread_key = '$A/$T2') + (select count(*) from langgraph_checkpoint_blobs where thread_key = '$A/$T2') + (select count(*) from langgraph_checkpoint_writes where thread_key = '$A/$T2')")
 expect "delete_thread returns the rows deleted" "$n" "$(as_api authenticated "$A" "select langgraph_delete_thread('$T2');" commit)"
 expect "deleted thread is gone" "0|" "$(as_api authenticated "$A" "select count(*) || '|' || coalesce(langgraph_get_tuple('$T2')::text, '') from langgraph_list('$T2');")"
 expect "delete_thread of a missing thread" 0 "$(as_api authenticated "$A" "select langgraph_delete_thread('$T2');")"
 
-# --- user B against A's thread ------------------------------------------------------------
-rows_t1() { q -c "select (select count(*) from langgraph_checkpoints where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_writes where thread_id = '$T1') || '|' || (select md5(string_agg(metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_id = '$T1')"; }
+# --- tenancy: thread ids are private to their tenant ------------------------------------------
+expect "A's rows are keyed '<A>/<thread id>'; tenant_id and thread_id derived from the key" "$A/$T1|$A|$T1" \
+  "$(q -c "select distinct thread_key || '|' || tenant_id || '|' || thread_id from langgraph_checkpoints where thread_key = '$A/$T1'")"
+expect "... in all three tables" "t" \
+  "$(q -c "select bool_and(tenant_id = '$A' and thread_id = '$T1') from (select tenant_id, thread_id from langgraph_checkpoint_blobs where thread_key = '$A/$T1' union all select tenant_id, thread_id from langgraph_checkpoint_writes where thread_key = '$A/$T1') x")"
+rows_t1() { q -c "select (select count(*) from langgraph_checkpoints where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_writes where thread_key = '$A/$T1') || '|' || (select md5(string_agg(metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_key = '$A/$T1')"; }
 t1_before=$(rows_t1)
-expect "B: get_tuple of A's thread is null" "" "$(as_api authenticated "$B" "select langgraph_get_tuple('$T1');")"
-expect "B: get_tuple of A's checkpoint by id is null" "" "$(as_api authenticated "$B" "select langgraph_get_tuple('$T1', '', '$ID2');")"
-expect "B: list of A's thread is empty" 0 "$(as_api authenticated "$B" "select count(*) from langgraph_list('$T1');")"
-expect "B: list of all threads shows none of A's" 0 "$(as_api authenticated "$B" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$T1';")"
-expect "B: put of a new checkpoint into A's thread: 42501" 42501 "$(as_api authenticated "$B" "$(put "$T1" "" "$ID4" null "$(ckpt $ID4 '{"a":9}')" '{}' '[{"channel":"a","version":"9","type":"json","blob":null}]')
-\\echo :SQLSTATE" commit)"
-expect "B: put over A's existing checkpoint: 42501" 42501 "$(as_api authenticated "$B" "$(put "$T1" "" "$ID2" null "$(ckpt $ID2 '{}')" '{"hijacked":true}' '[]')
-\\echo :SQLSTATE" commit)"
-expect "B: put over A's existing blob key: 42501" 42501 "$(as_api authenticated "$B" "$(put "$T1" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' "[{\"channel\":\"a\",\"version\":\"2\",\"type\":\"json\",\"blob\":\"$W2\"}]")
-\\echo :SQLSTATE" commit)"
-expect "B: put_writes (normal) into A's thread: 42501" 42501 "$(as_api authenticated "$B" "$(put_writes "$T1" "" "$ID2" task-x "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W2\"}]")
-\\echo :SQLSTATE" commit)"
-expect "B: put_writes (normal, existing key) into A's thread: 42501" 42501 "$(as_api authenticated "$B" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W2\"}]")
-\\echo :SQLSTATE" commit)"
-expect "B: put_writes (special, existing key) into A's thread: 42501" 42501 "$(as_api authenticated "$B" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$W2\"}]")
-\\echo :SQLSTATE" commit)"
-expect "B: delete_thread of A's thread deletes nothing" 0 "$(as_api authenticated "$B" "select langgraph_delete_thread('$T1');" commit)"
-expect "B: direct UPDATE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_id = '$T1' returning 1) select count(*) from u;" commit)"
-expect "B: direct INSERT into A's thread: 42501" 42501 "$(as_api authenticated "$B" "insert into langgraph_checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, blob) values ('$T1', '$ID2', 'evil', 7, 'x', '\\x00');
-\\echo :SQLSTATE" commit)"
+
+# No oracle: everything B can do with A's thread id is answered exactly as for an id nobody
+# ever used (each call in its own rolled-back transaction; the id itself normalized).
+TU="$P-never-used"
+probe() { # sub, thread id: one line per call, "SQLSTATE|result"
+  local t=$2 stmt
+  for stmt in "select langgraph_get_tuple('$t')" "select langgraph_get_tuple('$t', '', '$ID2')" \
+    "select count(*) from langgraph_list('$t')" "select count(*) from langgraph_list() x where x ->> 'thread_id' = '$t'" \
+    "$(put "$t" "" "$ID2" null "$(ckpt $ID2 '{"a":9}')" '{"probe":1}' '[{"channel":"a","version":"2","type":"json","blob":null}]')" \
+    "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
+    "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
+    "select langgraph_delete_thread('$t')" "select langgraph_checkpoint_metrics('$t') - 'last_checkpoint_at'" \
+    "select langgraph_checkpoint_metrics('$t') ->> 'last_checkpoint_at'" "select count(*) from langgraph_checkpoints where thread_id = '$t'" \
+    "select count(*) from langgraph_checkpoint_blobs where thread_id = '$t'" "select count(*) from langgraph_checkpoint_writes where thread_id = '$t'"; do
+    as_api authenticated "$1" "${stmt%;};
+\\echo :SQLSTATE" | paste -sd'|'
+  done | sed "s|$t|<thread>|g"
+}
+probe_a=$(probe "$B" "$T1")
+probe_u=$(probe "$B" "$TU")
+expect "no oracle: B's 13 calls on A's thread id are answered exactly like an unused id (get_tuple, list, put, put_writes, delete_thread, metrics, table reads)" "$probe_u" "$probe_a"
+expect "... and those answers are: nothing there (null, 0 rows, zero metrics), writes succeed" \
+  "|00000||00000|0|00000|0|00000|{\"thread_id\": \"<thread>\", \"checkpoint_id\": \"$ID2\", \"checkpoint_ns\": \"\"}|00000|1|00000|1|00000|0|00000|{\"blob_bytes\": 0, \"blob_count\": 0, \"total_bytes\": 0, \"write_bytes\": 0, \"write_count\": 0, \"thread_count\": 0, \"checkpoint_bytes\": 0, \"checkpoint_count\": 0}|00000||00000|0|00000|0|00000|0|00000" \
+  "$(paste -sd'|' <<<"$probe_a")"
+expect "A's rows intact after B's probes" "$t1_before" "$(rows_t1)"
+
+# Squatting: whoever uses an id first does not own it for anyone else.
+TQ="$P-squat"
+as_api authenticated "$B" "$(put "$TQ" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"by":"B"}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$(b64 '"b"')\"}]")" commit >/dev/null
+expect "squatting: B writes thread T first, then A writes T: A succeeds" "00000" \
+  "$(st authenticated "$A" "$(put "$TQ" "" "$ID2" null "$(ckpt $ID2 '{"a":1}')" '{"by":"A"}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$(b64 '"a"')\"}]")" commit)"
+expect "... two independent threads: each reads only its own checkpoint and blob" "$ID2|A|\"a\"|1;$ID1|B|\"b\"|1" \
+  "$(for u in "$A" "$B"; do as_api authenticated "$u" "select langgraph_get_tuple('$TQ');" | js '"|".join([d["checkpoint_id"], d["metadata"]["by"], __import__("base64").b64decode(d["blobs"][0]["blob"]).decode(), str(len(d["blobs"]))])'; done | paste -sd';')"
+expect "... keyed '<A>/T' and '<B>/T'" "$A/$TQ,$B/$TQ" \
+  "$(q -c "select string_agg(thread_key, ',' order by thread_key = '$B/$TQ') from langgraph_checkpoints where thread_key in ('$A/$TQ', '$B/$TQ')")"
+expect "... B's put_writes and delete_thread touch only B's thread (checkpoint, blob, write)" "1|3|1" \
+  "$(as_api authenticated "$B" "$(put_writes "$TQ" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" commit)|$(as_api authenticated "$B" "select langgraph_delete_thread('$TQ');" commit)|$(as_api authenticated "$A" "select count(*) from langgraph_list('$TQ');")"
+expect "B writing into A's existing thread id makes B's own thread; A's rows intact" "00000|$t1_before" \
+  "$(st authenticated "$B" "$(put "$T1" "" "$ID4" null "$(ckpt $ID4 '{}')" '{"by":"B"}' '[]')" commit)|$(rows_t1)"
+expect "... B reads B's, A reads A's" "$ID4|$ID2" \
+  "$(as_api authenticated "$B" "select langgraph_get_tuple('$T1') ->> 'checkpoint_id';")|$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '') ->> 'checkpoint_id';")"
+expect "... and B's delete_thread deletes B's one checkpoint only" "1|$t1_before" \
+  "$(as_api authenticated "$B" "select langgraph_delete_thread('$T1');" commit)|$(rows_t1)"
+
+# Two users racing to create the same new thread: independent, neither waits for the other.
+TR="$P-race"
+as_api authenticated "$A" "$(quiet put "$TR" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')
+select pg_sleep(3);" commit >/dev/null &
+race=$!
+sleep 0.5
+t0=$(date +%s%N)
+race_state=$(st authenticated "$B" "$(put "$TR" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit)
+race_ms=$((($(date +%s%N) - t0) / 1000000))
+wait "$race"
+expect "race for a new thread id: the second writer succeeds without waiting for the first's commit" "00000|true" \
+  "$race_state|$([ "$race_ms" -lt 2000 ] && echo true || echo "false ($race_ms ms)")"
+expect "race: one thread each" "$A/$TR,$B/$TR" \
+  "$(q -c "select string_agg(thread_key, ',' order by thread_key = '$B/$TR') from langgraph_checkpoints where thread_key in ('$A/$TR', '$B/$TR')")"
+
+# Direct table access (PostgREST /langgraph_checkpoints...) by B.
+expect "B: direct UPDATE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
+expect "B: direct DELETE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (delete from langgraph_checkpoint_blobs where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
+expect "B: direct INSERT into A's thread (key '<A>/T'): 42501, in each table" "42501|42501|42501" \
+  "$(st authenticated "$B" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$A/$T1', '$ID2', 'evil', 7, 'x', '\\x00')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$T1', 'evil', '{}')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$A/$T1', 'a', '99', 'empty')" commit)"
+expect "B: direct INSERT into the service tenant's key space (a bare key): 42501" 42501 \
+  "$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$P-bare', 'evil', '{}')" commit)"
+expect "B: direct INSERT naming tenant_id/thread_id of A's thread: both derived from B's key instead" "$B|$P-own" \
+  "$(as_api authenticated "$B" "insert into langgraph_checkpoints (thread_key, thread_id, tenant_id, checkpoint_id, checkpoint) values ('$B/$P-own', '$T1', '$A', 'c', '{}') returning tenant_id || '|' || thread_id;")"
 TB="$P-tb"
 as_api authenticated "$B" "$(put "$TB" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')" commit >/dev/null
 expect "B: own thread works" "$ID5" "$(as_api authenticated "$B" "select langgraph_get_tuple('$TB') ->> 'checkpoint_id';")"
-expect "B: moving an own row into A's thread: 42501" 42501 "$(as_api authenticated "$B" "update langgraph_checkpoints set thread_id = '$T1' where thread_id = '$TB';
-\\echo :SQLSTATE" commit)"
-expect "A: cannot see or write B's thread" "0|42501" "$(as_api authenticated "$A" "select count(*) from langgraph_list('$TB');
-$(put "$TB" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')
-\\echo :SQLSTATE" | paste -sd'|')"
+expect "B: moving an own row into A's thread: 42501" 42501 "$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$A/$T1' where thread_key = '$B/$TB'" commit)"
+expect "B: setting tenant_id or thread_id of an own row directly: re-derived from thread_key (they never disagree)" "1|$B|$TB" \
+  "$(as_api authenticated "$B" "with u as (update langgraph_checkpoints set tenant_id = '$A', thread_id = '$T1' where thread_key = '$B/$TB' returning 1) select count(*) from u;
+select tenant_id || '|' || thread_id from langgraph_checkpoints where thread_key = '$B/$TB';" commit | paste -sd'|')"
+expect "A: cannot see B's thread; writing that id makes A's own" "0|00000|$ID5" \
+  "$(as_api authenticated "$A" "select count(*) from langgraph_list('$TB');")|$(st authenticated "$A" "$(put "$TB" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')")|$(as_api authenticated "$B" "select langgraph_get_tuple('$TB') ->> 'checkpoint_id';")"
 expect "A's rows intact after everything B tried" "$t1_before" "$(rows_t1)"
-expect "thread_owner tells B only 'taken' (nil), not A's id" "00000000-0000-0000-0000-000000000000|$B|" \
-  "$(as_api authenticated "$B" "select langgraph_thread_owner('$T1') || '|' || langgraph_thread_owner('$TB') || '|' || coalesce(langgraph_thread_owner('$P-free')::text, '');")"
-expect "thread_owner tells service_role the real owner" "$A" "$(as_api service_role "" "select langgraph_thread_owner('$T1');")"
+FORGED="row('$A/$T1', '', '$ID2', null, null, '{\"channel_versions\": {\"a\": \"2\", \"b\": \"1\"}}', '{}', now(), '$T1', '$A')::public.langgraph_checkpoints"
+expect "B handing a forged row of A's to agentmem.langgraph_tuple reads none of A's blobs or writes" "0|0|2|1" \
+  "$(as_api authenticated "$B" "select jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from agentmem.langgraph_tuple($FORGED, null) t;")|$(as_api authenticated "$A" "select jsonb_array_length(t -> 'blobs') || '|' || (jsonb_array_length(t -> 'writes') > 0)::int from agentmem.langgraph_tuple($FORGED, null) t;")"
+expect "a thread id shaped like another user's key stays in the caller's space" "00000|$A/$B/$P-x|$B/$P-x|" \
+  "$(st authenticated "$A" "$(put "$B/$P-x" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit)|$(q -c "select thread_key || '|' || thread_id from langgraph_checkpoints where thread_key like '%/$B/$P-x'")|$(as_api authenticated "$B" "select langgraph_get_tuple('$P-x');")"
 
-# Two users racing to be a new thread's first writer: the second is serialized and refused.
-TR="$P-race"
-as_api authenticated "$A" "$(quiet put "$TR" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')
-select pg_sleep(1.5);" commit >/dev/null &
-race=$!
-sleep 0.5
-race_state=$(as_api authenticated "$B" "$(put "$TR" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')
-\\echo :SQLSTATE" commit)
-wait "$race"
-expect "race for a new thread: the second writer gets 42501" 42501 "$race_state"
-expect "race for a new thread: only the first writer's rows" "$A" "$(q -c "select string_agg(distinct owner_id::text, ',') from langgraph_checkpoints where thread_id = '$TR'")"
-
-# --- anon ------------------------------------------------------------------------------------
-for stmt in "select count(*) from langgraph_checkpoints" "select count(*) from langgraph_checkpoint_blobs" \
-  "select count(*) from langgraph_checkpoint_writes" "select langgraph_get_tuple('$T1')" \
-  "select * from langgraph_list()" "$(put "$P-anon" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" \
-  "select langgraph_delete_thread('$T1')" "select langgraph_checkpoint_metrics()" \
-  "select cleanup_old_checkpoints(30)" "select langgraph_thread_owner('$T1')"; do
-  expect "anon denied: ${stmt:0:60}" 42501 "$(as_api anon "" "${stmt%;};
-\\echo :SQLSTATE")"
+# --- no identity, no access -------------------------------------------------------------------
+RPC_CALLS=("select langgraph_get_tuple('$T1')" "select * from langgraph_list()" "select * from langgraph_list('$T1')"
+  "$(put "$P-anon" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')"
+  "$(put_writes "$T1" "" "$ID2" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")"
+  "select langgraph_delete_thread('$T1')" "select langgraph_checkpoint_metrics()" "select langgraph_checkpoint_metrics('$T1')"
+  "select cleanup_old_checkpoints(30)")
+TABLE_READS=("select count(*) from langgraph_checkpoints" "select count(*) from langgraph_checkpoint_blobs"
+  "select count(*) from langgraph_checkpoint_writes")
+for stmt in "${TABLE_READS[@]}" "${RPC_CALLS[@]}"; do
+  expect "anon denied: ${stmt:0:60}" 42501 "$(st anon "" "$stmt")"
+  expect "anon denied after a re-grant of everything: ${stmt:0:60}" "$([[ $stmt == *"from langgraph_checkpoint"* ]] && echo 0 || echo 42501)" \
+    "$(regranted as_api anon "" "${stmt%;};
+\\echo :SQLSTATE" | grep -v '^00000$' | tail -n 1)"
+  expect "a token without a user (no sub, non-UUID sub, nil sub, empty sub): PT401: ${stmt:0:50}" "$SUBLESS_EXPECTED" "$(subless_states "$stmt")"
 done
+expect "anon's direct INSERT after a re-grant: 42501, in each table" "42501|42501|42501" \
+  "$(regranted st anon "" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$P-anon', 'x', '{}')")|$(regranted st anon "" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$P-anon', 'a', '1', 'empty')")|$(regranted st anon "" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$P-anon', 'x', 't', 0, 'x', '\\x00')")"
+expect "anon's UPDATE/DELETE after a re-grant touch nothing" "0|0" \
+  "$(regranted as_api anon "" "with u as (update langgraph_checkpoints set metadata = '{}' returning 1) select count(*) from u;")|$(regranted as_api anon "" "with u as (delete from langgraph_checkpoint_blobs returning 1) select count(*) from u;")"
+expect "TRUNCATE as a user: 42501 (no grant), and 42501 after a re-grant (trigger)" "42501|42501|42501|42501" \
+  "$(st authenticated "$B" "truncate langgraph_checkpoint_writes")|$(regranted st authenticated "$B" "truncate langgraph_checkpoints cascade")|$(regranted st authenticated "$B" "truncate langgraph_checkpoint_blobs")|$(regranted st anon "" "truncate langgraph_checkpoint_writes")"
+expect "after a re-grant B still cannot reach A's thread (RPCs and tables)" "|0|0|00000|42501|$t1_before" \
+  "$(regranted as_api authenticated "$B" "select langgraph_get_tuple('$T1');")|$(regranted as_api authenticated "$B" "select count(*) from langgraph_checkpoints where tenant_id = '$A';")|$(regranted as_api authenticated "$B" "with u as (delete from langgraph_checkpoint_writes where thread_key = '$A/$T1' returning 1) select count(*) from u;")|$(regranted st authenticated "$B" "$(put "$T1" "" "$ID2" null "$(ckpt $ID2 '{}')" '{"hijacked":true}' '[]')")|$(regranted st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$T1', 'x', '{}')")|$(rows_t1)"
 
-# --- service_role ----------------------------------------------------------------------------
-expect "service_role sees A's thread" 5 "$(as_api service_role "" "select count(*) from langgraph_list('$T1');")"
-as_api service_role "" "$(put "$T1" "" "$ID3" "'$ID2'" "$(ckpt $ID3 '{"a":2}')" '{"by":"service"}' '[]')" commit >/dev/null
-expect "service_role's write into A's thread inherits A as owner" "$A" "$(q -c "select owner_id from langgraph_checkpoints where thread_id = '$T1' and checkpoint_ns = '' and checkpoint_id = '$ID3'")"
+# --- the service role and x-agentmem-tenant ----------------------------------------------------
+expect "service_role acting for nobody works in the service tenant: A's thread id is unknown there" "|0" \
+  "$(as_api service_role "" "select langgraph_get_tuple('$T1');")|$(as_api service_role "" "select count(*) from langgraph_list('$T1');")"
+expect "service_role reaches A's thread by its key '<A>/T'" "5|$ID2|$A/$T1" \
+  "$(as_api service_role "" "select count(*) from langgraph_list('$A/$T1');")|$(as_api service_role "" "select t ->> 'checkpoint_id' || '|' || (t ->> 'thread_id') from langgraph_get_tuple('$A/$T1') t;")"
+expect "service_role acting for A (x-agentmem-tenant) sees A's thread under A's id" "5|$T1" \
+  "$(acting_for "$A" as_api service_role "" "select count(*) from langgraph_list('$T1');")|$(acting_for "$A" as_api service_role "" "select langgraph_get_tuple('$T1') ->> 'thread_id';")"
+acting_for "$A" as_api service_role "" "$(put "$T1" "" "$ID3" "'$ID2'" "$(ckpt $ID3 '{"a":2}')" '{"by":"service"}' '[]')" commit >/dev/null
+expect "service_role's write acting for A lands in A's thread" "$A/$T1|$A" "$(q -c "select thread_key || '|' || tenant_id from langgraph_checkpoints where thread_key like '%$T1' and checkpoint_ns = '' and checkpoint_id = '$ID3'")"
 expect "... and A sees it as the latest" "$ID3" "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1') ->> 'checkpoint_id';")"
+expect "service_role acting for A: the same metrics as A's own" "$(as_api authenticated "$A" "select langgraph_checkpoint_metrics();")" \
+  "$(acting_for "$A" as_api service_role "" "select langgraph_checkpoint_metrics();")"
 TS="$P-service"
 as_api service_role "" "$(put "$TS" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit >/dev/null
-expect "service_role's new thread has no owner" "null" "$(q -c "select coalesce(owner_id::text, 'null') from langgraph_checkpoints where thread_id = '$TS'")"
-expect "users cannot write into a service-owned thread" "42501|42501" "$(as_api authenticated "$A" "$(put "$TS" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')
-\\echo :SQLSTATE
-rollback; begin; set local role authenticated; select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null
-$(put_writes "$TS" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")
-\\echo :SQLSTATE" | paste -sd'|')"
+expect "service_role's own thread: the bare id, the service tenant" "$TS|$NIL|$TS" "$(q -c "select thread_key || '|' || tenant_id || '|' || thread_id from langgraph_checkpoints where thread_key like '%$TS'")"
+expect "service_role's list() (acting for nobody) has its own threads, none of the users'" "1|0" \
+  "$(as_api service_role "" "select count(*) filter (where t ->> 'thread_id' = '$TS') || '|' || count(*) filter (where t ->> 'thread_id' like '%$P-t1') from langgraph_list() t;")"
+expect "users writing the service's thread id get their own thread; the service's is untouched" "00000|00000|0|1" \
+  "$(st authenticated "$A" "$(put "$TS" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')")|$(st authenticated "$A" "$(put_writes "$TS" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")")|$(as_api authenticated "$A" "select count(*) from langgraph_list('$TS');")|$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$TS'")"
+expect "a user sending another user's id as x-agentmem-tenant: 42501 (read and write)" "42501|42501" \
+  "$(acting_for "$A" st authenticated "$B" "select langgraph_get_tuple('$T1')")|$(acting_for "$A" st authenticated "$B" "$(put "$T1" "" "$ID4" null "$(ckpt $ID4 '{}')" '{}' '[]')")"
+expect "a user sending their own id: works as themselves" "$ID3" "$(acting_for "$A" as_api authenticated "$A" "select langgraph_get_tuple('$T1') ->> 'checkpoint_id';")"
+expect "service_role with a malformed x-agentmem-tenant: 22023 (read and write)" "22023|22023" \
+  "$(acting_for "not-a-user" st service_role "" "select langgraph_get_tuple('$T1')")|$(acting_for "$A/x" st service_role "" "$(put "$T1" "" "$ID4" null "$(ckpt $ID4 '{}')" '{}' '[]')")"
+
+# --- thread_key: who a row belongs to follows from its key -------------------------------------
+expect "a row inserted with thread_key '<A>/x' is A's thread x" "$A|$P-raw|$ID5" \
+  "$(q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$P-raw', '$ID5', '{}') returning tenant_id || '|' || thread_id")|$(as_api authenticated "$A" "select langgraph_get_tuple('$P-raw') ->> 'checkpoint_id';")"
+expect "thread_key 'x': the service tenant's x" "$NIL|$P-rawsvc" \
+  "$(q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$P-rawsvc', 'c', '{}') returning tenant_id || '|' || thread_id")"
+expect "thread_key '<nil uuid>/x' or '<UPPER-CASE UUID>/x': the service tenant's, under the whole key" "$NIL|$NIL/$P-n;$NIL|${A^^}/$P-u" \
+  "$(q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$NIL/$P-n', 'c', '{}'), ('${A^^}/$P-u', 'c', '{}') returning tenant_id || '|' || thread_id" | paste -sd';')"
+expect "moving a row to another key moves its tenant with it" "$B|$P-moved" \
+  "$(q -c "update langgraph_checkpoints set thread_key = '$B/$P-moved' where thread_key = '$A/$P-raw' returning tenant_id || '|' || thread_id")"
+# LangGraph's PostgresSaver, connected directly, through supabase/optional/langgraph_postgres_saver.sql.
+expect "PostgresSaver's schema: its tables as views; thread_id = thread_key" "checkpoint_blobs,checkpoint_migrations,checkpoint_writes,checkpoints|0,1,2,3,4|$A/$T1" \
+  "$(q -c "select string_agg(table_name, ',' order by table_name) from information_schema.tables where table_schema = 'agentmem_langgraph'")|$(q -c "select string_agg(v::text, ',' order by v) from agentmem_langgraph.checkpoint_migrations")|$(q -c "select distinct thread_id from agentmem_langgraph.checkpoints where thread_id like '%/$T1'")"
+expect "PostgresSaver's upserts (as it sends them) under '<A>/T' become A's thread T" "$A|{\"n\": 2}|$(b64 v2)|1" \
+  "$(q -c "insert into agentmem_langgraph.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) values ('$A/$P-pg', '', '$ID1', null, '{\"v\":4,\"id\":\"$ID1\",\"channel_versions\":{\"a\":\"1\"}}', '{\"n\": 1}') on conflict (thread_id, checkpoint_ns, checkpoint_id) do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata" \
+        -c "insert into agentmem_langgraph.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) values ('$A/$P-pg', '', '$ID1', null, '{\"v\":4,\"id\":\"$ID1\",\"channel_versions\":{\"a\":\"1\"}}', '{\"n\": 2}') on conflict (thread_id, checkpoint_ns, checkpoint_id) do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata" \
+        -c "insert into agentmem_langgraph.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) values ('$A/$P-pg', '', 'a', '1', 'json', 'v2') on conflict (thread_id, checkpoint_ns, channel, version) do nothing" \
+        -c "insert into agentmem_langgraph.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) values ('$A/$P-pg', '', '$ID1', 't', 0, 'x', 'json', 'w') on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) do update set channel = excluded.channel, type = excluded.type, blob = excluded.blob" \
+        -c "select distinct tenant_id from langgraph_checkpoints where thread_key = '$A/$P-pg'")|$(as_api authenticated "$A" "select (t -> 'metadata')::text || '|' || (t -> 'blobs' -> 0 ->> 'blob') || '|' || jsonb_array_length(t -> 'writes') from langgraph_get_tuple('$P-pg') t;")"
+expect "the API roles cannot use PostgresSaver's schema" "f|f|f" \
+  "$(q -c "select has_schema_privilege('anon', 'agentmem_langgraph', 'usage'), has_schema_privilege('authenticated', 'agentmem_langgraph', 'usage'), has_schema_privilege('public', 'agentmem_langgraph', 'usage')")"
 
 # --- cleanup_old_checkpoints -------------------------------------------------------------------
 TC="$P-cleanup"
@@ -305,108 +405,118 @@ $(put "$TC" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2}')" '{}' "[{\"channel\":\"a\
 $(put "$TC" "" "$ID3" "'$ID2'" "$(ckpt $ID3 '{"a":2,"b":3}')" '{}' "[{\"channel\":\"b\",\"version\":\"3\",\"type\":\"json\",\"blob\":\"$W2\"}]")
 $(put_writes "$TC" "" "$ID3" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(put "$TC" "n2" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit >/dev/null
-q -c "update langgraph_checkpoints set created_at = now() - interval '40 days' where thread_id = '$TC';
-update langgraph_checkpoint_writes set created_at = now() - interval '40 days' where thread_id = '$TC';
-update langgraph_checkpoint_blobs set created_at = now() - interval '40 days' where thread_id = '$TC'" >/dev/null
+q -c "update langgraph_checkpoints set created_at = now() - interval '40 days' where thread_key = '$A/$TC';
+update langgraph_checkpoint_writes set created_at = now() - interval '40 days' where thread_key = '$A/$TC';
+update langgraph_checkpoint_blobs set created_at = now() - interval '40 days' where thread_key = '$A/$TC'" >/dev/null
 expect "cleanup(0) is 22023" 22023 "$(as_api authenticated "$A" "select cleanup_old_checkpoints(0);
 \\echo :SQLSTATE")"
 expect "cleanup(50): nothing is that old" 0 "$(as_api authenticated "$A" "select cleanup_old_checkpoints(50);")"
 expect "cleanup by B leaves A's old checkpoints alone" 0 "$(as_api authenticated "$B" "select cleanup_old_checkpoints(30);" commit)"
 expect "cleanup(30) deletes the 2 old non-latest checkpoints" 2 "$(as_api authenticated "$A" "select cleanup_old_checkpoints(30);" commit)"
-expect "cleanup keeps the latest of each thread/namespace" ":$ID3,n2:$ID1" "$(q -c "select string_agg(checkpoint_ns || ':' || checkpoint_id, ',' order by checkpoint_ns) from langgraph_checkpoints where thread_id = '$TC'")"
-expect "cleanup removes the deleted checkpoints' writes only" "$ID3" "$(q -c "select string_agg(distinct checkpoint_id, ',') from langgraph_checkpoint_writes where thread_id = '$TC'")"
-expect "cleanup removes unreferenced blobs only" ":a:2,:b:3,n2:a:1" "$(q -c "select string_agg(checkpoint_ns || ':' || channel || ':' || version, ',' order by checkpoint_ns, channel) from langgraph_checkpoint_blobs where thread_id = '$TC'")"
+expect "cleanup keeps the latest of each thread/namespace" ":$ID3,n2:$ID1" "$(q -c "select string_agg(checkpoint_ns || ':' || checkpoint_id, ',' order by checkpoint_ns) from langgraph_checkpoints where thread_key = '$A/$TC'")"
+expect "cleanup removes the deleted checkpoints' writes only" "$ID3" "$(q -c "select string_agg(distinct checkpoint_id, ',') from langgraph_checkpoint_writes where thread_key = '$A/$TC'")"
+expect "cleanup removes unreferenced blobs only" ":a:2,:b:3,n2:a:1" "$(q -c "select string_agg(checkpoint_ns || ':' || channel || ':' || version, ',' order by checkpoint_ns, channel) from langgraph_checkpoint_blobs where thread_key = '$A/$TC'")"
 expect "the kept latest checkpoint still loads whole" "a:2:$W2,b:3:$W2|1" "$(as_api authenticated "$A" "select langgraph_get_tuple('$TC');" | js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"]) + "|" + str(len(d["writes"]))')"
 expect "recent threads untouched by cleanup" "$ID3" "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1') ->> 'checkpoint_id';")"
 
 # --- metrics ---------------------------------------------------------------------------------
 m=$(as_api authenticated "$A" "select langgraph_checkpoint_metrics('$T1');")
 expect "metrics keys" "blob_bytes,blob_count,checkpoint_bytes,checkpoint_count,last_checkpoint_at,thread_count,total_bytes,write_bytes,write_count" "$(js '",".join(sorted(d))' <<<"$m")"
-expect "metrics counts for A's thread" "$(q -c "select (select count(*) from langgraph_checkpoints where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_writes where thread_id = '$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_id = '$T1') || '|1'")" "$(js '"|".join(c(d[k]) for k in ("checkpoint_count", "write_count", "blob_count", "thread_count"))' <<<"$m")"
+expect "metrics counts for A's thread" "$(q -c "select (select count(*) from langgraph_checkpoints where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_writes where thread_key = '$A/$T1') || '|' || (select count(*) from langgraph_checkpoint_blobs where thread_key = '$A/$T1') || '|1'")" "$(js '"|".join(c(d[k]) for k in ("checkpoint_count", "write_count", "blob_count", "thread_count"))' <<<"$m")"
 expect "metrics total_bytes = parts, > 300 (the 300-byte blob)" "true" "$(js 'd["total_bytes"] == d["checkpoint_bytes"] + d["blob_bytes"] + d["write_bytes"] and d["blob_bytes"] >= 300 and isinstance(d["last_checkpoint_at"], str)' <<<"$m")"
-expect "metrics over all of A's threads" "$(q -c "select count(distinct thread_id) from langgraph_checkpoints where owner_id = '$A'")" "$(as_api authenticated "$A" "select langgraph_checkpoint_metrics() ->> 'thread_count';")"
+expect "metrics over all of A's threads" "$(q -c "select count(distinct thread_key) from langgraph_checkpoints where tenant_id = any (array['$A'::uuid] || (select coalesce(array_agg(agentmem.deal_tenant(d.id)), '{}') from deals d join organization_members m on m.organization_id = d.organization_id where m.user_id = '$A'))")" "$(as_api authenticated "$A" "select langgraph_checkpoint_metrics() ->> 'thread_count';")"
 expect "metrics of A's thread as B: zero" "0|0|null" "$(as_api authenticated "$B" "select langgraph_checkpoint_metrics('$T1');" | js '"|".join(c(d[k]) for k in ("checkpoint_count", "total_bytes", "last_checkpoint_at"))')"
 
-# --- opt-in deal-scoped access (applied in a transaction, rolled back) ---------------------------
+
+# --- deal-scoped threads (supabase/optional/langgraph_deal_scoped.sql, applied as a migration) ---
 DEAL=3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b
-org=$(cat /proc/sys/kernel/random/uuid)
-deal=$(cat /proc/sys/kernel/random/uuid)
-TD="cim-$deal-$P"
-as() { # sub: switch to authenticated with that user's claims, inside the transaction
-  printf "set local role authenticated;\nselect set_config('request.jwt.claims', '{\"sub\":\"%s\",\"role\":\"authenticated\"}', true) \\\\g /dev/null\n" "$1"
-}
-: >"$ERR"
-deal_out=$("$PG" psql -X -q -At -v ON_ERROR_STOP=0 2>>"$ERR" <<EOF
-begin;
-\i $ROOT/supabase/optional/langgraph_deal_scoped.sql
-\i $ROOT/supabase/optional/langgraph_deal_scoped.sql
-\echo applied :SQLSTATE
-select 'extract|' || string_agg(coalesce(extract_deal_id_from_thread(t)::text, 'null'), ',' order by o)
+expect "extract_deal_id_from_thread agrees with src/ids/thread.rs extract_deal_id" \
+  "$DEAL,$DEAL,$DEAL,null,null,null,null,$DEAL,null,null,null,null,null,null,null" \
+  "$(q -c "select string_agg(coalesce(extract_deal_id_from_thread(t)::text, 'null'), ',' order by o)
   from unnest(array['cim-$DEAL-x', 'cim-$DEAL', 'supervisor-$DEAL-1', 'cim-' || upper('$DEAL') || '-x',
                     'CIM-$DEAL-x', ' cim-$DEAL-x', 'cim-' || repeat('-', 36),
                     'cim-3f2b-8a9e-1c4d-4e5f-9a0b1c2d3e4f5a6b', 'cim-3f2b8a9e1c4d4e5f9a0b1c2d3e4f5a6b----',
                     'cim-3f2b8a9e1c4d4e5f9a0b1c2d3e4f5a6b-abc', 'cim-3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6',
-                    'cim--3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6', 'supervisorx-$DEAL', 'deal-$DEAL', '']) with ordinality as u(t, o);
-insert into organizations (id, name) values ('$org', 'org');
-insert into deals (id, organization_id, name) values ('$deal', '$org', 'deal');
-insert into organization_members (organization_id, user_id) values ('$org', '$A'), ('$org', '$B');
-$(as "$A")
-$(quiet put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")
+                    'cim--3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6', 'supervisorx-$DEAL', 'deal-$DEAL', '']) with ordinality as u(t, o)")"
+expect "applying the deal-scope file again changes nothing (idempotent)" "00000" \
+  "$("$PG" psql -X -q -At -c 'begin' -f "$ROOT/supabase/optional/langgraph_deal_scoped.sql" -c '\echo :SQLSTATE' -c 'rollback' 2>>"$ERR" | tail -n 1)"
+q -c "insert into organizations (id, name) values ('$ORG', 'org-$P');
+insert into deals (id, organization_id, name) values ('$DEAL_ID', '$ORG', 'deal-$P');
+insert into organization_members (organization_id, user_id) values ('$ORG', '$A'), ('$ORG', '$B'), ('$ORG', '$E');" >/dev/null
+DT=$(q -c "select agentmem.deal_tenant('$DEAL_ID')")
+TD="cim-$DEAL_ID-$P"
+TDS="supervisor-$DEAL_ID-$P"
+as_api authenticated "$A" "$(quiet put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(quiet put_writes "$TD" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")
-reset role;
-$(as "$B")
-select 'member_get|' || (langgraph_get_tuple('$TD') ->> 'checkpoint_id') || '|' || jsonb_array_length(langgraph_get_tuple('$TD') -> 'blobs') || '|' || jsonb_array_length(langgraph_get_tuple('$TD') -> 'writes');
-select 'member_list|' || count(*) from langgraph_list('$TD');
-select 'member_other_thread|' || count(*) from langgraph_list('$T1');
-savepoint s1;
-$(quiet put "$TD" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2}')" '{}' "[{\"channel\":\"a\",\"version\":\"2\",\"type\":\"json\",\"blob\":\"$W2\"}]")
-\echo member_put :SQLSTATE
-rollback to savepoint s1;
-savepoint s5;
-$(quiet put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')
-\echo member_reput :SQLSTATE
-select 'member_reput_owner|' || (owner_id = '$A') || '|' || (metadata ->> 'by') from langgraph_checkpoints where thread_id = '$TD' and checkpoint_id = '$ID1';
-rollback to savepoint s5;
-savepoint s2;
-update langgraph_checkpoints set owner_id = '$C' where thread_id = '$TD';
-\echo member_plant :SQLSTATE
-rollback to savepoint s2;
-reset role;
-$(as "$C")
-select 'outsider_get|' || coalesce(langgraph_get_tuple('$TD')::text, 'null');
-select 'outsider_list|' || count(*) from langgraph_list('$TD');
-savepoint s3;
-$(quiet put "$TD" "" "$ID3" null "$(ckpt $ID3 '{}')" '{}' '[]')
-\echo outsider_put :SQLSTATE
-rollback to savepoint s3;
-savepoint s4;
-$(quiet put_writes "$TD" "" "$ID1" t2 "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")
-\echo outsider_put_writes :SQLSTATE
-rollback to savepoint s4;
-select 'outsider_delete|' || langgraph_delete_thread('$TD');
-reset role;
-select 'rows_after|' || count(*) from langgraph_checkpoints where thread_id = '$TD';
-rollback;
-select 'rolled_back|' || (to_regprocedure('public.langgraph_deal_member(text)') is null) || '|' || count(*) from langgraph_checkpoints where thread_id = '$TD';
-EOF
-) || fail "deal-scoped session: psql failed"
-field() { grep "^$1[| ]" <<<"$deal_out" | head -1 | cut -d'|' -f2- | sed "s/^$1 //"; }
-expect "deal-scoped file applies (twice) in a transaction" "00000" "$(field applied)"
-expect "extract_deal_id_from_thread agrees with src/ids/thread.rs extract_deal_id" \
-  "$DEAL,$DEAL,$DEAL,null,null,null,null,$DEAL,null,null,null,null,null,null,null" "$(field extract)"
-expect "member of the deal's org reads a cim thread another user wrote" "$ID1|1|1" "$(field member_get)"
-expect "member lists it" 1 "$(field member_list)"
-expect "membership does not open the writer's other threads" 0 "$(field member_other_thread)"
-expect "member may continue the deal thread" "00000" "$(field member_put)"
-expect "member may re-put a colleague's checkpoint (upsert)" "00000" "$(field member_reput)"
-expect "... which keeps the colleague as the row's owner" "true|member" "$(field member_reput_owner)"
-expect "member cannot plant rows under a third party's id" 42501 "$(field member_plant)"
-expect "non-member cannot read it" "null" "$(field outsider_get)"
-expect "non-member cannot list it" 0 "$(field outsider_list)"
-expect "non-member put into it: 42501" 42501 "$(field outsider_put)"
-expect "non-member put_writes into it: 42501" 42501 "$(field outsider_put_writes)"
-expect "non-member delete_thread deletes nothing" 0 "$(field outsider_delete)"
-expect "deal thread intact" 1 "$(field rows_after)"
-expect "the transaction left nothing behind" "true|0" "$(field rolled_back)"
+$(quiet put "$TDS" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit >/dev/null
+expect "a member's deal thread lives in the deal's key space (bare key, tenant deal_tenant(deal)), all three tables" \
+  "$TD|$DT|$TD|3;$TDS|$DT|$TDS|1" \
+  "$(q -c "select thread_key || '|' || tenant_id || '|' || thread_id || '|' || count(*) from (
+             select thread_key, tenant_id, thread_id from langgraph_checkpoints where thread_key in ('$TD', '$TDS') union all
+             select thread_key, tenant_id, thread_id from langgraph_checkpoint_blobs where thread_key in ('$TD', '$TDS') union all
+             select thread_key, tenant_id, thread_id from langgraph_checkpoint_writes where thread_key in ('$TD', '$TDS')) x
+           group by thread_key, tenant_id, thread_id order by thread_key" 2>&1 | paste -sd';')"
+expect "another member reads the cim thread a colleague wrote (checkpoint, blob, write)" "$ID1|1|1" \
+  "$(as_api authenticated "$B" "select (t ->> 'checkpoint_id') || '|' || jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from langgraph_get_tuple('$TD') t;")"
+expect "... lists it (and the supervisor thread), by id and among all their threads" "1|1|2" \
+  "$(as_api authenticated "$B" "select count(*) from langgraph_list('$TD');")|$(as_api authenticated "$B" "select count(*) from langgraph_list('$TDS');")|$(as_api authenticated "$B" "select count(*) from langgraph_list() t where t ->> 'thread_id' in ('$TD', '$TDS');")"
+expect "membership does not open the writer's private threads" "0|" \
+  "$(as_api authenticated "$B" "select count(*) from langgraph_checkpoints where tenant_id = '$A';")|$(as_api authenticated "$B" "select langgraph_get_tuple('$T1', '', '$ID3');")"
+expect "a member continues the thread; the colleague then sees that checkpoint as the latest" "00000|$ID2|2" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2}')" '{"by":"B"}' "[{\"channel\":\"a\",\"version\":\"2\",\"type\":\"json\",\"blob\":\"$W2\"}]")" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")|$(as_api authenticated "$A" "select count(*) from langgraph_list('$TD');")"
+expect "a member re-puts a colleague's checkpoint (upsert): it stays the deal's" "00000|member|$DT" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')" commit)|$(q -c "select (metadata ->> 'by') || '|' || tenant_id from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+expect "a member cannot move a deal row into another user's space (42501)" "42501|42501" \
+  "$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$C/$TD' where thread_key = '$TD'")|$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$A/$TD' where thread_key = '$TD'")"
+td_before=$(q -c "select count(*) || '|' || md5(string_agg(checkpoint_id || metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_key = '$TD'")
 
+# A non-member: refused (42501) for read AND write, whether the thread (or the deal) exists or not.
+outsider() { # sub, thread id: the SQLSTATE of each operation
+  local t=$2 stmt out=()
+  for stmt in "select langgraph_get_tuple('$t')" "select langgraph_get_tuple('$t', '', '$ID1')" "select * from langgraph_list('$t')" \
+    "$(put "$t" "" "$ID3" null "$(ckpt $ID3 '{}')" '{}' '[]')" "$(put "$t" "" "$ID1" null "$(ckpt $ID1 '{}')" '{"planted":true}' '[]')" \
+    "$(put_writes "$t" "" "$ID1" t2 "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")" \
+    "$(put_writes "$t" "" "$ID1" t "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$W1\"}]")" \
+    "select langgraph_delete_thread('$t')" "select langgraph_checkpoint_metrics('$t')"; do
+    out+=("$(st authenticated "$1" "$stmt" commit)")
+  done
+  local IFS='|'
+  printf '%s' "${out[*]}"
+}
+ALL42501="42501|42501|42501|42501|42501|42501|42501|42501|42501"
+expect "non-member on the existing cim thread: 42501 for every read and write" "$ALL42501" "$(outsider "$C" "$TD")"
+expect "non-member on the existing supervisor thread: the same" "$ALL42501" "$(outsider "$C" "$TDS")"
+expect "non-member on an unused thread of the deal: the same" "$ALL42501" "$(outsider "$C" "cim-$DEAL_ID-$P-unused")"
+expect "non-member on a thread of a deal that does not exist: the same" "$ALL42501" "$(outsider "$C" "cim-$(uuid)-$P")"
+expect "non-member's direct table access: reads nothing, inserts refused (42501) in each table" "0|0|42501|42501|42501|0" \
+  "$(as_api authenticated "$C" "select count(*) from langgraph_checkpoints where thread_key = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$TD';")|$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$TD', '$ID5', '{}', '{\"planted\":true}')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$TD', 'a', '9', 'empty')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$TD', '$ID2', 'evil', 0, 'x', '\\x00')" commit)|$(as_api authenticated "$C" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$TD' returning 1) select count(*) from u;" commit)"
+expect "non-member's private row named like the deal thread ('<C>/cim-…') never reaches the members" "00000|$ID2" \
+  "$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$C/$TD', '$ID5', '{}')" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "non-member after a re-grant of everything: still 42501, and cannot join the organization" "42501|42501|42501|0" \
+  "$(regranted st authenticated "$C" "select langgraph_get_tuple('$TD')")|$(regranted st authenticated "$C" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")|$(regranted st authenticated "$C" "insert into organization_members (organization_id, user_id) values ('$ORG', '$C')")|$(regranted as_api authenticated "$C" "select count(*) from deals where id = '$DEAL_ID';")"
+expect "the deal thread is intact after everything the outsider tried" "$td_before" \
+  "$(q -c "select count(*) || '|' || md5(string_agg(checkpoint_id || metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_key = '$TD'")"
+expect "the service role's writes to a deal thread land in the deal's space; members see them" "$TD|$DT|$ID3" \
+  "$(as_api service_role "" "$(quiet put "$TD" "" "$ID3" "'$ID2'" "$(ckpt $ID3 '{}')" '{"by":"service"}' '[]')" commit; q -c "select thread_key || '|' || tenant_id from langgraph_checkpoints where checkpoint_id = '$ID3' and thread_key like '%$TD'")|$(as_api authenticated "$B" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "service_role acting for a member reaches the deal thread too" "$ID3" \
+  "$(acting_for "$B" as_api service_role "" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+q -c "delete from organization_members where organization_id = '$ORG' and user_id = '$B'" >/dev/null
+expect "a member removed from the organization is refused at once (read and write)" "42501|42501" \
+  "$(st authenticated "$B" "select langgraph_get_tuple('$TD')")|$(st authenticated "$B" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")"
+
+# --- deleting a user ---------------------------------------------------------------------------
+as_api authenticated "$E" "$(quiet put "$P-e" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")
+$(quiet put_writes "$P-e" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")
+$(quiet put "cim-$DEAL_ID-$P-e" "" "$ID1" null "$(ckpt $ID1 '{}')" '{"by":"E"}' '[]')" commit >/dev/null
+e_rows() { q -c "select (select count(*) from langgraph_checkpoints where tenant_id = '$E') + (select count(*) from langgraph_checkpoint_blobs where tenant_id = '$E') + (select count(*) from langgraph_checkpoint_writes where tenant_id = '$E')"; }
+expect "E (a member) has a private thread (3 rows) and wrote a deal thread" "3|1" "$(e_rows)|$(q -c "select count(*) from langgraph_checkpoints where thread_key = 'cim-$DEAL_ID-$P-e'")"
+q -c "delete from auth.users where id = '$E'" >/dev/null
+expect "deleting E from auth.users deletes E's threads; the deal thread E wrote stays the deal's" "0|E" \
+  "$(e_rows)|$(as_api authenticated "$A" "select langgraph_get_tuple('cim-$DEAL_ID-$P-e') -> 'metadata' ->> 'by';")"
+
+# --- done ------------------------------------------------------------------------------------------
+if [ "$failed" != 0 ]; then
+  log "checkpoint SQL test FAILED: $failed of $checks checks"
+  exit 1
+fi
 log "checkpoint SQL test passed: $checks checks"

@@ -6,8 +6,10 @@
 # Runs on the stack named by AGENTMEM_PG_PORT / AGENTMEM_STACK_DIR (default: the main
 # stack, 54329 / /tmp/agentmem-stack); applies pending migrations (starting Postgres if
 # needed, and stopping it again at the end if this script started it). Its data lives
-# under two fresh users that are deleted at the end (ON DELETE CASCADE removes the rest);
-# checks that need other writes run in transactions that roll back.
+# under fresh users that are deleted at the end (deleting a user deletes their rows: the
+# agentmem_forget_user trigger), plus the service tenant's rows it tags with this run's
+# agent ids (deleted at the end); checks that need other writes run in transactions that
+# roll back.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 PG="$ROOT/scripts/postgres.sh"
@@ -16,10 +18,15 @@ started=0
 
 A=$(cat /proc/sys/kernel/random/uuid)
 B=$(cat /proc/sys/kernel/random/uuid)
+D=$(cat /proc/sys/kernel/random/uuid)  # the concurrency checks' user
+RUN=mem-${A:0:8}                       # agent ids of the service tenant's rows
+DLDIR=$(mktemp -d)
 
 cleanup() {
   local rc=$?
-  "$PG" psql -X -q -At -c "delete from auth.users where id in ('$A', '$B')" >/dev/null 2>&1 || true
+  "$PG" psql -X -q -At -c "delete from auth.users where id in ('$A', '$B', '$D')" \
+    -c "delete from agent_memories where user_id = '00000000-0000-0000-0000-000000000000' and agent_id like '$RUN%'" >/dev/null 2>&1 || true
+  rm -rf "$DLDIR"
   if [ "$started" = 1 ]; then "$PG" stop >/dev/null 2>&1 || true; fi
   exit "$rc"
 }
@@ -53,14 +60,15 @@ E1=$(vec 1)
 E2=$(vec 0 1)
 
 log "agent memory SQL test (port ${AGENTMEM_PG_PORT:-54329}, users A=$A B=$B)"
-"$ROOT/scripts/migrate.sh" >&2
-q -c "insert into auth.users (id, email) values ('$A', 'mem-a-$A@example.test'), ('$B', 'mem-b-$B@example.test')"
+"$ROOT/scripts/migrate.sh" --with-optional >&2
+q -c "insert into auth.users (id, email) values ('$A', 'mem-a-$A@example.test'), ('$B', 'mem-b-$B@example.test'), ('$D', 'mem-d-$D@example.test')"
 
 FNS="'agent_memory_dimensions','create_agent_memory','search_agent_memories','update_memory_access',
-     'get_memory_context','cleanup_expired_memories','get_memory_statistics','set_agent_memory_dimensions'"
+     'get_memory_context','cleanup_expired_memories','get_memory_statistics','set_agent_memory_dimensions',
+     'update_agent_memory','delete_agent_memory'"
 
 # --- shape -------------------------------------------------------------------------------
-expect "the eight functions exist once each" 8 \
+expect "the ten functions exist once each" 10 \
   "$(q -c "select count(*) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
 expect "RLS on the three tables" "agent_memories|true,memory_access_log|true,memory_references|true" \
   "$(q -c "select string_agg(relname || '|' || relrowsecurity, ',' order by relname) from pg_class
@@ -82,11 +90,12 @@ expect "indexes: HNSW cosine, GIN tsvector, (user_id, agent_id), expires_at" "hn
         where c.relname = 'agent_memories_expires_at_idx'))")"
 expect "only set_agent_memory_dimensions is security definer" "set_agent_memory_dimensions" \
   "$(q -c "select string_agg(proname, ',') from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS) and prosecdef")"
-expect "every function pins search_path = public, extensions" 8 \
-  "$(q -c "select count(*) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)
-           and proconfig @> array['search_path=public, extensions']")"
-expect "volatility (create/search/update/context/cleanup volatile; stats, dimensions stable)" \
-  "agent_memory_dimensions:s,cleanup_expired_memories:v,create_agent_memory:v,get_memory_context:v,get_memory_statistics:s,search_agent_memories:v,set_agent_memory_dimensions:v,update_memory_access:v" \
+expect "every function pins search_path = public, extensions (delete_agent_memory: public)" "9|delete_agent_memory" \
+  "$(q -c "select count(*) filter (where proconfig @> array['search_path=public, extensions']),
+                  string_agg(proname, ',') filter (where proconfig @> array['search_path=public'])
+           from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+expect "volatility (create/search/update/delete/context/cleanup volatile; stats, dimensions stable)" \
+  "agent_memory_dimensions:s,cleanup_expired_memories:v,create_agent_memory:v,delete_agent_memory:v,get_memory_context:v,get_memory_statistics:s,search_agent_memories:v,set_agent_memory_dimensions:v,update_agent_memory:v,update_memory_access:v" \
   "$(q -c "select string_agg(proname || ':' || provolatile::text, ',' order by proname) from pg_proc
            where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
 expect "anon has no privilege on the tables" "f" \
@@ -101,10 +110,20 @@ expect "authenticated: CRUD on memories and references, no truncate; log append-
 expect "anon and PUBLIC cannot execute any memory function" "f" \
   "$(q -c "select bool_or(has_function_privilege('anon', p.oid, 'execute')) or bool_or(has_function_privilege('public', p.oid, 'execute'))
            from pg_proc p where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
-expect "authenticated executes all but set_agent_memory_dimensions; service_role all" "7|8" \
+expect "authenticated executes all but set_agent_memory_dimensions; service_role all" "9|10" \
   "$(q -c "select count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('service_role', p.oid, 'execute'))
            from pg_proc p where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
+
+expect "every key includes the tenant: primary keys (user_id, id), foreign keys (user_id, memory_id)" \
+  "agent_memories:p:user_id,id;memory_access_log:f:user_id,memory_id;memory_access_log:p:user_id,id;memory_references:f:user_id,memory_id;memory_references:p:user_id,id;memory_references:u:user_id,memory_id,reference_type,reference_id" \
+  "$(q -c "select string_agg(c.conrelid::regclass || ':' || c.contype::text || ':' || (select string_agg(a.attname, ',' order by k.o) from unnest(c.conkey) with ordinality k(n, o)
+             join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n), ';' order by c.conrelid::regclass::text, c.contype, c.conname)
+           from pg_constraint c where c.conrelid in ('public.agent_memories'::regclass, 'public.memory_references'::regclass, 'public.memory_access_log'::regclass)
+             and c.contype in ('p', 'f', 'u')")"
+expect "the tenant columns default to agentmem.tenant()" "agentmem.tenant()|agentmem.tenant()|agentmem.tenant()" \
+  "$(q -c "select string_agg(pg_get_expr(d.adbin, d.adrelid), '|') from pg_attrdef d join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+           where a.attname = 'user_id' and d.adrelid in ('public.agent_memories'::regclass, 'public.memory_references'::regclass, 'public.memory_access_log'::regclass)")"
 
 # --- seed (committed): user A's memories in agent-test, one in agent-other; B's -------------
 create() { # sub, args...  → id
@@ -127,7 +146,7 @@ expect "seed: create_agent_memory returned 9 ids" 0 "$bad_ids"
 # One committed reference and one access log row of A's, for the isolation checks.
 as_commit authenticated "$A" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$NEAR');
 insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'update');" >/dev/null
-expect "seed: rows belong to the caller (user_id defaults to auth.uid())" "7|2" \
+expect "seed: rows belong to the caller (user_id defaults to agentmem.tenant())" "7|2" \
   "$(q -c "select count(*) filter (where user_id = '$A'), count(*) filter (where user_id = '$B') from agent_memories where user_id in ('$A', '$B')")"
 
 # --- create --------------------------------------------------------------------------------
@@ -185,8 +204,8 @@ expect "create accepts exactly 10000 characters" "00000" \
   "$(state authenticated "$A" "select create_agent_memory('agent-test', repeat('x', 10000), 'fact');")"
 expect_match "create refuses a 3-dim embedding (22000, 'dimension')" '^22000\|.*dimension' \
   "$(state_msg authenticated "$A" "select create_agent_memory('agent-test', 'x', 'fact', p_embedding => '[1,2,3]');")"
-expect "create as service_role (no user) is refused (42501)" 42501 \
-  "$(state service_role "" "select create_agent_memory('agent-test', 'x', 'fact');")"
+expect "create as service_role acting for nobody: a memory of the service tenant (nil UUID)" "00000000-0000-0000-0000-000000000000" \
+  "$(as_api service_role "" "select user_id from create_agent_memory('$RUN', 'x', 'fact');")"
 
 # The same constraints hold for direct table writes (PATCH/POST /rest/v1/agent_memories).
 for c in "bad memory_type|'x', 'opinion', 0.5" "importance 1.5|'x', 'fact', 1.5" "importance NaN|'x', 'fact', 'NaN'" \
@@ -328,14 +347,112 @@ expect "B's context has only B's memories" "b-near" \
 expect "service_role sees both users (bypasses RLS)" 9 \
   "$(as_api service_role "" "select count(*) from agent_memories where user_id in ('$A', '$B');")"
 
+# --- ids are private to their tenant: no squatting, no oracle ---------------------------------
+UNUSED=$(cat /proc/sys/kernel/random/uuid)
+probe() { # sub, memory id: one line per call, "result|SQLSTATE|message" (the id normalized)
+  local stmt
+  for stmt in "select update_agent_memory('$2', p_importance_score => 0.1)" "select update_agent_memory('$2', 'new text', '$E2')" \
+    "select delete_agent_memory('$2')" "select update_memory_access(array['$2']::uuid[])" \
+    "select update_memory_access(array['$2']::uuid[], 'update')" \
+    "insert into memory_references (memory_id, reference_type, reference_id) values ('$2', 'rfp', '$REF')" \
+    "insert into memory_access_log (memory_id, access_type) values ('$2', 'read')" \
+    "insert into agent_memories (id, agent_id, content, memory_type) values ('$2', 'agent-test', 'x', 'fact') returning id" \
+    "select count(*) from agent_memories where id = '$2'" "select count(*) from memory_references where memory_id = '$2'" \
+    "select count(*) from memory_access_log where memory_id = '$2'" \
+    "with u as (update agent_memories set importance_score = 0.1 where id = '$2' returning 1) select count(*) from u" \
+    "with d as (delete from agent_memories where id = '$2' returning 1) select count(*) from d"; do
+    as_api authenticated "$1" "$stmt;
+\\echo :SQLSTATE|:LAST_ERROR_MESSAGE" | paste -sd'|'
+  done | sed "s/$2/<id>/g"
+}
+probe_a=$(probe "$B" "$NEAR")
+expect "no oracle: B's 13 calls on A's memory id are answered exactly like an unused id" "$(probe "$B" "$UNUSED")" "$probe_a"
+expect "... and those answers are: not found (null, false, 0, 23503), a fresh insert succeeds" \
+  "|00000|;|00000|;f|00000|;0|00000|;0|00000|;23503|insert or update on table \"memory_references\" violates foreign key constraint \"memory_references_memory_fkey\";23503|insert or update on table \"memory_access_log\" violates foreign key constraint \"memory_access_log_memory_fkey\";<id>|00000|;0|00000|;0|00000|;0|00000|;0|00000|;0|00000|" \
+  "$(paste -sd';' <<<"$probe_a")"
+SQ=$(cat /proc/sys/kernel/random/uuid)
+as_commit authenticated "$B" "insert into agent_memories (id, agent_id, content, memory_type) values ('$SQ', 'agent-squat', 'B was first', 'fact');" >/dev/null
+expect "squatting: B creates memory id X first, then A creates X: A succeeds" "00000" \
+  "$(api commit authenticated "$A" "insert into agent_memories (id, agent_id, content, memory_type) values ('$SQ', 'agent-squat', 'A second', 'fact');
+\\echo :SQLSTATE" | tail -n 1)"
+as_commit authenticated "$A" "select update_agent_memory('$SQ', 'A changed', '$E2') \\g /dev/null" >/dev/null
+b_view=$(as_commit authenticated "$B" "select content from agent_memories where id = '$SQ';
+select delete_agent_memory('$SQ');
+select count(*) from agent_memories where id = '$SQ';" | paste -sd'|')
+a_view=$(as_commit authenticated "$A" "insert into memory_references (memory_id, reference_type, reference_id) values ('$SQ', 'rfp', '$REF');
+insert into memory_access_log (memory_id, access_type) values ('$SQ', 'read');
+select content from agent_memories where id = '$SQ';
+select count(*) from memory_references where memory_id = '$SQ';
+select count(*) from memory_access_log where memory_id = '$SQ';
+select delete_agent_memory('$SQ');" | paste -sd'|')
+expect "... two independent memories: A's update changes A's, B's delete deletes B's, A's reference and log to X work" \
+  "B was first|t|0;A changed|1|1|t" "$b_view;$a_view"
+expect "B reusing the id of A's existing memory: a new memory of B's (no duplicate-key error); A's untouched" \
+  "00000|$B|$A:User prefers energy-efficient LED fixtures with 90% efficiency" \
+  "$(api commit authenticated "$B" "insert into agent_memories (id, agent_id, content, memory_type) values ('$NEAR', 'agent-squat', 'B reuses', 'fact');
+\\echo :SQLSTATE" | tail -n 1)|$(as_api authenticated "$B" "select user_id from agent_memories where id = '$NEAR';")|$(q -c "select user_id || ':' || content from agent_memories where id = '$NEAR' and user_id = '$A'")"
+as_commit authenticated "$B" "delete from agent_memories where id = '$NEAR';" >/dev/null
+
+# --- the service tenant and x-agentmem-tenant ----------------------------------------------------
+NILU=00000000-0000-0000-0000-000000000000
+SVC=$(as_commit service_role "" "select id from create_agent_memory('$RUN-svc', 'Service knowledge', 'fact', p_embedding => '$E1', p_metadata => '{\"label\":\"svc\"}');")
+expect "service_role acting for nobody creates in the service tenant" "$NILU" "$(q -c "select user_id from agent_memories where id = '$SVC'")"
+expect "... users never see the service tenant's memory (table, search, update_memory_access)" "0|near,future,mid,other,far|0" \
+  "$(as_api authenticated "$A" "select count(*) from agent_memories where id = '$SVC';")|$(search_labels "$A" ", p_match_threshold => -1")|$(as_api authenticated "$A" "select update_memory_access(array['$SVC']::uuid[]);")"
+expect "service_role's RPCs (acting for nobody) reach none of the users' memories" "0|0|0|||f" \
+  "$(as_api service_role "" "select count(*) filter (where user_id <> '$NILU') from search_agent_memories('$E1', p_match_threshold => -1, p_match_count => 100);")|$(as_api service_role "" "select count(*) filter (where user_id <> '$NILU') from get_memory_context(p_max_memories => 100, p_max_chars => 1000000);")|$(as_api service_role "" "select update_memory_access(array['$NEAR', '$BNEAR']::uuid[]);")|$(as_api service_role "" "select update_agent_memory('$NEAR', p_importance_score => 0.1);")|$(as_api service_role "" "select update_agent_memory('$NEAR', 'x', '$E2');")|$(as_api service_role "" "select delete_agent_memory('$NEAR');")"
+expect "service_role's statistics cover the service tenant only" "t" \
+  "$(as_api service_role "" "select (get_memory_statistics() ->> 'total')::bigint = (select count(*) from agent_memories where user_id = '$NILU');")"
+expect "service_role's search finds its own memory" "svc" \
+  "$(as_api service_role "" "select string_agg(metadata->>'label', ',') from search_agent_memories('$E1', '$RUN-svc', p_record_access => false);")"
+expect "service_role acting for A (x-agentmem-tenant): A's search, A's statistics" \
+  "$(search_labels "$A" ", p_match_threshold => -1")|$(as_api authenticated "$A" "select get_memory_statistics();")" \
+  "$(acting_for "$A" as_api service_role "" "select coalesce(string_agg(s.metadata->>'label', ',' order by s.ordinality), '')
+     from search_agent_memories('$E1', p_record_access => false, p_match_threshold => -1) with ordinality s;")|$(acting_for "$A" as_api service_role "" "select get_memory_statistics();")"
+expect "service_role acting for A: creates A's memory, bumps only A's, deletes only A's expired" "$A|1|1|1" \
+  "$(acting_for "$A" as_api service_role "" "select user_id from create_agent_memory('agent-test', 'x', 'fact');")|$(acting_for "$A" as_api service_role "" "select update_memory_access(array['$NEAR', '$BNEAR']::uuid[]);")|$(acting_for "$A" as_api service_role "" "select cleanup_expired_memories();
+select count(*) from agent_memories where user_id = '$B' and expires_at <= now();" | paste -sd'|')"
+expect "a user sending another user's id as x-agentmem-tenant: 42501 (search, create, table read)" "42501|42501|42501" \
+  "$(acting_for "$A" state authenticated "$B" "select * from search_agent_memories('$E1');")|$(acting_for "$A" state authenticated "$B" "select create_agent_memory('agent-test', 'x', 'fact');")|$(acting_for "$A" state authenticated "$B" "select count(*) from agent_memories;")"
+expect "service_role with a malformed x-agentmem-tenant: 22023" "22023|22023" \
+  "$(acting_for "$A-0" state service_role "" "select * from search_agent_memories('$E1');")|$(acting_for "me" state service_role "" "select create_agent_memory('agent-test', 'x', 'fact');")"
+
+# --- no identity, no access: anon, tokens without a user, a project that re-grants everything -----
+RPC_CALLS=("select * from search_agent_memories('$E1')" "select create_agent_memory('a', 'x', 'fact')"
+  "select get_memory_statistics()" "select * from get_memory_context()" "select cleanup_expired_memories()"
+  "select update_memory_access(array['$NEAR']::uuid[])" "select agent_memory_dimensions()"
+  "select update_agent_memory('$NEAR', p_importance_score => 0.1)" "select delete_agent_memory('$NEAR')")
+TABLE_READS=("select count(*) from agent_memories" "select count(*) from memory_references" "select count(*) from memory_access_log")
+for stmt in "${RPC_CALLS[@]}" "${TABLE_READS[@]}"; do
+  expect "a token without a user (no sub, non-UUID, nil, empty): PT401: ${stmt:0:50}" "$SUBLESS_EXPECTED" "$(subless_states "$stmt")"
+done
+
 # --- anon --------------------------------------------------------------------------------------
 for stmt in "select 1 from agent_memories limit 1" "select 1 from memory_references limit 1" "select 1 from memory_access_log limit 1" \
   "insert into agent_memories (agent_id, content, memory_type) values ('a', 'x', 'fact')" \
   "select * from search_agent_memories('$E1')" "select create_agent_memory('a', 'x', 'fact')" \
   "select get_memory_statistics()" "select * from get_memory_context()" "select cleanup_expired_memories()" \
-  "select update_memory_access(array['$NEAR']::uuid[])" "select agent_memory_dimensions()" "select set_agent_memory_dimensions(8)"; do
+  "select update_memory_access(array['$NEAR']::uuid[])" "select agent_memory_dimensions()" "select set_agent_memory_dimensions(8)" \
+  "select update_agent_memory('$NEAR', p_importance_score => 0.1)" "select delete_agent_memory('$NEAR')"; do
   expect "anon: permission denied: ${stmt:0:60}" 42501 "$(state anon "" "$stmt;")"
+  if [[ $stmt == "select 1 from"* ]]; then
+    expect "anon after a re-grant of everything reads nothing: ${stmt:0:50}" "|00000" "$(regranted as_api anon "" "$stmt;
+\\echo :SQLSTATE" | paste -sd'|' | sed 's/^00000$/|00000/')"
+  else
+    # Every function asks agentmem.tenant() first, so anon is refused even where row-level
+    # security alone would have filtered everything out.
+    expect "anon after a re-grant of everything: refused: ${stmt:0:50}" 42501 "$(regranted as_api anon "" "$stmt;
+\\echo :SQLSTATE" | paste -sd'|')"
+  fi
 done
+expect "anon's UPDATE/DELETE after a re-grant touch nothing; a memory's owner sees it intact" "0|0|0|t" \
+  "$(regranted as_api anon "" "with u as (update agent_memories set content = 'pwned' returning 1) select count(*) from u;")|$(regranted as_api anon "" "with d as (delete from memory_access_log returning 1) select count(*) from d;")|$(regranted as_api anon "" "with d as (delete from agent_memories returning 1) select count(*) from d;")|$(as_api authenticated "$A" "select content like 'User prefers%' from agent_memories where id = '$NEAR';")"
+expect "TRUNCATE as a user: 42501 (no grant), and 42501 after a re-grant (trigger), each table" "42501|42501|42501|42501|42501" \
+  "$(state authenticated "$A" "truncate memory_access_log;")|$(regranted state authenticated "$A" "truncate agent_memories cascade;")|$(regranted state authenticated "$A" "truncate memory_references;")|$(regranted state authenticated "$A" "truncate memory_access_log;")|$(regranted state anon "" "truncate memory_access_log;")"
+expect "after a re-grant B still reaches none of A's memories (select, update, delete, insert as A, update_memory_access, search)" "0|0|0|42501|0|b-near" \
+  "$(regranted as_api authenticated "$B" "select count(*) from agent_memories where user_id = '$A';")|$(regranted as_api authenticated "$B" "with u as (update memory_access_log set access_type = 'search' where user_id = '$A' returning 1) select count(*) from u;")|$(regranted as_api authenticated "$B" "with d as (delete from agent_memories where id = '$NEAR' returning 1) select count(*) from d;")|$(regranted state authenticated "$B" "insert into agent_memories (user_id, agent_id, content, memory_type) values ('$A', 'agent-test', 'x', 'fact');")|$(regranted as_api authenticated "$B" "select update_memory_access(array['$NEAR', '$MID']::uuid[]);")|$(regranted search_labels "$B" ", p_match_threshold => -1")"
+expect "after a re-grant a user still cannot call set_agent_memory_dimensions (42501, checked inside)" "42501|42501|t" \
+  "$(regranted state authenticated "$A" "select set_agent_memory_dimensions(8);")|$(regranted state anon "" "select set_agent_memory_dimensions(8);")|$(regranted as_api authenticated "$A" "select has_function_privilege('authenticated', 'public.set_agent_memory_dimensions(integer)', 'execute');")"
 
 # --- get_memory_context --------------------------------------------------------------------------
 C100=$(printf 'c%.0s' {1..99}) # 99 chars + a 1-char label prefix = 100
@@ -429,6 +546,51 @@ expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-d
        '\o /dev/null' "select * from search_agent_memories('$E1');" '\o' '\echo :SQLSTATE' 'rollback;' |
      q_continue | tr '\n' '|' | sed 's/|$//')"
 expect "after the rolled-back change the column is vector(384) again" 384 "$(q -c 'select agent_memory_dimensions()')"
+
+# --- concurrency: access bumps in opposite orders never deadlock, and count exactly ----------
+# search_agent_memories, get_memory_context and update_memory_access lock the rows they
+# bump in id order. Four sessions of user D bump the same 30 memories over and over: two
+# searches whose rankings are each other's reverse, the context (importance order), and
+# update_memory_access; each call its own transaction. Ids are random, so id order is
+# neither ranking.
+NDL=${AGENTMEM_DEADLOCK_ROUNDS:-120}
+as_commit authenticated "$D" "insert into agent_memories (agent_id, content, memory_type, importance_score, embedding)
+  select 'agent-dl', 'memory ' || i, 'fact', i / 31.0,
+         ('[' || cos(radians(i * 3)) || ',' || sin(radians(i * 3)) || repeat(',0', agent_memory_dimensions() - 2) || ']')::extensions.vector
+  from generate_series(1, 30) i;" >/dev/null
+dl_session() { # name, statement printing the bumped ids (comma-separated)
+  {
+    printf '%s\n' 'set role authenticated;' \
+      "select set_config('request.jwt.claims', '{\"sub\":\"$D\",\"role\":\"authenticated\"}', false) \\g /dev/null"
+    for ((i = 0; i < NDL; i++)); do printf '%s\n' "$2" '\echo state :SQLSTATE'; done
+  } | "$PG" psql -X -q -At -U authenticator >"$DLDIR/$1.out" 2>"$DLDIR/$1.err"
+}
+dl_session search-asc "select string_agg(id::text, ',') from search_agent_memories('$E1', 'agent-dl', -1, 30, p_session_id => 'dl');" &
+dl_session search-desc "select string_agg(id::text, ',') from search_agent_memories('$E2', 'agent-dl', -1, 30, p_session_id => 'dl');" &
+dl_session context "select string_agg(id::text, ',') from get_memory_context('agent-dl', null, 1000000, 30);" &
+dl_session access "select case when update_memory_access(array(select id from agent_memories where agent_id = 'agent-dl' order by id desc)) = 30
+  then (select string_agg(id::text, ',') from agent_memories where agent_id = 'agent-dl') end;" &
+wait
+expect "4 concurrent sessions x $NDL bumps of the same 30 memories in opposite orders: no deadlock (40P01), no error" \
+  "$((4 * NDL)) ok" \
+  "$(cat "$DLDIR"/*.out | grep '^state ' | sort | uniq -c | awk '{print $1, ($3 == "00000" ? "ok" : $3)}' | paste -sd,)"
+expect "... every call bumped all 30 memories" "$((4 * NDL))" \
+  "$(cat "$DLDIR"/*.out | grep -v '^state ' | awk -F, 'NF == 30' | wc -l)"
+expect "... access_count = recorded accesses (log rows) = times returned, for each memory" "30 exact" \
+  "$(cat "$DLDIR"/*.out | grep -v '^state ' | tr ',' '\n' | sort | uniq -c | awk '{print $2 "|" $1}' | sort >"$DLDIR/returned"
+     q -c "select m.id || '|' || m.access_count || '|' || (select count(*) from memory_access_log l where l.user_id = m.user_id and l.memory_id = m.id)
+           from agent_memories m where m.user_id = '$D' order by 1" >"$DLDIR/stored"
+     join -t'|' "$DLDIR/returned" "$DLDIR/stored" | awk -F'|' '$2 == $3 && $3 == $4 && $2 == '"$((4 * NDL))"' {n++} END {print n + 0, "exact"}')"
+expect "... and the log has the right kinds: searches with their session, context, read" "search:dl:$((60 * NDL)),read::$((30 * NDL)),context::$((30 * NDL))" \
+  "$(q -c "select string_agg(access_type || ':' || coalesce(session_id, '') || ':' || n, ',' order by access_type desc) from (
+             select access_type, session_id, count(*) n from memory_access_log where user_id = '$D' group by 1, 2) x")"
+
+# --- deleting a user ---------------------------------------------------------------------------
+a_rows() { q -c "select (select count(*) from agent_memories where user_id = '$A') || '|' || (select count(*) from memory_references where user_id = '$A') || '|' || (select count(*) from memory_access_log where user_id = '$A')"; }
+expect "A has memories, references and access log rows" "t" "$(a_rows | awk -F'|' '{print ($1 > 0 && $2 > 0 && $3 > 0) ? "t" : "f"}')"
+b_before=$(q -c "select count(*) from agent_memories where user_id = '$B'")
+q -c "delete from auth.users where id = '$A'" >/dev/null
+expect "deleting A from auth.users deletes A's memories, references and access log; B's stay" "0|0|0|$b_before" "$(a_rows)|$(q -c "select count(*) from agent_memories where user_id = '$B'")"
 
 # --- done ------------------------------------------------------------------------------------------
 if [ "$failed" != 0 ]; then

@@ -25,24 +25,13 @@ cleanup() {
 trap cleanup EXIT
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
-ok() { printf '  ok  %s\n' "$1"; }
+# sql_lib.sh: api/as_api (PostgREST-shaped requests), sqlstate, acting_for, regranted, uuid;
+# this script stops at its first failure, so ok/expect are redefined as fatal.
+source "$(dirname "${BASH_SOURCE[0]}")/sql_lib.sh"
+ok() { checks=$((checks + 1)); printf '  ok  %s\n' "$1"; }
 fail() { printf '  FAIL %s\n' "$1" >&2; exit 1; }
 expect() { # name, expected, actual
   if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected [$2], got [$3]"; fi
-}
-q() { "$PG" psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-# As the PostgREST login role, inside one transaction, as `role` with the JWT claims of
-# `sub`, exactly as PostgREST does it: set local role + set_config(..., true).
-as_api() { # role, sub ('' for none), sql (errors do not stop; :SQLSTATE is available)
-  local claims
-  if [ -n "$2" ]; then claims="{\"sub\":\"$2\",\"role\":\"$1\"}"; else claims="{\"role\":\"$1\"}"; fi
-  "$PG" psql -X -q -At -U authenticator 2>/dev/null <<EOF
-begin;
-set local role $1;
-select set_config('request.jwt.claims', '$claims', true) \g /dev/null
-$3
-rollback;
-EOF
 }
 
 log "postgres stack test (stack $AGENTMEM_STACK_DIR, port $port)"
@@ -76,14 +65,34 @@ for ip in $(hostname -I 2>/dev/null || true); do
 done
 
 # --- migrations --------------------------------------------------------------------------
-out=$("$ROOT/scripts/migrate.sh" 2>&1)
+# As the test stack runs them (scripts/stack.sh up --test-fixtures): with the opt-in files
+# of supabase/optional applied as migrations after the regular ones.
+out=$("$ROOT/scripts/migrate.sh" --with-optional 2>&1)
 grep -q '^applied 20261121000000_extensions.sql$' <<<"$out" || fail "first migrate: $out"
 ok "first migrate applies 20261121000000_extensions.sql"
-out=$("$ROOT/scripts/migrate.sh" 2>&1)
+expect "--with-optional applies supabase/optional/*.sql last, in file-name order" \
+  "applied langgraph_deal_scoped.sql
+applied langgraph_postgres_saver.sql" "$(grep '^applied' <<<"$out" | tail -n 2)"
+expect "... recorded as migrations 20261122000900, 20261122000901" \
+  "20261122000900|langgraph_deal_scoped,20261122000901|langgraph_postgres_saver" \
+  "$(q -c "select string_agg(version || '|' || name, ',' order by version) from supabase_migrations.schema_migrations where version >= '20261122000900'")"
+out=$("$ROOT/scripts/migrate.sh" --with-optional 2>&1)
 grep -q '^applied' <<<"$out" && fail "second migrate applied something: $out"
 ok "second migrate applies nothing"
+out=$("$ROOT/scripts/migrate.sh" 2>&1)
+grep -q '^applied' <<<"$out" && fail "migrate without --with-optional applied something: $out"
+ok "migrate without --with-optional afterwards applies nothing either"
 expect "recorded like the Supabase CLI" "extensions|t" \
   "$(q -c "select name, statements[1] like '%create extension if not exists vector%' from supabase_migrations.schema_migrations where version = '20261121000000'")"
+# A database whose applied migration no longer matches its file is refused, not patched.
+q -c "update supabase_migrations.schema_migrations set statements[1] = statements[1] || '-- edited' where version = '20261122000500'" >/dev/null
+st=0; out=$("$ROOT/scripts/migrate.sh" --with-optional 2>&1) || st=$?
+q -c "update supabase_migrations.schema_migrations set statements[1] = left(statements[1], -9) where version = '20261122000500'" >/dev/null
+expect "migrate refuses a database whose applied migration's file changed (exit 1)" 1 "$st"
+grep -q '20261122000500_research_sessions.sql changed after it was applied' <<<"$out" || fail "the refusal does not name the file: $out"
+ok "... and names the file"
+out=$("$ROOT/scripts/migrate.sh" --with-optional 2>&1) || fail "migrate after restoring the record: $out"
+ok "migrate accepts the database again once the record matches"
 out=$(q -f "$ROOT/supabase/local/bootstrap.sql" 2>&1) || fail "bootstrap.sql is not re-runnable: $out"
 ok "bootstrap.sql runs again cleanly"
 
@@ -142,6 +151,155 @@ expect "API roles cannot read auth.users" 42501 \
   "$(as_api authenticated "$A" "select 1 from auth.users;
 \\echo :SQLSTATE")"
 
+# --- tenancy (20261121000100_tenancy.sql) ----------------------------------------------------
+# Who a request acts for: agentmem.tenant() under every kind of caller.
+U1=$(uuid)
+U2=$(uuid)
+q -c "insert into auth.users (id, email) values ('$U1', 'u1@example.test'), ('$U2', 'u2@example.test')" >/dev/null
+tenant() { "$@" "select agentmem.tenant();
+\\echo :SQLSTATE" | paste -sd'|'; }
+expect "tenant of a signed-in user: the JWT's sub" "$U1|00000" "$(tenant as_api authenticated "$U1")"
+expect "a token of role authenticated without sub: PT401" "PT401" "$(tenant as_api authenticated "")"
+expect "... with a sub that is not a UUID: PT401" "PT401" "$(API_CLAIMS='{"role":"authenticated","sub":"admin"}' tenant as_api authenticated "")"
+expect "... with the nil UUID as sub (the service tenant): PT401" "PT401" "$(tenant as_api authenticated "$NIL")"
+expect "PT401 says why" "agentmem: this token names no user: its sub claim is missing or not a user id" \
+  "$(as_api authenticated "" "select agentmem.tenant() \\g /dev/null
+\\echo :LAST_ERROR_MESSAGE")"
+expect "anon: 42501" "42501" "$(tenant as_api anon "")"
+expect "anon acting for a user: still 42501" "42501" "$(acting_for "$U1" tenant as_api anon "")"
+expect "service_role: the service tenant (nil UUID)" "$NIL|00000" "$(tenant as_api service_role "")"
+expect "service_role with a user's sub in its claims: still the service tenant" "$NIL|00000" "$(tenant as_api service_role "$U1")"
+expect "service_role with x-agentmem-tenant: that user" "$U1|00000" "$(acting_for "$U1" tenant as_api service_role "")"
+expect "... an upper-case UUID names the same user" "$U1|00000" "$(acting_for "${U1^^}" tenant as_api service_role "")"
+expect "... a malformed value: 22023" "22023" "$(acting_for "$U1-x" tenant as_api service_role "")"
+expect "... an empty value: 22023" "22023" "$(acting_for "" tenant as_api service_role "")"
+expect "a user sending another user's id as x-agentmem-tenant: 42501" "42501" "$(acting_for "$U2" tenant as_api authenticated "$U1")"
+expect "a user sending a malformed x-agentmem-tenant: 42501" "42501" "$(acting_for "nope" tenant as_api authenticated "$U1")"
+expect "a user sending their own id (any case): themselves" "$U1|00000" "$(acting_for "${U1^^}" tenant as_api authenticated "$U1")"
+expect "a direct connection as postgres (superuser): the service tenant" "$NIL" "$(q -c "select agentmem.tenant()")"
+expect "authenticator without an API role: 42501" "42501" \
+  "$("$PG" psql -X -q -At -U authenticator -c 'select agentmem.tenant()' -c '\echo :SQLSTATE' 2>/dev/null)"
+expect "sees_all_tenants: service role only, and only when acting for nobody" "t|f|f" \
+  "$(as_api service_role "" "select agentmem.sees_all_tenants();")|$(acting_for "$U1" as_api service_role "" "select agentmem.sees_all_tenants();")|$(as_api authenticated "$U1" "select agentmem.sees_all_tenants();")"
+
+# Every agentmem table is registered and protected the same way.
+REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
+expect "agentmem.tenant_tables lists the eleven tables" \
+  "agent_memories,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+  "$REGISTERED"
+expect "each: RLS on; policies only for authenticated, one per command" "11|0|44" \
+  "$(q -c "select count(*) filter (where c.relrowsecurity),
+                  (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
+                  (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name)
+           from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|11" \
+  "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
+                  bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
+                  count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
+           from agentmem.tenant_tables t, unnest(array['anon', 'public', 'authenticated', 'service_role']) r,
+                unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p")"
+expect "the agentmem schema: no usage for anon or PUBLIC" "f|f|t" \
+  "$(q -c "select has_schema_privilege('anon', 'agentmem', 'usage'), has_schema_privilege('public', 'agentmem', 'usage'), has_schema_privilege('authenticated', 'agentmem', 'usage')")"
+expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
+  "$(q -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
+           and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
+# SECURITY DEFINER: few, and each checks its caller itself (not only through grants).
+expect "the SECURITY DEFINER functions are exactly these" \
+  "agentmem.forget_user,agentmem.member_deal_tenants,public.set_agent_memory_dimensions" \
+  "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
+           where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
+expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "3|2" \
+  "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
+                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant|is_service)\\(\\)')
+           from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
+expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
+  "$("$PG" psql -X -q -At -c "select agentmem.forget_user()" -c '\echo :SQLSTATE' 2>/dev/null | tail -n 1)"
+
+# One row of U1's in every table, through the RPCs, the way a client writes them.
+SEED="select langgraph_put('t', '', 'c1', null, 'json', '{\"v\":4,\"id\":\"c1\",\"channel_versions\":{\"a\":\"1\"}}', '{}', '[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
+select langgraph_put_writes('t', '', 'c1', 'task', '', '[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
+select id as mem from create_agent_memory('agent', 'hello', 'fact', p_reference => '{\"reference_type\":\"rfp\",\"reference_id\":\"$U2\"}') \\gset
+select update_memory_access(array[:'mem']::uuid[]) \\g /dev/null
+select save_unified_state('$U2', 'lead', '{\"a\":1}', '{}', '$U1') \\g /dev/null
+select create_workflow_state('{\"session_id\":\"wf\"}') \\g /dev/null
+select save_research_session('{\"session_id\":\"rs\",\"query\":\"q\",\"current_phase\":\"p\"}') \\g /dev/null
+select save_research_draft('$U2', 'rs', '1_browsing', 'text') \\g /dev/null
+\\echo :SQLSTATE"
+expect "U1 writes a row into every table (RPCs)" "00000" "$(as_commit authenticated "$U1" "$SEED")"
+# "table:count" of each registered table, as the statement's caller (counts under RLS).
+counts_sql() { # where clause over the table (%1\$I = its tenant column)
+  local t col sql=""
+  while read -r t col; do
+    sql+="select '$t:' || count(*) from public.$t where $(printf "${1//\%1\$I/%s}" "$col");
+"
+  done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
+  printf '%s' "$sql"
+}
+ALL_ONE="agent_memories:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
+expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
+expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
+expect "U2 sees none of them" "$ALL_ZERO" "$(as_api authenticated "$U2" "$(counts_sql true)" | paste -sd,)"
+expect "the service role acting for nobody: none of them through a tenant filter" "$ALL_ZERO" \
+  "$(as_api service_role "" "$(counts_sql "%1\$I = agentmem.tenant()")" | paste -sd,)"
+expect "the service role acting for U1: all of them" "$ALL_ONE" \
+  "$(acting_for "$U1" as_api service_role "" "$(counts_sql "%1\$I = agentmem.tenant()")" | paste -sd,)"
+# Per table: a read, an insert of a row for U1, an update, a delete and a TRUNCATE, each
+# as its own statement; prints "table:SQLSTATE/rows,...".
+each_table_sql() {
+  local t col sql=""
+  while read -r t col; do
+    sql+="select count(*) as n from public.$t \\gset
+\\echo $t:select::SQLSTATE/:n
+insert into public.$t ($col) values ('$U1');
+\\echo $t:insert::SQLSTATE
+with x as (update public.$t set $col = $col returning 1) select count(*) as n from x \\gset
+\\echo $t:update::SQLSTATE/:n
+with x as (delete from public.$t returning 1) select count(*) as n from x \\gset
+\\echo $t:delete::SQLSTATE/:n
+truncate public.$t cascade;
+\\echo $t:truncate::SQLSTATE
+"
+  done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
+  printf '%s' "$sql"
+}
+# The answers allowed: a read is refused or empty, a write refused or touching nothing.
+judge() { # every line (5 per table) must be one of the safe outcomes
+  local line unsafe="" n=0
+  while read -r line; do
+    n=$((n + 1))
+    case "$line" in
+      *:select:42501/* | *:select:00000/0 | *:insert:42501 | *:update:42501/* | *:update:00000/0 | \
+        *:delete:42501/* | *:delete:00000/0 | *:truncate:42501) ;;
+      *) unsafe+="$line " ;;
+    esac
+  done
+  [ "$n" = 55 ] || unsafe+="($n answers, not 55)"
+  printf '%s' "${unsafe:-none}"
+}
+expect "anon: every table refused or empty (select, insert, update, delete, truncate)" none \
+  "$(as_api anon "" "$(each_table_sql)" | judge)"
+expect "anon after a project re-grants everything to anon/authenticated: still nothing" none \
+  "$(regranted as_api anon "" "$(each_table_sql)" | judge)"
+expect "U2 after the re-grant: nothing of U1's, no TRUNCATE" none \
+  "$(regranted as_api authenticated "$U2" "$(each_table_sql)" | judge)"
+expect "... TRUNCATE refused by the trigger (the grant is there)" "11" \
+  "$(regranted as_api authenticated "$U2" "$(each_table_sql)" | grep -c ':truncate:42501')"
+expect "... with the message of agentmem.refuse_truncate" "agentmem: agent_memories cannot be truncated by role authenticated" \
+  "$(regranted as_api authenticated "$U2" "truncate public.agent_memories cascade;
+\\echo :LAST_ERROR_MESSAGE")"
+expect "a sub-less token after the re-grant: every table read PT401" "11" \
+  "$(API_CLAIMS='{"role":"authenticated"}' regranted as_api authenticated "" "$(each_table_sql)" | grep -c ':select:PT401/')"
+expect "U1's rows intact after all that" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
+expect "service_role has no TRUNCATE privilege either (42501)" "42501" \
+  "$(sqlstate service_role "" "truncate public.research_drafts")"
+
+# Deleting a user (Supabase Auth deletes from auth.users) deletes their rows everywhere.
+q -c "delete from auth.users where id = '$U1'" >/dev/null
+expect "deleting U1 from auth.users deletes U1's rows from every table" "$ALL_ZERO" \
+  "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
+q -c "delete from auth.users where id = '$U2'" >/dev/null
+
 # --- stop, warm restart, stop ------------------------------------------------------------
 t0=$(ms)
 "$PG" stop 2>/dev/null
@@ -160,4 +318,4 @@ grep -q '^applied' <<<"$out" && fail "migrate after restart applied something: $
 ok "migrate after restart applies nothing"
 "$PG" stop 2>/dev/null
 
-log "postgres stack test passed: cold start ${t_cold} ms, start when running ${t_again} ms, stop ${t_stop} ms, warm start ${t_warm} ms"
+log "postgres stack test passed: $checks checks; cold start ${t_cold} ms, start when running ${t_again} ms, stop ${t_stop} ms, warm start ${t_warm} ms"

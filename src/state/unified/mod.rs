@@ -2,7 +2,9 @@
 //! is one atomic request instead of one upsert per field.
 //!
 //! Operations (SQL: supabase/migrations/20261122000300_unified_conversations.sql):
-//! - `save(contractorLeadId, state, {conversationId?})` → `rpc/save_unified_state`
+//! - `save(contractorLeadId, state, {conversationId?})` → `rpc/save_unified_state`, which
+//!   also upserts the contractor lead when the state has a company_name (spec 000 §2; the
+//!   original's separate call), in the same transaction
 //! - `restore(contractorLeadId)` → `GET rpc/restore_unified_state`
 //! - `createCheckpoint(contractorLeadId, state)` → `rpc/create_unified_checkpoint`
 //! - `restoreCheckpoint(contractorLeadId)` → `GET rpc/restore_unified_checkpoint`
@@ -16,6 +18,7 @@ use uuid::Uuid;
 
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
+use super::contractors::state_lead;
 use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
 use crate::error::ErrorReport;
 use crate::ids;
@@ -31,9 +34,20 @@ pub struct Settings {
     pub skip_empty: bool,
     /// The UUIDv5 namespace of conversation ids (default COIA's).
     pub namespace: Uuid,
+    /// Upsert the contractor lead of a state with a company_name (default true).
+    pub contractor_leads: bool,
 }
 
-fn field_names(v: &Value, path: &str, into: &mut Vec<String>) -> Result<(), StateError> {
+/// Appends the names in `v` that `seen` does not hold yet, in order. `seen` makes the
+/// de-duplication linear-logarithmic: the options are parsed on every call, and a linear
+/// search per name made a long `extraFields` list block the caller for seconds. (A JSON
+/// map as the set: its code is in the module already, a BTreeSet's would not be.)
+fn field_names(
+    v: &Value,
+    path: &str,
+    into: &mut Vec<String>,
+    seen: &mut serde_json::Map<String, Value>,
+) -> Result<(), StateError> {
     for (i, item) in json::array(v, path)?.iter().enumerate() {
         let p = json::index(path, i);
         let name = json::name(item, &p, 255)?;
@@ -43,7 +57,7 @@ fn field_names(v: &Value, path: &str, into: &mut Vec<String>) -> Result<(), Stat
                 format!("{LAST_STATE_UPDATE} is written by every save; it cannot be a state field"),
             ));
         }
-        if !into.contains(&name) {
+        if seen.insert(name.clone(), Value::Null).is_none() {
             into.push(name);
         }
     }
@@ -54,14 +68,23 @@ impl Settings {
     pub fn parse(options: &Value) -> Result<Settings, StateError> {
         let empty = serde_json::Map::new();
         let o = if options.is_null() { &empty } else { json::object(options, "options")? };
-        json::only(o, "options", "UnifiedStateManager options", &["fields", "extraFields", "skipEmpty", "namespace"])?;
+        json::only(
+            o,
+            "options",
+            "UnifiedStateManager options",
+            &["fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"],
+        )?;
         let mut fields = Vec::new();
+        let mut seen = serde_json::Map::new();
         match json::get(o, "fields") {
-            Some(v) => field_names(v, "options.fields", &mut fields)?,
-            None => fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string())),
+            Some(v) => field_names(v, "options.fields", &mut fields, &mut seen)?,
+            None => {
+                fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()));
+                seen.extend(fields.iter().map(|f| (f.clone(), Value::Null)));
+            }
         }
         if let Some(v) = json::get(o, "extraFields") {
-            field_names(v, "options.extraFields", &mut fields)?;
+            field_names(v, "options.extraFields", &mut fields, &mut seen)?;
         }
         let skip_empty = json::get(o, "skipEmpty").map(|v| json::boolean(v, "options.skipEmpty")).transpose()?;
         let namespace = match json::get(o, "namespace") {
@@ -69,7 +92,13 @@ impl Settings {
             Some(v) => ids::parse_namespace(&json::string(v, "options.namespace")?)
                 .map_err(|e| StateError::invalid("options.namespace", e.to_string()))?,
         };
-        Ok(Settings { fields, skip_empty: skip_empty.unwrap_or(false), namespace })
+        let leads = json::get(o, "contractorLeads").map(|v| json::boolean(v, "options.contractorLeads")).transpose()?;
+        Ok(Settings {
+            fields,
+            skip_empty: skip_empty.unwrap_or(false),
+            namespace,
+            contractor_leads: leads.unwrap_or(true),
+        })
     }
 
     /// What the facade exposes: the effective field list and options.
@@ -78,6 +107,7 @@ impl Settings {
             "fields": self.fields,
             "skipEmpty": self.skip_empty,
             "namespace": self.namespace.hyphenated().to_string(),
+            "contractorLeads": self.contractor_leads,
         })
     }
 
@@ -116,9 +146,17 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let o = if options.is_null() { &empty } else { json::object(options, "options")? };
             json::only(o, "options", "saveState options", &["conversationId"])?;
             let linked = json::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
-            let args = json!({
+            let state_lead =
+                if s.contractor_leads { json::object(arg(args, 1), "state").ok().and_then(state_lead) } else { None };
+            let mut args = json!({
                 "p_conversation_id": conversation_id, "p_contractor_lead_id": lead, "p_fields": encoded.fields,
                 "p_metadata": encoded.metadata, "p_linked_conversation_id": linked,
+            });
+            // Sent only when there is a lead, so databases without the contractors
+            // migration keep working for states without a company_name.
+            let lead_summary = state_lead.map(|l| {
+                args["p_lead"] = Value::Object(l.fields);
+                json!({ "id": lead, "fields": l.copied, "skipped": l.skipped })
             });
             let req = request::rpc(t, "save_unified_state", &args, &rpc_write)?;
             let saved = encoded.saved;
@@ -126,7 +164,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 let stamp = body.get("last_state_update").cloned().filter(Value::is_string).ok_or_else(|| {
                     StateError::Server(format!("save_unified_state returned {body} instead of its summary"))
                 })?;
-                Ok(json!({ "conversationId": conversation_id, "savedFields": saved, "lastStateUpdate": stamp }))
+                Ok(json!({
+                    "conversationId": conversation_id, "savedFields": saved, "lastStateUpdate": stamp,
+                    "lead": lead_summary.unwrap_or(Value::Null),
+                }))
             })
         }
         "restore" => {
@@ -219,13 +260,52 @@ mod tests {
         assert_eq!(body["p_fields"], json!({"company_name": "Acme", "messages": [{"content": "hi", "type": "human"}]}));
         assert_eq!(body["p_metadata"], json!({"company_name": "Acme", "journey_stage": "research"}));
         assert_eq!(body["p_linked_conversation_id"], json!("3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"));
+        assert_eq!(body["p_lead"], json!({"company_name": "Acme"}), "the lead rides in the same request");
         let out = op
             .finish(json!({"conversation_id": "x", "last_state_update": "2026-11-22T00:00:00.000000Z", "rows": 3}))
             .unwrap();
         assert_eq!(
             out,
-            json!({"conversationId": "1636806e-18db-5536-b0d9-dcd21dd1699b", "savedFields": ["messages", "company_name"], "lastStateUpdate": "2026-11-22T00:00:00.000000Z"})
+            json!({"conversationId": "1636806e-18db-5536-b0d9-dcd21dd1699b", "savedFields": ["messages", "company_name"], "lastStateUpdate": "2026-11-22T00:00:00.000000Z",
+                   "lead": {"id": "landing-abc123def456", "fields": ["company_name"], "skipped": []}})
         );
+    }
+
+    #[test]
+    fn long_field_lists_are_deduplicated_in_order_without_quadratic_time() {
+        let mut names: Vec<String> = (0..100_000).map(|i| format!("f{i}")).collect();
+        names.extend(["f7".into(), "messages".into(), "f99999".into()]);
+        let started = std::time::Instant::now();
+        let s = Settings::parse(&json!({"extraFields": names})).unwrap();
+        // A linear search per name takes minutes here; the set, milliseconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(s.fields.len(), PERSISTENT_STATE_FIELDS.len() + 100_000);
+        assert_eq!(s.fields[PERSISTENT_STATE_FIELDS.len()], "f0");
+        assert_eq!(s.fields.last().map(String::as_str), Some("f99999"));
+    }
+
+    #[test]
+    fn the_lead_goes_along_only_with_a_company_name_and_can_be_turned_off() {
+        let body_of = |state: Value, options: Value| -> Value {
+            let op = run("save", &[json!("lead-1"), state], options).unwrap();
+            serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap()
+        };
+        let b =
+            body_of(json!({"company_name": "Acme", "years_in_business": "12", "employee_count": "a few"}), Value::Null);
+        assert_eq!(b["p_lead"], json!({"company_name": "Acme", "years_in_business": 12}));
+        let b = body_of(json!({"contact_name": "Jo"}), Value::Null);
+        assert!(b.get("p_lead").is_none(), "no company_name, no lead (and no p_lead for older databases)");
+        let b = body_of(json!({"company_name": null}), Value::Null);
+        assert!(b.get("p_lead").is_none());
+        let b = body_of(json!({"company_name": "Acme"}), json!({"contractorLeads": false}));
+        assert!(b.get("p_lead").is_none());
+        let op =
+            run("save", &[json!("lead-1"), json!({"company_name": "Acme", "employee_count": "a few"})], Value::Null)
+                .unwrap();
+        let out = op.finish(json!({"last_state_update": "t"})).unwrap();
+        assert_eq!(out["lead"], json!({"id": "lead-1", "fields": ["company_name"], "skipped": ["employee_count"]}));
+        let op = run("save", &[json!("lead-1"), json!({})], Value::Null).unwrap();
+        assert_eq!(op.finish(json!({"last_state_update": "t"})).unwrap()["lead"], Value::Null);
     }
 
     #[test]
@@ -270,6 +350,10 @@ mod tests {
             "options.conversation_id"
         );
         assert_eq!(field_of(run("restore", &[json!("l")], json!({"skipEmpty": 1}))), "options.skipEmpty");
+        assert_eq!(
+            field_of(run("restore", &[json!("l")], json!({"contractorLeads": "no"}))),
+            "options.contractorLeads"
+        );
         assert_eq!(
             field_of(run("restore", &[json!("l")], json!({"fields": ["last_state_update"]}))),
             "options.fields[0]"

@@ -1,0 +1,216 @@
+// What the module may call in JavaScript besides the engine's own built-ins: the caller's
+// `fetch` and `embed`, timers, and the report of a panic. The module imports this file as
+// "./io.js".
+//
+// A JS exception thrown while a wasm function is on the stack unwinds through its frames
+// without running Rust's cleanup: the shadow stack pointer stays moved and heap and
+// table slots leak, until (after a few thousand such calls) every call traps. So nothing
+// here ever throws, and every promise it returns resolves, never rejects, to a plain
+// object that agentmem built; whatever the injected function did is described inside it.
+// Each one also settles within its time limit, whether or not the injected function
+// honours its AbortSignal.
+import { AgentmemError } from "./errors.js";
+import { messageOf } from "./json.js";
+
+// Bumped when the module panics. A promise created for an instance that has since been
+// discarded never settles: settling it would run a callback of the dead instance (which
+// throws outside any caller's reach). The calls waiting on it were rejected already.
+let generation = 0;
+const inFlight = new Set();
+
+/** Called by the panic hook, before the panicking call traps. */
+export function moduleFailed(message) {
+  generation += 1;
+  const calls = [...inFlight];
+  inFlight.clear();
+  for (const reject of calls) {
+    reject(new AgentmemError("internal", `agentmem hit an internal error (a bug, please report it) and restarted its module; this call was abandoned: ${message}`));
+  }
+}
+
+/**
+ * Runs `start()` (an async call into the module) and settles with it, or rejects with
+ * `internal` as soon as the module panics, since the discarded instance can no longer
+ * finish the call. Errors that are not AgentmemErrors are wrapped as `internal`.
+ */
+export function track(start) {
+  return new Promise((resolve, reject) => {
+    const abandon = (e) => reject(e);
+    inFlight.add(abandon);
+    const done = (settle) => (value) => {
+      inFlight.delete(abandon);
+      settle(value);
+    };
+    let promise;
+    try {
+      promise = start();
+    } catch (e) {
+      done(reject)(asAgentmemError(e));
+      return;
+    }
+    Promise.resolve(promise).then(done(resolve), (e) => done(reject)(asAgentmemError(e)));
+  });
+}
+
+/** The module's own errors as they are; a trap or anything else as `internal`, with the cause. */
+export function asAgentmemError(e) {
+  if (e instanceof AgentmemError) return e;
+  const trap = typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
+  const message = trap
+    ? `agentmem hit an internal error (a bug, please report it); its module restarts on the next call: ${e.message}`
+    : `agentmem failed unexpectedly (a bug, please report it): ${messageOf(e)}`;
+  return new AgentmemError("internal", message, { cause: e });
+}
+
+function describe(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object that is not a Response" : typeof v;
+}
+
+function once(resolve, gen) {
+  let done = false;
+  return (outcome) => {
+    if (done) return false;
+    done = true;
+    if (gen === generation) resolve(outcome);
+    return true;
+  };
+}
+
+/**
+ * One HTTP attempt with the caller's fetch. Resolves to `{ status, contentRange, body }`,
+ * `{ timeout: true }` once `timeoutMs` passed (the signal is aborted too), or
+ * `{ message, cause }` when fetch threw, rejected, or resolved to something that is not
+ * a Response. The body is read within the same time limit.
+ */
+export function fetchOnce(fetch, url, init, timeoutMs) {
+  const gen = generation;
+  return new Promise((resolve) => {
+    const settle = once(resolve, gen);
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      settle({ timeout: true });
+      try {
+        controller.abort();
+      } catch {
+        // An abort listener of the caller's threw; the attempt is over either way.
+      }
+    }, timeoutMs);
+    const attempt = async () => {
+      const response = await fetch.call(globalThis, url, { ...init, signal: controller.signal });
+      if (response === null || typeof response !== "object") {
+        throw new TypeError(`fetch resolved to ${describe(response)}, not a Response`);
+      }
+      const status = response.status;
+      if (!Number.isInteger(status) || status < 100 || status > 599) {
+        throw new TypeError(`fetch resolved to ${describe(response)} (status ${messageOf(status)}), not a usable Response`);
+      }
+      const headers = response.headers;
+      if (headers === null || typeof headers !== "object" || typeof headers.get !== "function") {
+        throw new TypeError("fetch resolved to a Response without headers.get()");
+      }
+      const contentRange = headers.get("content-range");
+      if (contentRange !== null && typeof contentRange !== "string") {
+        throw new TypeError("the Response's headers.get() returned neither a string nor null");
+      }
+      if (typeof response.text !== "function") throw new TypeError("fetch resolved to a Response without text()");
+      const body = await response.text();
+      if (typeof body !== "string") throw new TypeError("the Response's text() did not resolve to a string");
+      return { status, contentRange, body };
+    };
+    let pending;
+    try {
+      pending = attempt();
+    } catch (cause) {
+      pending = Promise.reject(cause);
+    }
+    pending.then(
+      (outcome) => settle(outcome),
+      (cause) => settle({ message: messageOf(cause), cause }),
+    ).finally(() => clearTimeout(timer));
+  });
+}
+
+/** Resolves after `ms` milliseconds (a backoff pause). */
+export function sleep(ms) {
+  const gen = generation;
+  return new Promise((resolve) => setTimeout(() => gen === generation && resolve(), ms));
+}
+
+const NOT_NUMBERS = ["BigInt64Array", "BigUint64Array", "DataView"];
+
+/**
+ * Calls the embedding callback with `texts` and `{ signal }` and copies what it returned
+ * into one Float64Array per text. Resolves to `{ vectors }`, or `{ code, message, cause }`
+ * with code `embedding_failed` (it threw, rejected, returned something unusable, or did
+ * not finish within `timeoutMs`) or `dimension_mismatch`.
+ */
+export function embedOnce(embed, texts, timeoutMs, dimensions) {
+  const gen = generation;
+  return new Promise((resolve) => {
+    const settle = once(resolve, gen);
+    const failed = (message, cause) => ({ code: "embedding_failed", message, cause });
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      settle(failed(`the embedding callback did not finish within ${timeoutMs} ms (embedTimeoutMs)`));
+      try {
+        controller.abort();
+      } catch {
+        // As in fetchOnce: the call is over either way.
+      }
+    }, timeoutMs);
+    const attempt = async () => {
+      let returned;
+      try {
+        returned = await embed([...texts], { signal: controller.signal });
+      } catch (cause) {
+        return failed(`the embedding callback failed: ${messageOf(cause)}`, cause);
+      }
+      try {
+        return copyVectors(returned, texts.length, dimensions);
+      } catch (cause) {
+        return failed(`the embedding callback's result could not be read: ${messageOf(cause)}`, cause);
+      }
+    };
+    let pending;
+    try {
+      pending = attempt();
+    } catch (cause) {
+      pending = Promise.resolve(failed(`the embedding callback failed: ${messageOf(cause)}`, cause));
+    }
+    pending.then(settle, (cause) => settle(failed(`the embedding callback failed: ${messageOf(cause)}`, cause)))
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+function copyVectors(returned, count, dimensions) {
+  const failed = (message) => ({ code: "embedding_failed", message });
+  if (!Array.isArray(returned)) return failed("the embedding callback must resolve to an array with one vector per text");
+  const n = returned.length;
+  if (n !== count) return failed(`the embedding callback returned ${n} vectors for ${count} text(s)`);
+  const vectors = [];
+  for (let i = 0; i < n; i++) {
+    const item = returned[i];
+    const typed = ArrayBuffer.isView(item);
+    const kind = typed ? Object.prototype.toString.call(item).slice(8, -1) : "";
+    if (typed ? NOT_NUMBERS.includes(kind) : !Array.isArray(item)) {
+      return failed(`embedding ${i} is ${typed ? `a ${kind}` : describe(item)}; expected an array of numbers or a Float32Array/Float64Array`);
+    }
+    const size = item.length;
+    if (size !== dimensions) {
+      return {
+        code: "dimension_mismatch",
+        message: `embedding ${i} has ${size} dimensions; this MemoryTools instance (and the agent_memories.embedding column) expects ${dimensions}`,
+      };
+    }
+    const vector = new Float64Array(size);
+    for (let j = 0; j < size; j++) {
+      const x = item[j];
+      if (typeof x !== "number") return failed(`embedding ${i}[${j}] is not a number`);
+      vector[j] = x;
+    }
+    vectors.push(vector);
+  }
+  return { vectors };
+}

@@ -1,0 +1,106 @@
+// The module's exports as the facades call them. Two rules hold here for every export:
+//
+// 1. The module only ever receives values agentmem made: primitives, JSON text, plain
+//    arrays and Uint8Arrays copied here or in a facade, and the caller's fetch/embed
+//    functions, which it only calls through io.js. Reading a caller's object inside wasm
+//    would run the caller's getters and Proxy traps there, and an exception unwinding
+//    through wasm frames leaves the instance unsound (see io.js).
+// 2. What comes out is a value or an AgentmemError: a trap (a bug) becomes `internal`,
+//    and async calls settle even if the module restarts under them (io.js `track`).
+import * as glue from "./agentmem.js";
+import { AgentmemError } from "./errors.js";
+import { asAgentmemError, track } from "./io.js";
+import { messageOf, toJson } from "./json.js";
+
+const STAND_IN_FUNCTION = () => {};
+
+/**
+ * A primitive as it is; an object or function as an empty one of the same kind, so the
+ * module can still say "must be a string, got an array" without reading the original.
+ */
+export function prim(v) {
+  if (v === null || (typeof v !== "object" && typeof v !== "function")) return v;
+  if (typeof v === "function") return STAND_IN_FUNCTION;
+  let array = false;
+  try {
+    array = Array.isArray(v); // throws for a revoked Proxy
+  } catch {
+    // Reported as an object.
+  }
+  return array ? [] : {};
+}
+
+/** A caller's exception while agentmem read `field`, as `invalid_input` with that cause. */
+export function unreadable(field, e) {
+  return new AgentmemError("invalid_input", `${field} could not be read: ${messageOf(e)}`, { field, cause: e });
+}
+
+/** An array as a plain copy of primitives (see `prim`); anything else through `prim`. */
+function primArray(field, v) {
+  let array;
+  try {
+    array = Array.isArray(v);
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  if (!array) return prim(v);
+  const out = [];
+  let i = 0;
+  try {
+    for (const n = v.length; i < n; i++) out.push(prim(v[i]));
+  } catch (e) {
+    throw unreadable(`${field}[${i}]`, e);
+  }
+  return out;
+}
+
+function sync(fn) {
+  return (...args) => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw asAgentmemError(e);
+    }
+  };
+}
+
+// ids: primitives only (a name list as a copy).
+export const uuid5 = (name, namespace) => sync(glue.uuid5)(prim(name), prim(namespace));
+export const uuid5Batch = (names, namespace) => sync(glue.uuid5Batch)(primArray("names", names), prim(namespace));
+export const conversationId = (lead, namespace) => sync(glue.conversationId)(prim(lead), prim(namespace));
+export const coiaThread = (flow, id) => sync(glue.coiaThread)(prim(flow), prim(id));
+export const cimThreadId = (dealId, cimId) => sync(glue.cimThreadId)(prim(dealId), prim(cimId));
+export const supervisorThreadId = (dealId, ts) => sync(glue.supervisorThreadId)(prim(dealId), prim(ts));
+export const parseThreadId = (threadId) => sync(glue.parseThreadId)(prim(threadId));
+export const extractDealId = (threadId) => sync(glue.extractDealId)(prim(threadId));
+export const inspectToken = (token) => sync(glue.inspectToken)(prim(token));
+
+// Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
+export const checkClientOptions = sync(glue.checkClientOptions);
+/** `payload` and `options` are caller values, converted inside the tracked call so that a
+ *  conversion error rejects the promise instead of throwing. */
+const PAYLOAD = { insert: "rows", upsert: "rows", update: "patch", rpc: "args" };
+export const clientRequest = (state, op, name, payload, options) =>
+  track(() => glue.clientRequest(state, op, prim(name), toJson(PAYLOAD[op] ?? "payload", payload), toJson("options", options)));
+
+// Memory tools: options and input as JSON text (memory.js).
+export const memoryDefinitions = (format, options) =>
+  sync(glue.memoryDefinitions)(prim(format), toJson("options", options));
+export const checkMemoryOptions = sync(glue.checkMemoryOptions);
+export const memoryCall = (state, options, embed, name, input, known) =>
+  track(() => glue.memoryCall(state, options, embed, prim(name), input, known));
+
+// State stores: every argument is already JSON text (state.js).
+export const stateCheckOptions = sync(glue.stateCheckOptions);
+export const stateCall = (state, store, options, op, args) => track(() => glue.stateCall(state, store, options, op, args));
+export const researchMergeState = sync(glue.researchMergeState);
+export const researchValidateState = sync(glue.researchValidateState);
+export const researchValidateTransition = sync(glue.researchValidateTransition);
+export const workflowNormalizeState = sync(glue.workflowNormalizeState);
+
+// Checkpoints: JSON text and copied [type, Uint8Array] pairs (langgraph.js).
+export const checkpointGetTupleArgs = sync(glue.checkpointGetTupleArgs);
+export const checkpointListArgs = sync(glue.checkpointListArgs);
+export const checkpointPutArgs = sync(glue.checkpointPutArgs);
+export const checkpointPutWritesArgs = sync(glue.checkpointPutWritesArgs);
+export const checkpointDecodeRows = sync(glue.checkpointDecodeRows);
