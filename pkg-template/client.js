@@ -2,6 +2,7 @@
 // a module re-initialised after an internal error never sees stale Rust objects.
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
+import { platform } from "./platform.js";
 import { checkClientOptions, clientRequest, inspectToken, unreadable } from "./wasm.js";
 
 // What each client hands the module on every call: `{ options, fetch }`, the options as
@@ -41,7 +42,7 @@ function snapshot(options) {
   if (fetch !== undefined && fetch !== null && typeof fetch !== "function") {
     throw new AgentmemError("invalid_input", "fetch must be a function like the global fetch", { field: "fetch" });
   }
-  return { options: toJson("", rest, "options"), fetch: fetch ?? undefined };
+  return { options: toJson("", rest, "options"), fetch: fetch ?? platform.fetch };
 }
 
 export class AgentmemClient {

@@ -183,16 +183,17 @@ expect "sees_all_tenants: service role only, and only when acting for nobody" "t
   "$(as_api service_role "" "select agentmem.sees_all_tenants();")|$(acting_for "$U1" as_api service_role "" "select agentmem.sees_all_tenants();")|$(as_api authenticated "$U1" "select agentmem.sees_all_tenants();")"
 
 # Every agentmem table is registered and protected the same way.
+TABLES=$(q -c "select count(*) from agentmem.tenant_tables")
 REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
-expect "agentmem.tenant_tables lists the eleven tables" \
-  "agent_memories,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+expect "agentmem.tenant_tables lists the thirteen tables" \
+  "agent_memories,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
   "$REGISTERED"
-expect "each: RLS on; policies only for authenticated, one per command" "11|0|44" \
+expect "each: RLS on; policies only for authenticated, one per command" "13|0|52" \
   "$(q -c "select count(*) filter (where c.relrowsecurity),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name)
            from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
-expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|11" \
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|13" \
   "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
                   bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
                   count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
@@ -224,6 +225,8 @@ select save_unified_state('$U2', 'lead', '{\"a\":1}', '{}', '$U1') \\g /dev/null
 select create_workflow_state('{\"session_id\":\"wf\"}') \\g /dev/null
 select save_research_session('{\"session_id\":\"rs\",\"query\":\"q\",\"current_phase\":\"p\"}') \\g /dev/null
 select save_research_draft('$U2', 'rs', '1_browsing', 'text') \\g /dev/null
+select build_contractor_profile('lead', '{\"company_name\":\"Acme\"}') \\g /dev/null
+select convert_contractor_lead('lead') \\g /dev/null
 \\echo :SQLSTATE"
 expect "U1 writes a row into every table (RPCs)" "00000" "$(as_commit authenticated "$U1" "$SEED")"
 # "table:count" of each registered table, as the statement's caller (counts under RLS).
@@ -235,7 +238,7 @@ counts_sql() { # where clause over the table (%1\$I = its tenant column)
   done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
   printf '%s' "$sql"
 }
-ALL_ONE="agent_memories:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ONE="agent_memories:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
 ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
 expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
 expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
@@ -274,7 +277,7 @@ judge() { # every line (5 per table) must be one of the safe outcomes
       *) unsafe+="$line " ;;
     esac
   done
-  [ "$n" = 55 ] || unsafe+="($n answers, not 55)"
+  [ "$n" = $((5 * TABLES)) ] || unsafe+="($n answers, not $((5 * TABLES)))"
   printf '%s' "${unsafe:-none}"
 }
 expect "anon: every table refused or empty (select, insert, update, delete, truncate)" none \
@@ -283,12 +286,12 @@ expect "anon after a project re-grants everything to anon/authenticated: still n
   "$(regranted as_api anon "" "$(each_table_sql)" | judge)"
 expect "U2 after the re-grant: nothing of U1's, no TRUNCATE" none \
   "$(regranted as_api authenticated "$U2" "$(each_table_sql)" | judge)"
-expect "... TRUNCATE refused by the trigger (the grant is there)" "11" \
+expect "... TRUNCATE refused by the trigger (the grant is there)" "$TABLES" \
   "$(regranted as_api authenticated "$U2" "$(each_table_sql)" | grep -c ':truncate:42501')"
 expect "... with the message of agentmem.refuse_truncate" "agentmem: agent_memories cannot be truncated by role authenticated" \
   "$(regranted as_api authenticated "$U2" "truncate public.agent_memories cascade;
 \\echo :LAST_ERROR_MESSAGE")"
-expect "a sub-less token after the re-grant: every table read PT401" "11" \
+expect "a sub-less token after the re-grant: every table read PT401" "$TABLES" \
   "$(API_CLAIMS='{"role":"authenticated"}' regranted as_api authenticated "" "$(each_table_sql)" | grep -c ':select:PT401/')"
 expect "U1's rows intact after all that" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
 expect "service_role has no TRUNCATE privilege either (42501)" "42501" \

@@ -176,7 +176,7 @@ uprobe() { # sub, conversation id: one line per call, "result|SQLSTATE|message" 
 uprobe_a=$(uprobe "$B" "$CONV")
 expect "no oracle: B's 12 calls on A's conversation id are answered exactly like an unused id" "$(uprobe "$B" "$UNUSED")" "$uprobe_a"
 expect "... and those answers are: nothing there (null, 0 rows), writes succeed as B's own" \
-  "|00000|;|00000|;0|00000|;{\"rows\": 3, \"conversation_id\": \"<id>\"}|00000|;{\"rows\": 1, \"conversation_id\": \"<id>\"}|00000|;{\"current_mode\": \"evil\"}|00000|;0|00000|;0|00000|;state_checkpoint|00000|;landing-other|00000|;0|00000|;0|00000|" \
+  "|00000|;|00000|;0|00000|;{\"rows\": 3, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"rows\": 1, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"current_mode\": \"evil\"}|00000|;0|00000|;0|00000|;state_checkpoint|00000|;landing-other|00000|;0|00000|;0|00000|" \
   "$(paste -sd';' <<<"$uprobe_a")"
 expect "B saving into A's conversation id (committed) saves B's own; A's value unchanged" "00000|\"Evil\"|\"Acme Roofing\"" \
   "$(state authenticated "$B" "select save_unified_state('$CONV', 'landing-$RUN', '{\"company_name\": \"Evil\"}');")|$(as_api authenticated "$B" "select restore_unified_state('$CONV') -> 'company_name';")|$(as_api authenticated "$A" "select restore_unified_state('$CONV') -> 'company_name';")"
