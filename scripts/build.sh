@@ -60,13 +60,14 @@ gz() { gzip -9 -c | wc -c; }
 
 # Size budgets, so growth is a decision rather than an accident: raise one in the same
 # commit that needs more, and say why.
-# The main module (measured 2026-11-24: 514,786 raw / 216,148 gzip).
+# The main module (measured 2026-11-24: 528,501 raw / 219,418 gzip).
 wasm="$PKG/agentmem_bg.wasm"
 report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-225000}"
 # agentmem/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces (esbuild's minified bundle is
-# ~1.5 KB smaller). The goal is 20 KB (measured 2026-11-24: 15,243 wasm + 4,118 JS).
+# ~2 KB smaller). The goal is 20 KB (measured 2026-11-24: 15,499 wasm + 4,621 JS). errors.js
+# is shared with the main entry, so its growth counts here too.
 ids_wasm="$PKG/agentmem_ids_bg.wasm"
 ids_js=(agentmem_ids.js ids.js errors.js ids-browser.js)
 ids_js_raw=$(cd "$PKG" && cat "${ids_js[@]}" | wc -c)
