@@ -84,23 +84,29 @@ async function bundle(name, source, platform = "browser") {
 }
 
 async function sizes() {
-  const wasm = readFileSync(join(root, "pkg", "agentmem_bg.wasm"));
-  const wasmGz = gzipSync(wasm, { level: 9 }).length;
-  // The browser entry fetches the .wasm next to itself: it is downloaded with the bundle.
-  const withWasm = (b) => ({ ...b, raw: b.raw + wasm.length, gz: b.gz + wasmGz });
+  const wasmFile = (name) => {
+    const bytes = readFileSync(join(root, "pkg", name));
+    return { raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
+  };
+  const wasm = wasmFile("agentmem_bg.wasm");
+  const idsWasm = wasmFile("agentmem_ids_bg.wasm");
+  // Each entry fetches its .wasm next to itself (esbuild leaves `new URL(…, import.meta.url)`
+  // alone): it is downloaded with the bundle.
+  const withWasm = (b, w) => ({ ...b, raw: b.raw + w.raw, gz: b.gz + w.gz });
   const rows = [
-    withWasm(await bundle("agentmem, main entry", `export * from "agentmem";`)),
-    withWasm(await bundle("agentmem, an app using only uuid5", `import { uuid5 } from "agentmem"; console.log(uuid5("a", "dns"));`)),
+    withWasm(await bundle("agentmem, main entry", `export * from "agentmem";`), wasm),
+    withWasm(await bundle("agentmem/ids, an app using only uuid5", `import { uuid5 } from "agentmem/ids"; console.log(uuid5("a", "dns"));`), idsWasm),
+    withWasm(await bundle("agentmem/ids, every id helper", `export * from "agentmem/ids";`), idsWasm),
     await bundle("@supabase/postgrest-js", `export * from "@supabase/postgrest-js";`),
     await bundle("@supabase/supabase-js", `export * from "@supabase/supabase-js";`),
     await bundle("uuid (v5 only)", `import { v5 } from "uuid"; console.log(v5("a", v5.DNS));`),
   ];
   say("## Download size (esbuild bundle, minified; agentmem includes its .wasm)");
   say();
-  const pgjs = rows[2].gz, sbjs = rows[3].gz, uuid = rows[4].gz;
+  const pgjs = rows[3].gz, sbjs = rows[4].gz, uuid = rows[5].gz;
   table(["bundle", "raw", "gzip", "vs postgrest-js", "vs supabase-js", "vs uuid"],
     rows.map((r) => [r.name, kb(r.raw), kb(r.gz), ratio(r.gz, pgjs), ratio(r.gz, sbjs), ratio(r.gz, uuid)]));
-  return { wasmRaw: wasm.length, wasmGz };
+  return { wasmRaw: wasm.raw, wasmGz: wasm.gz };
 }
 
 // ------------------------------------------------------------------- 2. import cost
@@ -130,12 +136,14 @@ function importCost() {
   const pgjsFile = `file://${require.resolve("@supabase/postgrest-js").replace(/\.cjs$/, ".mjs").replace(/\.js$/, ".mjs")}`;
   const rows = [
     ["Node", nodeImport("agentmem"), nodeImport("@supabase/postgrest-js"), nodeImport("@supabase/supabase-js")],
+    ["Node, agentmem/ids", nodeImport("agentmem/ids"), null, null],
     ["Deno", denoImport(`file://${join(root, "pkg", "deno.js")}`), denoImport(pgjsFile), null],
+    ["Deno, agentmem/ids", denoImport(`file://${join(root, "pkg", "ids-deno.js")}`), null, null],
   ];
   say("## Import cost (median of fresh processes; module load + wasm instantiation)");
   say();
   table(["runtime", "agentmem", "postgrest-js", "supabase-js", "agentmem ÷ postgrest-js"],
-    rows.map(([rt, a, p, s]) => [rt, `${f(a)} ms`, `${f(p)} ms`, s === null ? "–" : `${f(s)} ms`, ratio(a, p)]));
+    rows.map(([rt, a, p, s]) => [rt, `${f(a)} ms`, p === null ? "–" : `${f(p)} ms`, s === null ? "–" : `${f(s)} ms`, p === null ? "–" : ratio(a, p)]));
 }
 
 // ------------------------------------------------------------------- 3. uuid5

@@ -1,3 +1,4 @@
+/* @ts-self-types="./errors.d.ts" */
 // The one error type agentmem throws. Rust builds these through the glue (it imports this
 // file as "./errors.js"), so `instanceof AgentmemError` holds for every error we raise.
 export class AgentmemError extends Error {

@@ -1,96 +1,9 @@
 // Public types of the agentmem package. Written by hand, once: the generated glue is
 // internal and typed as `any`.
 
-/** Stable error codes; branch on these, never on messages. */
-export type AgentmemErrorCode =
-  | "invalid_input"
-  | "not_found"
-  | "conflict"
-  | "unauthorized"
-  | "forbidden"
-  | "timeout"
-  | "network"
-  | "server"
-  | "embedding_failed"
-  | "dimension_mismatch"
-  | "internal";
-
-/** The only error agentmem throws or rejects with. */
-export declare class AgentmemError extends Error {
-  constructor(code: AgentmemErrorCode, message: string, props?: Partial<AgentmemErrorProps> & { cause?: unknown });
-  readonly name: "AgentmemError";
-  readonly code: AgentmemErrorCode;
-  /** HTTP status, when the error came from a response. */
-  readonly status?: number;
-  /** PostgREST or Postgres error code, e.g. "PGRST116", "23505". */
-  readonly pgrstCode?: string;
-  readonly details?: string;
-  readonly hint?: string;
-  /** The input at fault for `invalid_input`, e.g. "namespace" or "names[3]". */
-  readonly field?: string;
-  /** Retries made before giving up. */
-  readonly retries?: number;
-}
-
-export interface AgentmemErrorProps {
-  status: number;
-  pgrstCode: string;
-  details: string;
-  hint: string;
-  field: string;
-  retries: number;
-}
-
-// ---------------------------------------------------------------- ids
-
-/** A UUID string, or one of RFC 9562's well-known namespaces (Python's `uuid.NAMESPACE_*`). */
-export type UuidNamespace = "dns" | "url" | "oid" | "x500" | (string & {});
-
-/** `uuid.uuid5(namespace, name)`, byte-identical to Python for any Unicode name. */
-export declare function uuid5(name: string, namespace: UuidNamespace): string;
-/** `uuid5` over many names with one namespace; errors name the offending index. */
-export declare function uuid5Batch(names: string[], namespace: UuidNamespace): string[];
-/**
- * COIA's unified-memory conversation id for a contractor lead (spec 000 §2):
- * `uuid5(contractorLeadId, namespace)`, namespace `00000000-0000-0000-0000-000000000001`
- * unless given.
- */
-export declare function conversationId(contractorLeadId: string, namespace?: UuidNamespace | null): string;
-
-/** What LangGraph reads from `config.configurable`. */
-export interface ThreadConfig {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id?: string;
-}
-
-export type CoiaFlow = "chat" | "research" | "intelligence" | "landing" | "bidcard";
-
-/**
- * COIA's LangGraph config for an entry flow (spec 000 §1). `id` is the contractor_lead_id
- * or session id; `landing` and `bidcard` mint `landing-{12 hex}` / `bidcard-{12 hex}` when
- * it is absent, the other flows require it.
- */
-export declare function coiaThread(flow: CoiaFlow, id?: string | null): ThreadConfig;
-/** `cim-{dealId}-{cimId}`; the deal id is written as a lowercase UUID. */
-export declare function cimThreadId(dealId: string, cimId: string): string;
-/** `supervisor-{dealId}-{timestampMs}`. */
-export declare function supervisorThreadId(dealId: string, timestampMs: number): string;
-
-export type ParsedThreadId =
-  | { kind: "cim"; dealId: string; cimId: string }
-  | { kind: "supervisor"; dealId: string; timestampMs: number }
-  | { kind: "landing"; token: string }
-  | { kind: "bidcard"; token: string }
-  | { kind: "other" };
-
-/** Takes apart the exact shapes the builders produce; anything else is `{ kind: "other" }`. */
-export declare function parseThreadId(threadId: string): ParsedThreadId;
-/**
- * Exactly what SQL `extract_deal_id_from_thread(thread_id)` returns (spec 002): the deal
- * UUID, or `null` (uppercase hex, malformed UUIDs, other prefixes, `null` input).
- */
-export declare function extractDealId(threadId: string | null): string | null;
+// The error class and the id helpers are shared with agentmem/ids (ids.d.ts).
+export * from "./ids.js";
+import type { AgentmemErrorCode, UuidNamespace } from "./ids.js";
 
 // ---------------------------------------------------------------- PostgREST client
 

@@ -17,6 +17,8 @@ log "format and lints"
 cargo fmt --all --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
+# The agentmem/ids module is only real code on wasm32 (natively it is an empty crate).
+cargo clippy --quiet --target wasm32-unknown-unknown -p agentmem-ids -- -D warnings
 
 log "stack: Postgres + migrations + gateway"
 "$ROOT/scripts/stack.sh" up --fresh --test-fixtures

@@ -9,11 +9,13 @@ pub use thread::{
 };
 pub use uuid5::{COIA_CONVERSATION_NAMESPACE, conversation_id, parse_namespace, uuid5};
 
+use std::fmt::{self, Write as _};
+
 use crate::error::ErrorReport;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
-    #[error("invalid namespace {0:?}: expected a UUID or one of \"dns\", \"url\", \"oid\", \"x500\"")]
+    #[error("invalid namespace {}: expected a UUID or one of \"dns\", \"url\", \"oid\", \"x500\"", Quoted(.0))]
     InvalidNamespace(String),
     #[error("{field} must be a non-empty string")]
     Empty { field: &'static str },
@@ -21,12 +23,36 @@ pub enum IdError {
     TooLong { field: &'static str, max: usize },
     #[error("{field} contains a control character")]
     ControlCharacter { field: &'static str },
-    #[error("dealId {0:?} is not a UUID")]
+    #[error("dealId {} is not a UUID", Quoted(.0))]
     InvalidDealId(String),
     #[error("timestampMs must be an integer between 0 and 2^53-1")]
     InvalidTimestamp,
-    #[error("unknown COIA flow {0:?}: expected chat, research, intelligence, landing or bidcard")]
+    #[error("unknown COIA flow {}: expected chat, research, intelligence, landing or bidcard", Quoted(.0))]
     UnknownFlow(String),
+}
+
+/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
+/// control characters; every other character is written as it is. `{:?}` would also
+/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
+/// Unicode tables that takes are a fifth of the agentmem/ids module.
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' | '\\' => write!(f, "\\{c}")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                '\0' => f.write_str("\\0")?,
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
 }
 
 impl IdError {
@@ -44,5 +70,26 @@ impl IdError {
 impl From<IdError> for ErrorReport {
     fn from(err: IdError) -> Self {
         ErrorReport::invalid_input(err.field(), err.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_matches_debug_except_for_non_printable_non_control_characters() {
+        for input in
+            ["", "abc", "a\"b", "back\\slash", "tab\tnew\nline\r", "nul\0", "\u{1b}[31m", "\u{7f}\u{85}", "ünïcødé 🚀"]
+        {
+            assert_eq!(Quoted(input).to_string(), format!("{input:?}"), "{input:?}");
+        }
+        // The one documented difference: printed as is, where {:?} writes "\u{200b}".
+        assert_eq!(Quoted("a\u{200b}b").to_string(), "\"a\u{200b}b\"");
+    }
+
+    #[test]
+    fn messages_quote_the_input() {
+        assert_eq!(IdError::InvalidDealId("x\"\n".into()).to_string(), "dealId \"x\\\"\\n\" is not a UUID");
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::IdError;
+use super::uuid5::hyphenated;
 
 /// Longest id segment accepted. Thread ids end up in primary keys and URLs; anything
 /// longer than this is a bug upstream, not an id.
@@ -98,8 +99,11 @@ pub fn check_segment(field: &'static str, value: &str) -> Result<(), IdError> {
 
 /// `{prefix}-` followed by 12 lowercase hex digits from a fresh random UUID.
 fn generated_id(prefix: &str) -> String {
-    let hex = Uuid::new_v4().simple().to_string();
-    format!("{prefix}-{}", &hex[..12])
+    let mut buf = [0u8; 32];
+    let hex = Uuid::new_v4().simple().encode_lower(&mut buf);
+    // `get`, not `&hex[..12]`: the slice's char-boundary panic formats its message with
+    // `char`'s Debug, which links Unicode tables into the agentmem/ids module (+4 KB gzip).
+    format!("{prefix}-{}", hex.get(..12).unwrap_or_default())
 }
 
 /// The LangGraph config COIA uses for an entry flow. `id` is the contractor_lead_id or
@@ -123,7 +127,7 @@ pub fn coia_thread(flow: CoiaFlow, id: Option<&str>) -> Result<ThreadConfig, IdE
 /// Deal ids must be UUIDs, written lowercase: the SQL extractor only matches `[0-9a-f-]`,
 /// so an uppercase deal id would silently lock the owner out of their own thread.
 fn normalize_deal_id(deal_id: &str) -> Result<String, IdError> {
-    Uuid::try_parse(deal_id).map(|u| u.hyphenated().to_string()).map_err(|_| IdError::InvalidDealId(deal_id.to_owned()))
+    Uuid::try_parse(deal_id).map(hyphenated).map_err(|_| IdError::InvalidDealId(deal_id.to_owned()))
 }
 
 /// `cim-{dealId}-{cimId}` (spec 002).
@@ -176,7 +180,7 @@ fn is_lower_hex(s: &str) -> bool {
 fn split_deal(rest: &str) -> Option<(&str, &str)> {
     let deal = rest.get(..36)?;
     let tail = rest.get(36..)?.strip_prefix('-')?;
-    let canonical = Uuid::try_parse(deal).ok()?.hyphenated().to_string();
+    let canonical = hyphenated(Uuid::try_parse(deal).ok()?);
     (canonical == deal && !tail.is_empty()).then_some((deal, tail))
 }
 
@@ -213,7 +217,7 @@ pub fn extract_deal_id(thread_id: &str) -> Option<String> {
     if !candidate.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b) || *b == b'-') {
         return None;
     }
-    postgres_uuid_in(candidate).map(|bytes| Uuid::from_bytes(bytes).hyphenated().to_string())
+    postgres_uuid_in(candidate).map(|bytes| hyphenated(Uuid::from_bytes(bytes)))
 }
 
 /// Postgres' `string_to_uuid` (src/backend/utils/adt/uuid.c): optional braces, 32 hex

@@ -29,7 +29,13 @@ pub fn parse_namespace(namespace: &str) -> Result<Uuid, IdError> {
 
 /// `uuid.uuid5(namespace, name)`, as the canonical lowercase hyphenated string.
 pub fn uuid5(name: &str, namespace: &Uuid) -> String {
-    Uuid::new_v5(namespace, name.as_bytes()).hyphenated().to_string()
+    hyphenated(Uuid::new_v5(namespace, name.as_bytes()))
+}
+
+/// The canonical lowercase hyphenated form. Encoded into a buffer rather than through
+/// `Display`, which goes through the formatting machinery for 36 known-ASCII bytes.
+pub(crate) fn hyphenated(uuid: Uuid) -> String {
+    uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer()).to_owned()
 }
 
 /// The COIA conversation id for a contractor lead (spec 000 §2).

@@ -22,15 +22,25 @@ const expected = execFileSync(process.env.PYTHON ?? "python3", ["-c", "import js
 
 const stackEnv = readStackEnv();
 
+// What a browser app gets for `import "agentmem/ids"`: the exports map's "browser" target.
+const pkgJson = JSON.parse(await readFile(join(root, "pkg/package.json"), "utf8"));
+const importMap = { imports: { "agentmem/ids": `/pkg/${pkgJson.exports["./ids"].browser.replace(/^\.\//, "")}` } };
+// Every path the pages fetch, to show what the ids entry downloads.
+const requested = [];
+
 const types = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm" };
 const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  requested.push(path);
   if (path === "/__env.json") {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stackEnv));
     return;
   }
   try {
-    const body = await readFile(join(root, path));
+    let body = await readFile(join(root, path));
+    if (path === "/tests/browser/ids.html") {
+      body = body.toString().replace("<!--IMPORTMAP-->", `<script type="importmap">${JSON.stringify(importMap)}</script>`);
+    }
     res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
     res.end(body);
   } catch {
@@ -55,6 +65,29 @@ try {
   assert.match(result.minted, /^landing-[0-9a-f]{12}$/);
   assert.deepEqual(result.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
   console.log(`chromium ${browser.version()}: package smoke ok (${names.length} uuid5 vectors, minted ${result.minted})`);
+
+  // agentmem/ids in a context of its own (no cache shared with the page above), so what
+  // it downloads is its own.
+  requested.length = 0;
+  const idsContext = await browser.newContext();
+  const idsPage = await idsContext.newPage();
+  const idsLogs = [];
+  idsPage.on("console", (m) => idsLogs.push(m.text()));
+  idsPage.on("pageerror", (e) => idsLogs.push(String(e)));
+  await idsPage.goto(`http://127.0.0.1:${server.address().port}/tests/browser/ids.html`);
+  const ids = await idsPage.waitForFunction(() => window.__result, null, { timeout: 20000 }).then((h) => h.jsonValue());
+  assert.equal(ids.failure, undefined, `${ids.failure}\n${idsLogs.join("\n")}`);
+  assert.deepEqual(ids.exports, ["AgentmemError", "cimThreadId", "coiaThread", "conversationId", "extractDealId", "parseThreadId", "supervisorThreadId", "uuid5", "uuid5Batch"]);
+  assert.deepEqual(ids.uuid5, expected);
+  assert.deepEqual(ids.batch, expected);
+  assert.match(ids.minted, /^landing-[0-9a-f]{12}$/);
+  assert.deepEqual(ids.parsed, { kind: "supervisor", dealId: "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", timestampMs: 1704067200000 });
+  assert.equal(ids.extracted, "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b");
+  assert.deepEqual(ids.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
+  const fetchedPkg = requested.filter((p) => p.startsWith("/pkg/")).sort();
+  assert.deepEqual(fetchedPkg, ["/pkg/agentmem_ids.js", "/pkg/agentmem_ids_bg.wasm", "/pkg/errors.js", "/pkg/ids-browser.js", "/pkg/ids.js"]);
+  console.log(`chromium: agentmem/ids by package name ok, downloading only ${fetchedPkg.join(", ")}`);
+  await idsContext.close();
 
   const transport = await browser.newPage();
   const tlogs = [];
