@@ -86,9 +86,13 @@ Deno.test("constructor refuses what cannot work", async () => {
   invalid({ client: a.client, embed, agentId: " " }, "agentId");
   invalid({ client: a.client, embed, agentId: "x", dimensions: 0 }, "dimensions");
   invalid({ client: a.client, embed, agentId: "x", matchThreshold: 2 }, "matchThreshold");
-  invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "options");
+  invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "agent");
   invalid({ client: a.client, embed, agentId: "x", userId: crypto.randomUUID() }, "userId");
-  invalid({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }, "client");
+  // No identity (the anon key alone) is what the server would answer with 401.
+  assert.throws(
+    () => new MemoryTools({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }),
+    (e: unknown) => e instanceof AgentmemError && e.code === "unauthorized" && e.field === "client",
+  );
   invalid({ client: service(), embed, agentId: "x", userId: a.id }, "userId");
   // The service role has its own key space, or a user's when it acts for them.
   assert.equal(new MemoryTools({ client: service(), embed, agentId: "x" }).userId, "00000000-0000-0000-0000-000000000000");
