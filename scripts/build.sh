@@ -33,6 +33,11 @@ if (found.length !== 1 || !glue.includes("let __wbg_reinit_scheduled") || !/impo
 fs.writeFileSync(file, glue.replace(line, "$1queueMicrotask(() => { try { arg0(); } catch (e) { if (!(e instanceof WebAssembly.RuntimeError)) throw e; __wbg_reinit_scheduled = true; moduleFailed(String(e.message)); } });"));
 JS
 cp -R pkg-template/. "$PKG/"
+# What users need besides the code: the license, the changelog, the README, and the SQL
+# to apply to their project (bin/agentmem-sql.js copies or prints it).
+cp LICENSE CHANGELOG.md README.md "$PKG/"
+mkdir -p "$PKG/supabase"
+cp -R supabase/migrations supabase/optional "$PKG/supabase/"
 
 wasm="$PKG/agentmem_bg.wasm"
 raw=$(wc -c <"$wasm")

@@ -395,7 +395,7 @@ export function transportCases({ agentmem, env }) {
     const e = await rejects(c.select("transport_notes"), { code: "network" });
     ok(!e.message.includes(token) && !e.message.includes(anonKey), `leaked: ${e.message}`);
     ok(e.message.includes("[redacted]"), e.message);
-    const bad = await rejects(Promise.resolve().then(() => createClient({ url, apiKey: anonKey, accessToken: `${token}x.y` })), { code: "invalid_input" });
+    const bad = await rejects(Promise.resolve().then(() => createClient({ url, apiKey: anonKey, accessToken: `${token}x.y` })), { code: "unauthorized", field: "accessToken" });
     ok(!bad.message.includes(token), bad.message);
   });
 
