@@ -45,7 +45,8 @@ gz=$(gzip -9 -c "$wasm" | wc -c)
 printf 'agentmem_bg.wasm: %d bytes raw, %d bytes gzip\n' "$raw" "$gz" | tee "$PKG/SIZE"
 
 # A size budget, so growth is a decision rather than an accident: raise it in the same
-# commit that needs more, and say why. (Measured 2026-11-24: 500,254 raw / 209,523 gzip.)
+# commit that needs more, and say why. (Measured 2026-11-24: 520,719 raw / 218,367 gzip,
+# after the error wording of option, URL and missing-schema errors: +4.5 KB gzip.)
 GZIP_BUDGET=${AGENTMEM_WASM_GZIP_BUDGET:-225000}
 if [ "$profile" = --release ] && [ "$gz" -gt "$GZIP_BUDGET" ]; then
   printf 'build.sh: agentmem_bg.wasm is %d bytes gzip, over the budget of %d (scripts/build.sh)\n' "$gz" "$GZIP_BUDGET" >&2
