@@ -86,9 +86,13 @@ Deno.test("constructor refuses what cannot work", async () => {
   invalid({ client: a.client, embed, agentId: " " }, "agentId");
   invalid({ client: a.client, embed, agentId: "x", dimensions: 0 }, "dimensions");
   invalid({ client: a.client, embed, agentId: "x", matchThreshold: 2 }, "matchThreshold");
-  invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "options");
+  invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "agent");
   invalid({ client: a.client, embed, agentId: "x", userId: crypto.randomUUID() }, "userId");
-  invalid({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }, "client");
+  // No identity (the anon key alone) is what the server would answer with 401.
+  assert.throws(
+    () => new MemoryTools({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }), embed, agentId: "x" }),
+    (e: unknown) => e instanceof AgentmemError && e.code === "unauthorized" && e.field === "client",
+  );
   invalid({ client: service(), embed, agentId: "x", userId: a.id }, "userId");
   // The service role has its own key space, or a user's when it acts for them.
   assert.equal(new MemoryTools({ client: service(), embed, agentId: "x" }).userId, "00000000-0000-0000-0000-000000000000");
@@ -332,4 +336,39 @@ Deno.test("parallel tool calls never deadlock: 64 concurrent searches, contexts 
   for (const row of data) assert.equal(row.access_count, returned.get(row.id) ?? 0, `access_count of ${row.id}`);
   const logged = await a.client.select("memory_access_log", { columns: "id", filters: [["agent_id", "eq", agentId]], count: "exact", limit: 1 });
   assert.equal(logged.count, [...returned.values()].reduce((x, y) => x + y, 0), "one log row per access");
+});
+
+Deno.test("handle() tells a server problem from a model mistake: missing SQL, auth and network keep their code, status and pgrstCode", async () => {
+  const a = await newUser();
+  const embed = hashEmbedder();
+  // The database's create_agent_memory has another signature, as after an older version
+  // of the SQL: PostgREST's real answer, reached by renaming one argument on the way out.
+  const olderSql: typeof fetch = (input, init) =>
+    fetch(input, { ...init, body: String(init?.body).replace('"p_content"', '"p_text"') });
+  const client = createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: a.token, fetch: olderSql });
+  const tools = new MemoryTools({ client, embed, agentId: "a" });
+  const r = await tools.handle("create_memory", { content: "User prefers EUR", memory_type: "preference" });
+  assert.equal(r.success, false);
+  if (r.success) return;
+  assert.equal(r.error.code, "schema_not_installed");
+  assert.equal(r.error.status, 404);
+  assert.equal(r.error.pgrstCode, "PGRST202");
+  assert.match(r.error.message, /supabase\/migrations\/20261122000200_agent_memories\.sql/);
+  // The model's own mistakes carry neither.
+  const mine = new MemoryTools({ client: a.client, embed, agentId: "a" });
+  const missing = await mine.handle("delete_memory", { memory_id: crypto.randomUUID() });
+  assert.equal(missing.success, false);
+  if (!missing.success) assert.deepEqual([missing.error.code, missing.error.status, missing.error.pgrstCode], ["not_found", undefined, undefined]);
+  // A host that does not answer is named.
+  const down = new MemoryTools({ client: createClient({ url: "http://127.0.0.1:9", apiKey: env.SUPABASE_ANON_KEY, accessToken: a.token, retries: 0 }), embed, agentId: "a" });
+  const net = await down.handle("search_memories", { query: "x" });
+  assert.equal(net.success, false);
+  if (!net.success) assert.deepEqual([net.error.code, net.error.message.startsWith("could not reach http://127.0.0.1:9 (")], ["network", true]);
+  // An expired token: the server's 401, kept as such.
+  const { mintJwt } = await import("../tests/support/jwt.js");
+  const expired = await mintJwt(env.SUPABASE_JWT_SECRET, a.id, { expiresIn: -60 });
+  const late = new MemoryTools({ client: a.client.withAccessToken(expired), embed, agentId: "a" });
+  const auth = await late.handle("search_memories", { query: "x" });
+  assert.equal(auth.success, false);
+  if (!auth.success) assert.deepEqual([auth.error.code, auth.error.status], ["unauthorized", 401]);
 });

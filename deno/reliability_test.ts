@@ -169,7 +169,8 @@ Deno.test("client options and headers that fetch would refuse are invalid_input 
   for (const token of [undefined, null, "", 5]) {
     throws(() => user.client.headersFor(token as never), "invalid_input", "accessToken");
   }
-  throws(() => user.client.headersFor("not-a-jwt"), "invalid_input", "accessToken");
+  // A string that cannot be a user's token is what the server would answer 401 to.
+  throws(() => user.client.headersFor("not-a-jwt"), "unauthorized", "accessToken");
   assert.deepEqual(user.client.headersFor(user.token), { apikey: env.SUPABASE_ANON_KEY, Authorization: `Bearer ${user.token}` });
 
   const sent = await countRequests(async () => {

@@ -1,7 +1,20 @@
 /* @ts-self-types="./index.d.ts" */
 // Browsers and bundlers: the .wasm is fetched relative to this module.
 import init from "./agentmem.js";
+import { loadFailed, moduleLoaded } from "./wasm.js";
 
-await init({ module_or_path: new URL("./agentmem_bg.wasm", import.meta.url) });
+const wasmUrl = new URL("./agentmem_bg.wasm", import.meta.url);
+try {
+  await init({ module_or_path: wasmUrl });
+} catch (e) {
+  throw loadFailed(
+    wasmUrl.href,
+    e,
+    "Serve agentmem_bg.wasm at that URL, next to the script that loads the package: esbuild does not " +
+      "copy it (copy node_modules/<package>/agentmem_bg.wasm next to your bundle); Vite does when the " +
+      "package is left out of optimizeDeps. A page that answers instead (an HTML fallback) is not the .wasm",
+  );
+}
+moduleLoaded();
 
 export * from "./api.js";

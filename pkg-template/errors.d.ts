@@ -12,7 +12,9 @@ export type AgentmemErrorCode =
   | "server"
   | "embedding_failed"
   | "dimension_mismatch"
-  | "internal";
+  | "internal"
+  | "schema_not_installed"
+  | "wasm_not_loaded";
 
 /** The only error agentmem throws or rejects with. */
 export declare class AgentmemError extends Error {

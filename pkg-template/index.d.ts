@@ -242,7 +242,13 @@ export type MemoryToolResult =
   | { success: true; count: number; memories: Memory[] }
   | { success: true; count: number; memories: Memory[]; context: string }
   | { success: true; deleted: string }
-  | { success: false; error: { code: AgentmemErrorCode; message: string; field?: string } };
+  | {
+      success: false;
+      /** A model mistake (`invalid_input`, `not_found` of a memory: give it back to the
+       *  model) or a server problem (`schema_not_installed`, `unauthorized`, `network`, ...:
+       *  `status` and `pgrstCode` say which answer it was). */
+      error: { code: AgentmemErrorCode; message: string; field?: string; status?: number; pgrstCode?: string };
+    };
 
 /** A tool's input schema: a JSON Schema object with no other properties allowed. */
 export interface ToolInputSchema {

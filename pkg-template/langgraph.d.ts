@@ -9,7 +9,9 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import type { RunnableConfig } from "@langchain/core/runnables";
+// RunnableConfig as the saver's base class takes it, rather than imported from
+// @langchain/core: an import map (Deno) then needs only @langchain/langgraph-checkpoint.
+type RunnableConfig = Parameters<BaseCheckpointSaver["getTuple"]>[0];
 import type { AgentmemClient, AgentmemError, ClientOptions } from "./index.d.ts";
 
 export interface AgentmemSaverOptions {

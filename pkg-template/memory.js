@@ -77,8 +77,10 @@ export class MemoryTools {
       return await this.#call(name, input);
     } catch (e) {
       if (!(e instanceof AgentmemError) || e.code === "internal") throw e;
+      // status and pgrstCode tell a server problem (schema_not_installed, unauthorized,
+      // network, ...) from a model mistake (invalid_input, not_found of a memory).
       const error = { code: e.code, message: e.message };
-      if (e.field) error.field = e.field;
+      for (const key of ["field", "status", "pgrstCode"]) if (e[key] !== undefined) error[key] = e[key];
       return { success: false, error };
     }
   }

@@ -14,6 +14,37 @@ import { messageOf, toJson } from "./json.js";
 
 const STAND_IN_FUNCTION = () => {};
 
+// Set by the entry files (deno.js, node.js, browser.js) once the module is instantiated.
+// Until then every export fails with a message naming the entries: this file, api.js,
+// langgraph.js and the others are internal and load no .wasm themselves.
+let loaded = false;
+
+/** Marks the module as instantiated (entry files only). */
+export function moduleLoaded() {
+  loaded = true;
+}
+
+function notLoaded() {
+  return new AgentmemError(
+    "wasm_not_loaded",
+    "agentmem's WebAssembly module is not loaded: the file you imported is internal to the package. " +
+      "Import the package by name (its main entry, or its /langgraph entry for the checkpoint saver), " +
+      "or an entry file: deno.js, node.js or browser.js; for the saver langgraph-deno.js, langgraph-node.js or langgraph-browser.js",
+  );
+}
+
+/**
+ * The error an entry file throws when the .wasm cannot be loaded: where it looked, what
+ * went wrong, and how to ship the file (`how`, per runtime).
+ */
+export function loadFailed(where, cause, how) {
+  return new AgentmemError(
+    "wasm_not_loaded",
+    `agentmem could not load its WebAssembly module from ${where}: ${messageOf(cause)}. ${how}`,
+    { cause },
+  );
+}
+
 /**
  * A primitive as it is; an object or function as an empty one of the same kind, so the
  * module can still say "must be a string, got an array" without reading the original.
@@ -56,12 +87,19 @@ function primArray(field, v) {
 
 function sync(fn) {
   return (...args) => {
+    if (!loaded) throw notLoaded();
     try {
       return fn(...args);
     } catch (e) {
       throw asAgentmemError(e);
     }
   };
+}
+
+/** `fn` once the module is loaded (async exports: `track` turns the throw into a rejection). */
+function ready(fn) {
+  if (!loaded) throw notLoaded();
+  return fn;
 }
 
 // ids: primitives only (a name list as a copy).
@@ -81,18 +119,18 @@ export const checkClientOptions = sync(glue.checkClientOptions);
  *  conversion error rejects the promise instead of throwing. */
 const PAYLOAD = { insert: "rows", upsert: "rows", update: "patch", rpc: "args" };
 export const clientRequest = (state, op, name, payload, options) =>
-  track(() => glue.clientRequest(state, op, prim(name), toJson(PAYLOAD[op] ?? "payload", payload), toJson("options", options)));
+  track(() => ready(glue.clientRequest)(state, op, prim(name), toJson(PAYLOAD[op] ?? "payload", payload), toJson("options", options)));
 
 // Memory tools: options and input as JSON text (memory.js).
 export const memoryDefinitions = (format, options) =>
   sync(glue.memoryDefinitions)(prim(format), toJson("options", options));
 export const checkMemoryOptions = sync(glue.checkMemoryOptions);
 export const memoryCall = (state, options, embed, name, input, known) =>
-  track(() => glue.memoryCall(state, options, embed, prim(name), input, known));
+  track(() => ready(glue.memoryCall)(state, options, embed, prim(name), input, known));
 
 // State stores: every argument is already JSON text (state.js).
 export const stateCheckOptions = sync(glue.stateCheckOptions);
-export const stateCall = (state, store, options, op, args) => track(() => glue.stateCall(state, store, options, op, args));
+export const stateCall = (state, store, options, op, args) => track(() => ready(glue.stateCall)(state, store, options, op, args));
 export const researchMergeState = sync(glue.researchMergeState);
 export const researchValidateState = sync(glue.researchValidateState);
 export const researchValidateTransition = sync(glue.researchValidateTransition);

@@ -45,6 +45,11 @@ wasm-pack --quiet build "$profile" --target web --no-typescript --no-pack \
   --out-dir "$ids_out" --out-name agentmem_ids crates/ids-wasm
 mv "$ids_out/agentmem_ids_bg.wasm" "$ids_out/agentmem_ids.js" "$PKG/"
 cp -R pkg-template/. "$PKG/"
+# What users need besides the code: the license, the changelog, the README, and the SQL
+# to apply to their project (bin/agentmem-sql.js copies or prints it).
+cp LICENSE CHANGELOG.md README.md "$PKG/"
+mkdir -p "$PKG/supabase"
+cp -R supabase/migrations supabase/optional "$PKG/supabase/"
 
 : >"$PKG/SIZE"
 report() { # label, raw bytes, gzip bytes, budget in gzip bytes

@@ -6,7 +6,8 @@
 #                     and the gateway conformance suite (tests/gateway/run.sh)
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
 #   3. package:       the built package in Deno (deno test), Node and headless Chromium,
-#                     and the LangGraph saver in Node (tests/langgraph/run.sh)
+#                     the LangGraph saver in Node (tests/langgraph/run.sh), and the packed
+#                     tarball installed into fresh projects (tests/install/run.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 start=$SECONDS
@@ -58,5 +59,7 @@ log "layer 3: package in headless Chromium"
 node tests/browser/run.mjs
 log "layer 3: LangGraph saver in Node (upstream validation suite, RLS, faults, a graph resumed by a 2nd process)"
 "$ROOT/tests/langgraph/run.sh"
+log "layer 3: npm pack, the tarball installed into fresh projects (Node, Deno npm: and copied, esbuild and Vite in Chromium)"
+"$ROOT/tests/install/run.sh"
 
 log "all layers passed in $((SECONDS - start))s"

@@ -99,12 +99,14 @@ pub async fn execute<H: Http>(
                 Ok(d) => return Ok(d),
                 Err(report) => (transient(resp.status, report.pgrst_code.as_deref()), Failure { report, cause: None }),
             },
-            Err(SendError::Timeout) => (
-                true,
-                Failure { report: TransportError::Timeout { timeout_ms: policy.timeout_ms }.report(), cause: None },
-            ),
+            Err(SendError::Timeout) => {
+                let origin = super::origin(&req.url).to_owned();
+                let report = TransportError::Timeout { origin, timeout_ms: policy.timeout_ms }.report();
+                (true, Failure { report, cause: None })
+            }
             Err(SendError::Network { message, cause }) => {
-                (true, Failure { report: TransportError::Network(message).report(), cause: Some(cause) })
+                let origin = super::origin(&req.url).to_owned();
+                (true, Failure { report: TransportError::Network { origin, message }.report(), cause: Some(cause) })
             }
         };
         if retryable && req.idempotent && attempt < policy.retries {

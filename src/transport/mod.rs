@@ -6,6 +6,7 @@ pub mod credentials;
 pub mod encode;
 pub mod request;
 pub mod response;
+pub mod schema;
 
 use crate::error::{ErrorCode, ErrorReport};
 
@@ -17,10 +18,14 @@ pub enum TransportError {
     /// The server answered with an error (already classified).
     #[error("{}", .0.message)]
     Response(ErrorReport),
-    #[error("the request did not finish within {timeout_ms} ms")]
-    Timeout { timeout_ms: u32 },
-    #[error("the request failed before a response arrived: {0}")]
-    Network(String),
+    /// Credentials that cannot stand for anyone (a user token that is not a JWT): the
+    /// same `unauthorized` the server would answer, caught before sending.
+    #[error("{message}")]
+    Unauthorized { field: String, message: String },
+    #[error("the request to {origin} did not finish within {timeout_ms} ms (timeoutMs)")]
+    Timeout { origin: String, timeout_ms: u32 },
+    #[error("could not reach {origin} ({message}): is the url right and the server up?")]
+    Network { origin: String, message: String },
 }
 
 impl TransportError {
@@ -33,9 +38,12 @@ impl TransportError {
             TransportError::InvalidInput { field, message } => {
                 ErrorReport::invalid_input(field.clone(), message.clone())
             }
+            TransportError::Unauthorized { field, message } => {
+                ErrorReport { field: Some(field.clone()), ..ErrorReport::new(ErrorCode::Unauthorized, message.clone()) }
+            }
             TransportError::Response(r) => r.clone(),
             TransportError::Timeout { .. } => ErrorReport::new(ErrorCode::Timeout, self.to_string()),
-            TransportError::Network(_) => ErrorReport::new(ErrorCode::Network, self.to_string()),
+            TransportError::Network { .. } => ErrorReport::new(ErrorCode::Network, self.to_string()),
         }
     }
 }
@@ -44,4 +52,12 @@ impl From<TransportError> for ErrorReport {
     fn from(e: TransportError) -> Self {
         e.report()
     }
+}
+
+/// `scheme://host[:port]` of a URL, for messages: where a request went, never its query
+/// (which may carry filter values).
+pub fn origin(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let end = url[after_scheme..].find(['/', '?', '#']).map_or(url.len(), |i| after_scheme + i);
+    &url[..end]
 }

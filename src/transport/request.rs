@@ -211,17 +211,23 @@ impl Target {
         if trimmed.contains('?') || trimmed.contains('#') {
             return Err(TransportError::invalid("url", "url must not carry a query string or fragment"));
         }
+        check_service_path(trimmed)?;
         let rest_url = if trimmed.ends_with("/rest/v1") { trimmed.to_owned() } else { format!("{trimmed}/rest/v1") };
         check_credential("apiKey", api_key)?;
         if let Some(t) = access_token {
-            check_credential("accessToken", t)?;
             // A user's access token is always a JWT; anything else (a pasted API key, a
-            // truncated token) would only fail later, on the server, as a vaguer 401.
-            if super::credentials::inspect("accessToken", t)?.kind != "jwt" {
-                return Err(TransportError::invalid(
-                    "accessToken",
-                    "accessToken must be the signed-in user's JWT, not an API key",
-                ));
+            // truncated token, "undefined") cannot stand for a user: the 401 the server
+            // would give, said before sending, so an edge function answers 401, not 400.
+            let not_a_user =
+                |message: &str| TransportError::Unauthorized { field: "accessToken".into(), message: message.into() };
+            check_credential("accessToken", t).map_err(|_| {
+                not_a_user("accessToken must be the signed-in user's JWT, a non-empty token without whitespace")
+            })?;
+            let info = super::credentials::inspect("accessToken", t).map_err(|_| {
+                not_a_user("accessToken is not a JWT (expected header.payload.signature): pass the signed-in user's access token")
+            })?;
+            if info.kind != "jwt" {
+                return Err(not_a_user("accessToken must be the signed-in user's JWT, not an API key"));
             }
         }
         Ok(Target {
@@ -324,6 +330,28 @@ fn check_header_value(field: &str, value: &str) -> Result<(), TransportError> {
         ));
     }
     Ok(())
+}
+
+/// Supabase serves PostgREST at `/rest/v1` of the project URL, next to `/functions/v1`,
+/// `/auth/v1`, ... A URL pointing at one of those (an edge function's own URL, often) or
+/// below `/rest/v1` would become a table name on the server ("Could not find the table
+/// 'public.functions/v1/rest/v1/notes'"), so it is refused here with the URL to use.
+/// Other paths stay allowed: a self-hosted stack may sit under a proxy prefix.
+fn check_service_path(url: &str) -> Result<(), TransportError> {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let path = url[after_scheme..].find('/').map_or("", |i| &url[after_scheme + i..]);
+    let services = ["/rest/v1/", "/functions/v1", "/auth/v1", "/storage/v1", "/realtime/v1", "/graphql/v1"];
+    let Some(at) = services.iter().filter_map(|s| path.find(s)).min() else {
+        return Ok(());
+    };
+    let base = &url[..url.len() - path.len() + at];
+    Err(TransportError::invalid(
+        "url",
+        format!(
+            "url must be the project URL ({base}) or its REST URL ({base}/rest/v1), not {url}: \
+             agentmem talks to PostgREST, which Supabase serves at /rest/v1"
+        ),
+    ))
 }
 
 fn check_credential(field: &str, value: &str) -> Result<(), TransportError> {
@@ -785,6 +813,7 @@ pub fn rpc(target: &Target, function: &str, args: &Value, o: &RpcOptions) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
     use serde_json::json;
 
     fn target() -> Target {
@@ -879,6 +908,28 @@ mod tests {
         for bad in ["", "ftp://x", "abc.supabase.co", "https://", "https://x?y=1", "https://a b"] {
             assert_eq!(Target::new(bad, "k", None).unwrap_err().report().field.as_deref(), Some("url"), "{bad}");
         }
+        // Another Supabase service's URL, or a table under /rest/v1: refused with the URL to use.
+        for (bad, base) in [
+            ("https://abc.supabase.co/functions/v1", "https://abc.supabase.co"),
+            ("https://abc.supabase.co/functions/v1/memory-tools", "https://abc.supabase.co"),
+            ("http://127.0.0.1:54321/auth/v1/", "http://127.0.0.1:54321"),
+            ("https://abc.supabase.co/rest/v1/notes", "https://abc.supabase.co"),
+            ("https://proxy.example/sb/storage/v1", "https://proxy.example/sb"),
+        ] {
+            let e = Target::new(bad, "k", None).unwrap_err().report();
+            assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidInput, Some("url")), "{bad}");
+            assert!(
+                e.message
+                    .starts_with(&format!("url must be the project URL ({base}) or its REST URL ({base}/rest/v1)")),
+                "{}",
+                e.message
+            );
+        }
+        // A proxy prefix is a path like any other.
+        assert_eq!(
+            Target::new("https://proxy.example/sb", "k", None).unwrap().rest_url,
+            "https://proxy.example/sb/rest/v1"
+        );
         let e = Target::new("https://x", "secret value", None).unwrap_err();
         assert!(!e.report().message.contains("secret value"), "credentials are never echoed");
         assert_eq!(e.report().field.as_deref(), Some("apiKey"));
@@ -888,10 +939,11 @@ mod tests {
             select(&Target::new("https://x", "anon", Some(jwt)).unwrap(), "notes", &ReadOptions::default()).unwrap();
         assert_eq!(r.header("apikey"), Some("anon"));
         assert_eq!(r.header("authorization"), Some("Bearer e30.eyJzdWIiOiJ1In0.sig"));
-        for not_a_jwt in ["user-jwt", "sb_publishable_x", "a.b.c"] {
+        // A user token that cannot be one is the server's 401, said before sending.
+        for not_a_jwt in ["user-jwt", "sb_publishable_x", "a.b.c", "", "undefined", "two words"] {
             let e = Target::new("https://x", "anon", Some(not_a_jwt)).unwrap_err().report();
-            assert_eq!(e.field.as_deref(), Some("accessToken"), "{not_a_jwt}");
-            assert!(!e.message.contains(not_a_jwt));
+            assert_eq!((e.code, e.field.as_deref()), (ErrorCode::Unauthorized, Some("accessToken")), "{not_a_jwt:?}");
+            assert!(not_a_jwt.is_empty() || !e.message.contains(not_a_jwt));
         }
         let r = select(&t, "notes", &ReadOptions::default()).unwrap();
         assert_eq!(r.header("authorization"), Some("Bearer anon-key"));

@@ -98,7 +98,13 @@ pub fn error_from(resp: &HttpResponse) -> ErrorReport {
             format!("HTTP {}: {snippet}", resp.status)
         }
     });
-    ErrorReport { status: Some(resp.status), pgrst_code, details, hint, ..ErrorReport::new(code, message) }
+    super::schema::refine(ErrorReport {
+        status: Some(resp.status),
+        pgrst_code,
+        details,
+        hint,
+        ..ErrorReport::new(code, message)
+    })
 }
 
 fn classify(status: u16, pgrst: Option<&str>, details: Option<&str>) -> ErrorCode {

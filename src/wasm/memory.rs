@@ -72,11 +72,15 @@ fn settings(c: &Client, options: &JsValue) -> Result<(CallSettings, String), Err
     }
     // The key space the memories live in: the signed-in user's, or for a service-role
     // client the user it acts for (actingFor), else the service tenant's own.
+    // No identity is what the server would refuse with 401 (anon has no key space).
     let Some(tenant) = c.target.tenant() else {
-        return Err(ErrorReport::invalid_input(
-            "client",
-            "MemoryTools needs an identity: a signed-in user's accessToken, or the service role (with actingFor to act for a user)",
-        ));
+        return Err(ErrorReport {
+            field: Some("client".into()),
+            ..ErrorReport::new(
+                ErrorCode::Unauthorized,
+                "MemoryTools needs an identity: a signed-in user's accessToken, or the service role (with actingFor to act for a user)",
+            )
+        });
     };
     if let Some(user_id) = &o.user_id
         && !user_id.trim().eq_ignore_ascii_case(&tenant)

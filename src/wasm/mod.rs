@@ -102,7 +102,9 @@ fn from_js<T: serde::de::DeserializeOwned>(field: &str, v: &JsValue) -> Result<T
     }
     let text =
         v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
-    serde_json::from_str(&text).map_err(|e| ErrorReport::invalid_input(field, format!("{field}: {e}")))
+    // Options objects name their keys bare (`url`), other values by path (`rows[0].title`).
+    let root = if field == "options" { "" } else { field };
+    serde_json::from_str(&text).map_err(|e| crate::error::json_input_error(root, field, &text, &e))
 }
 
 /// JSON text from a facade (`undefined`/`null` mean "not given": JSON null). The facades

@@ -168,7 +168,7 @@ test("bad input is a typed error, and nothing is sent", async () => {
     const broken = new AgentmemSaver(client, { serde: { dumpsTyped: async () => ["json", "not bytes"], loadsTyped: async () => null } });
     await invalid(broken.put(cfg, cp, meta(), versions(cp)), "values[0]");
     const construct = async (fn, field) => invalid(Promise.resolve().then(fn), field);
-    await construct(() => new AgentmemSaver({ url }), "options");
+    await construct(() => new AgentmemSaver({ url }), "apiKey");
     await construct(() => new AgentmemSaver(undefined), "options");
     await construct(() => new AgentmemSaver(client, { fallback: "disk" }), "fallback");
     await construct(() => new AgentmemSaver(client, { serde: undefined, fallbak: "memory" }), "fallbak");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks the built package's tool definitions against @anthropic-ai/sdk and openai
-# from npm (tests/sdk-types/check.ts). Needs scripts/build.sh first.
+# from npm (tests/sdk-types/check.ts), and so do README.md's Anthropic and OpenAI tool
+# loops. Needs scripts/build.sh first.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 HERE="$ROOT/tests/sdk-types"
 cd "$HERE"
@@ -10,5 +11,17 @@ if ! cmp -s package-lock.json "$stamp" 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json "$stamp"
 fi
+# README.md's tool loops, exactly as shown (the blocks after "<!-- sdk-types: <name> ..."),
+# importing the package by its name (pkg/package.json), resolved to pkg/.
+name=$(node -p 'require(process.argv[1]).name' "$PKG/package.json")
+ln -sfn "$PKG" "node_modules/$name"
+rm -f readme_*.gen.ts
+node - "$ROOT/README.md" <<'JS'
+const fs = require("node:fs");
+const text = fs.readFileSync(process.argv[2], "utf8");
+const blocks = [...text.matchAll(/<!-- sdk-types: ([\w-]+)[^\n]*-->\n```ts\n([\s\S]*?)```/g)];
+if (blocks.length < 2) throw new Error(`README.md: expected the Anthropic and OpenAI loops, found ${blocks.length} sdk-types block(s)`);
+for (const [, name, code] of blocks) fs.writeFileSync(`readme_${name}.gen.ts`, `// Generated from README.md by run.sh.\n${code}`);
+JS
 node_modules/.bin/tsc -p tsconfig.json
-log "tool definitions type-check against @anthropic-ai/sdk and openai"
+log "tool definitions and README.md's tool loops type-check against @anthropic-ai/sdk and openai"

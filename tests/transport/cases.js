@@ -93,16 +93,47 @@ export function transportCases({ agentmem, env }) {
   test("createClient validates every option with a typed error", async () => {
     const invalid = (options, field, what) => throwsSync(() => createClient(options), { code: "invalid_input", field }, what);
     await invalid(undefined, "options", "no options");
-    await invalid({ apiKey: anonKey }, "options", "missing url");
+    await invalid({ apiKey: anonKey }, "url", "missing url");
     await invalid({ url: "ftp://x", apiKey: anonKey }, "url", "non-http url");
     await invalid({ url, apiKey: "" }, "apiKey", "empty key");
-    await invalid({ url, apiKey: anonKey, timeout: 5 }, "options", "unknown option (typo of timeoutMs)");
+    await invalid({ url, apiKey: anonKey, timeout: 5 }, "timeout", "unknown option (typo of timeoutMs)");
     await invalid({ url, apiKey: anonKey, retries: 11 }, "retries", "too many retries");
     await invalid({ url, apiKey: anonKey, timeoutMs: 0 }, "timeoutMs", "zero timeout");
     await invalid({ url, apiKey: anonKey, fetch: 42 }, "fetch", "fetch not a function");
-    await invalid({ url, apiKey: anonKey, accessToken: "not-a-jwt" }, "accessToken", "malformed token");
+    await throwsSync(() => createClient({ url, apiKey: anonKey, accessToken: "not-a-jwt" }), { code: "unauthorized", field: "accessToken" }, "malformed token");
     eq(anon().restUrl, `${url}/rest/v1`, "project URL gets /rest/v1");
     eq(createClient({ url: `${url}/rest/v1/`, apiKey: anonKey }).restUrl, `${url}/rest/v1`, "a REST URL is kept");
+  });
+
+  test("errors say what to fix, in words: options, URLs, tokens, hosts, agentmem's missing SQL", async () => {
+    const message = async (fn, expected, what) => (await throwsSync(fn, expected, what)).message;
+    // An unset environment variable is the most common mistake in an edge function.
+    eq(await message(() => createClient({ url: undefined, apiKey: anonKey }), { code: "invalid_input", field: "url" }, "url undefined"),
+      "url is required; it is missing or undefined (an unset environment variable?)");
+    eq(await message(() => createClient({ url, apiKey: anonKey, timeoutMs: "5000" }), { code: "invalid_input", field: "timeoutMs" }, "timeoutMs as a string"),
+      'timeoutMs must be a number, got the string "5000"');
+    eq(await message(() => createClient({ url, apiKey: anonKey, headers: { "x-n": 1 } }), { code: "invalid_input", field: "headers.x-n" }, "header value"),
+      "headers.x-n must be a string, got the number 1");
+    const typo = await message(() => createClient({ url, apiKey: anonKey, timeout: 5 }), { code: "invalid_input", field: "timeout" }, "typo");
+    ok(typo.startsWith("timeout is not a known option; expected one of: url, apiKey, accessToken, timeoutMs,"), typo);
+    const selectTypo = await rejects(anon().select("transport_public", { colums: "id" }), { code: "invalid_input", field: "colums" }, "select option typo");
+    ok(selectTypo.message.startsWith("colums is not a known option; expected one of: columns,"), selectTypo.message);
+    for (const e of [selectTypo.message, typo]) ok(!/line \d+ column|missing field|invalid type/.test(e), `serde's words leaked: ${e}`);
+    // An edge function's own URL instead of the project's.
+    eq(await message(() => createClient({ url: `${url}/functions/v1`, apiKey: anonKey }), { code: "invalid_input", field: "url" }, "functions URL"),
+      `url must be the project URL (${url}) or its REST URL (${url}/rest/v1), not ${url}/functions/v1: agentmem talks to PostgREST, which Supabase serves at /rest/v1`);
+    // A user token that is no JWT is an auth problem (401), not bad input.
+    const bad = await message(() => createClient({ url, apiKey: anonKey, accessToken: "undefined" }), { code: "unauthorized", field: "accessToken" }, "token 'undefined'");
+    ok(bad.includes("not a JWT") && !bad.includes("undefined"), bad);
+    // A host that does not answer is named (port 9: discard, closed here, and refused by browsers).
+    const down = await rejects(createClient({ url: "http://127.0.0.1:9", apiKey: anonKey, retries: 0 }).select("transport_public"), { code: "network", retries: 0 }, "unreachable");
+    ok(down.message.startsWith("could not reach http://127.0.0.1:9 (") && down.message.endsWith("): is the url right and the server up?"), down.message);
+    // One of agentmem's functions that this database lacks in this shape (an older SQL
+    // version): the migration to apply is named; a caller's own unknown table stays not_found.
+    const { client } = await user();
+    const missing = await rejects(client.rpc("create_agent_memory", { p_old_argument: 1 }), { code: "schema_not_installed", status: 404, pgrstCode: "PGRST202" }, "agentmem function");
+    ok(missing.message.includes("supabase/migrations/20261122000200_agent_memories.sql") && missing.message.includes("notify pgrst, 'reload schema'"), missing.message);
+    await rejects(client.select("no_such_table"), { code: "not_found", status: 404, pgrstCode: "PGRST205" }, "a caller's unknown table");
   });
 
   test("requests carry apikey, the user's bearer token, custom headers and schema profiles", async () => {
@@ -364,7 +395,7 @@ export function transportCases({ agentmem, env }) {
     const e = await rejects(c.select("transport_notes"), { code: "network" });
     ok(!e.message.includes(token) && !e.message.includes(anonKey), `leaked: ${e.message}`);
     ok(e.message.includes("[redacted]"), e.message);
-    const bad = await rejects(Promise.resolve().then(() => createClient({ url, apiKey: anonKey, accessToken: `${token}x.y` })), { code: "invalid_input" });
+    const bad = await rejects(Promise.resolve().then(() => createClient({ url, apiKey: anonKey, accessToken: `${token}x.y` })), { code: "unauthorized", field: "accessToken" });
     ok(!bad.message.includes(token), bad.message);
   });
 

@@ -1,0 +1,222 @@
+//! Which of agentmem's migrations creates each table and function the package calls, so
+//! that "Could not find the function public.create_agent_memory" can say which SQL file
+//! the database lacks instead of looking like a model asking for a missing memory.
+
+use crate::error::{ErrorCode, ErrorReport};
+
+const TENANCY: &str = "20261121000100_tenancy.sql";
+const CHECKPOINTS: &str = "20261122000100_langgraph_checkpoints.sql";
+const MEMORIES: &str = "20261122000200_agent_memories.sql";
+const UNIFIED: &str = "20261122000300_unified_conversations.sql";
+const WORKFLOW: &str = "20261122000400_workflow_agent_states.sql";
+const RESEARCH: &str = "20261122000500_research_sessions.sql";
+
+/// (object, migration). `public` objects by bare name (PostgREST and Postgres name them
+/// with or without the schema); the `agentmem` schema's with it. Checked against the SQL
+/// files by the tests below.
+pub const OBJECTS: &[(&str, &str)] = &[
+    ("agentmem.", TENANCY),
+    ("langgraph_checkpoints", CHECKPOINTS),
+    ("langgraph_checkpoint_blobs", CHECKPOINTS),
+    ("langgraph_checkpoint_writes", CHECKPOINTS),
+    ("langgraph_checkpoint_metrics", CHECKPOINTS),
+    ("langgraph_get_tuple", CHECKPOINTS),
+    ("langgraph_list", CHECKPOINTS),
+    ("langgraph_put", CHECKPOINTS),
+    ("langgraph_put_writes", CHECKPOINTS),
+    ("langgraph_delete_thread", CHECKPOINTS),
+    ("cleanup_old_checkpoints", CHECKPOINTS),
+    ("agentmem.langgraph_tuple", CHECKPOINTS),
+    ("agent_memories", MEMORIES),
+    ("agent_memories_set_updated_at", MEMORIES),
+    ("agent_memory_dimensions", MEMORIES),
+    ("set_agent_memory_dimensions", MEMORIES),
+    ("cleanup_expired_memories", MEMORIES),
+    ("create_agent_memory", MEMORIES),
+    ("update_agent_memory", MEMORIES),
+    ("delete_agent_memory", MEMORIES),
+    ("search_agent_memories", MEMORIES),
+    ("get_memory_context", MEMORIES),
+    ("get_memory_statistics", MEMORIES),
+    ("update_memory_access", MEMORIES),
+    ("memory_access_log", MEMORIES),
+    ("memory_references", MEMORIES),
+    ("unified_conversations", UNIFIED),
+    ("unified_conversation_memory", UNIFIED),
+    ("save_unified_state", UNIFIED),
+    ("restore_unified_state", UNIFIED),
+    ("delete_unified_state", UNIFIED),
+    ("create_unified_checkpoint", UNIFIED),
+    ("restore_unified_checkpoint", UNIFIED),
+    ("agentmem.unified_iso_now", UNIFIED),
+    ("workflow_agent_states", WORKFLOW),
+    ("create_workflow_state", WORKFLOW),
+    ("update_workflow_state", WORKFLOW),
+    ("agentmem.workflow_state_check_keys", WORKFLOW),
+    ("research_sessions", RESEARCH),
+    ("research_drafts", RESEARCH),
+    ("save_research_session", RESEARCH),
+    ("save_research_draft", RESEARCH),
+    ("research_workflow_summary", RESEARCH),
+    ("agentmem.research_now_ms", RESEARCH),
+];
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The migration that creates the object `text` names, if it is one of agentmem's: the
+/// longest name found as a whole identifier (`agentmem.` alone matches any function of
+/// that schema the other files do not claim).
+pub fn migration_for(text: &str) -> Option<&'static str> {
+    let mut best: Option<(usize, &'static str)> = None;
+    for &(name, file) in OBJECTS {
+        let (mut from, mut found) = (0, false);
+        while let Some(at) = text[from..].find(name) {
+            let i = from + at;
+            let before = text[..i].chars().next_back();
+            let after = text[i + name.len()..].chars().next();
+            // `public.x` and `"x"` count; `agentmem.x` only where the name has its schema.
+            let before_ok = before.is_none_or(|c| !is_ident(c) && (c != '.' || text[..i].ends_with("public.")));
+            if before_ok && (name.ends_with('.') || after.is_none_or(|c| !is_ident(c))) {
+                found = true;
+                break;
+            }
+            from = i + 1;
+        }
+        if found && best.is_none_or(|(len, _)| name.len() > len) {
+            best = Some((name.len(), file));
+        }
+    }
+    best.map(|(_, file)| file)
+}
+
+/// A "no such table / function" answer about one of agentmem's own objects becomes
+/// `schema_not_installed`, naming the migration; anything else is left as it is (a
+/// caller's own missing table stays `not_found`).
+pub fn refine(mut report: ErrorReport) -> ErrorReport {
+    let missing = match report.pgrst_code.as_deref() {
+        // PostgREST's schema cache has no such function (or not with these arguments: an
+        // older version of the SQL) / no such table.
+        Some("PGRST202" | "PGRST205") => true,
+        // Postgres, inside a function: undefined_function (not an operator mismatch),
+        // undefined_table, invalid_schema_name.
+        Some("42883") => report.message.starts_with("function "),
+        Some("42P01" | "3F000") => true,
+        _ => false,
+    };
+    let Some(file) = missing.then(|| migration_for(&report.message)).flatten() else {
+        return report;
+    };
+    report.code = ErrorCode::SchemaNotInstalled;
+    report.message = format!(
+        "{}: agentmem's SQL is not installed in this database, or is an older version. Apply \
+         supabase/migrations/{file} from the package (and the migrations before it): \
+         `npx agentmem-sql copy` adds them to your project's supabase/migrations for `supabase db push`, \
+         or paste `npx agentmem-sql print` into the dashboard's SQL editor. Just applied? Reload \
+         PostgREST's schema cache: notify pgrst, 'reload schema'",
+        report.message
+    );
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(status: u16, code: &str, message: &str) -> ErrorReport {
+        ErrorReport {
+            status: Some(status),
+            pgrst_code: Some(code.into()),
+            ..ErrorReport::new(ErrorCode::NotFound, message)
+        }
+    }
+
+    #[test]
+    fn agentmem_objects_name_their_migration() {
+        let cases = [
+            (
+                "PGRST202",
+                "Could not find the function public.create_agent_memory(p_agent_id, p_content) in the schema cache",
+                MEMORIES,
+            ),
+            (
+                "PGRST202",
+                "Could not find the function public.langgraph_put without parameters in the schema cache",
+                CHECKPOINTS,
+            ),
+            ("PGRST205", "Could not find the table 'public.agent_memories' in the schema cache", MEMORIES),
+            ("PGRST205", "Could not find the table 'public.research_drafts' in the schema cache", RESEARCH),
+            ("42883", "function agentmem.tenant() does not exist", TENANCY),
+            ("42883", "function agentmem.research_now_ms() does not exist", RESEARCH),
+            ("42P01", "relation \"unified_conversation_memory\" does not exist", UNIFIED),
+            ("42P01", "relation \"public.workflow_agent_states\" does not exist", WORKFLOW),
+            ("3F000", "schema \"agentmem.\" does not exist", TENANCY),
+        ];
+        for (code, message, file) in cases {
+            let r = refine(report(404, code, message));
+            assert_eq!(r.code, ErrorCode::SchemaNotInstalled, "{message}");
+            assert!(
+                r.message.starts_with(message) && r.message.contains(&format!("supabase/migrations/{file} ")),
+                "{}",
+                r.message
+            );
+            assert_eq!((r.status, r.pgrst_code.as_deref()), (Some(404), Some(code)), "status and code are kept");
+        }
+    }
+
+    #[test]
+    fn other_missing_objects_and_errors_are_left_alone() {
+        for (code, message) in [
+            ("PGRST205", "Could not find the table 'public.notes' in the schema cache"),
+            ("PGRST205", "Could not find the table 'public.my_agent_memories' in the schema cache"),
+            (
+                "PGRST202",
+                "Could not find the function public.search_agent_memories_v2 without parameters in the schema cache",
+            ),
+            ("42883", "operator does not exist: text @> unknown"),
+            ("42883", "function myschema.agent_memories() does not exist"),
+            ("23505", "duplicate key value violates unique constraint \"agent_memories_pkey\""),
+        ] {
+            let r = refine(report(404, code, message));
+            assert_eq!((r.code, r.message.as_str()), (ErrorCode::NotFound, message));
+        }
+    }
+
+    /// Every table and function each migration creates is in `OBJECTS` with that file,
+    /// and every entry names an object its file creates.
+    #[test]
+    fn objects_match_the_sql_files() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/supabase/migrations/");
+        for file in [TENANCY, CHECKPOINTS, MEMORIES, UNIFIED, WORKFLOW, RESEARCH] {
+            let sql = std::fs::read_to_string(format!("{dir}{file}")).unwrap().to_lowercase();
+            let mut created = Vec::new();
+            for line in sql.lines() {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let Some(kind) = words.iter().position(|w| *w == "function" || *w == "table") else { continue };
+                if !line.trim_start().starts_with("create ") {
+                    continue;
+                }
+                let name = words[kind + 1..].iter().find(|w| !matches!(**w, "if" | "not" | "exists")).unwrap();
+                let name = name.split('(').next().unwrap().trim_matches('"');
+                created.push(name.strip_prefix("public.").unwrap_or(name).to_owned());
+            }
+            assert!(!created.is_empty(), "{file}");
+            for name in &created {
+                let expected = if name.starts_with("agentmem.") && !OBJECTS.iter().any(|(n, _)| n == name) {
+                    TENANCY
+                } else {
+                    file
+                };
+                assert_eq!(
+                    migration_for(&format!("function {name}() does not exist")),
+                    Some(expected),
+                    "{name} of {file}"
+                );
+            }
+            for (name, f) in OBJECTS.iter().filter(|(n, f)| *f == file && *n != "agentmem.") {
+                assert!(created.iter().any(|c| c == name), "{name} is not created by {f}");
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// What `npm pack` puts in the tarball is what users get: checks that it holds everything
+// they need (code that every import and export points at, the .wasm, the SQL of
+// supabase/migrations and supabase/optional, README, LICENSE, CHANGELOG, the bin) and
+// nothing else, and that the metadata a registry shows is there.
+// Usage: node check-pack.mjs <npm pack --json output file> <repo root>
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import process from "node:process";
+
+const [packJson, root] = process.argv.slice(2);
+const [pack] = JSON.parse(readFileSync(packJson, "utf8"));
+const files = new Set(pack.files.map((f) => f.path));
+const pkgDir = join(root, "pkg");
+const meta = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+
+for (const field of ["name", "version", "description", "license", "homepage", "keywords"]) assert.ok(meta[field], `package.json has no ${field}`);
+assert.ok(meta.repository?.url && meta.bugs?.url, "package.json has repository and bugs");
+
+const required = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "agentmem_bg.wasm"];
+for (const dir of ["supabase/migrations", "supabase/optional"]) {
+  for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sql"))) required.push(`${dir}/${f}`);
+}
+const targets = (v) => (typeof v === "string" ? [v] : Object.values(v ?? {}).flatMap(targets));
+required.push(...targets(meta.exports).map((t) => posix.normalize(t)), posix.normalize(meta.types), ...targets(meta.bin).map((t) => posix.normalize(t)));
+for (const f of required) assert.ok(files.has(f), `the tarball lacks ${f}`);
+
+// Every relative import of a packed module is packed too.
+for (const f of files) {
+  if (!/\.(js|d\.ts)$/.test(f)) continue;
+  const text = readFileSync(join(pkgDir, f), "utf8");
+  for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    const target = posix.normalize(posix.join(posix.dirname(f), spec));
+    assert.ok(files.has(target), `${f} imports ${spec}, which is not in the tarball`);
+  }
+}
+// Nothing a user does not need: no sources, tests, maps or build leftovers.
+for (const f of files) {
+  assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|supabase\/(migrations|optional)\/[\w-]+\.sql)$/, `unexpected file in the tarball: ${f}`);
+}
+// Every entry of `files` matches something (a listed README that did not exist went unnoticed once).
+for (const entry of meta.files) {
+  const re = new RegExp(`^${entry.replace(/[.]/g, "\\.").replace(/\*/g, "[^/]*")}(/|$)`);
+  assert.ok([...files].some((f) => re.test(f)), `"files" lists ${entry}, which matches nothing`);
+}
+console.log(`npm pack: ${pack.filename}, ${files.size} files, ${pack.size} bytes packed, ${pack.unpackedSize} unpacked`);

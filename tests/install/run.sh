@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Packs pkg/ with `npm pack` and installs the tarball into fresh projects, as a user
+# would, against the running stack (scripts/stack.sh up --test-fixtures):
+#   node       ESM by package name: main entry, /langgraph with its npm peer, the
+#              agentmem-sql bin (copy/print/list; the printed SQL applied to an empty
+#              database), internal files imported by path, a missing .wasm
+#   deno-npm   package.json + node_modules, nodeModulesDir "manual": npm:<name> and bare
+#   deno-copy  the package as a copied folder, through README.md's import map: deno check + run
+#   bundlers   a "type": "commonjs" project: esbuild bundles (Chromium with and without
+#              the .wasm copied, Deno, the .js-entry pitfall) and a Vite build (Chromium)
+# npm dependencies are pinned by each project's package-lock.json and installed with
+# `npm ci`. The package name is read from pkg/package.json. Needs scripts/build.sh first.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+HERE="$ROOT/tests/install"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-install.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+NPM_FLAGS=(--no-audit --no-fund --loglevel=error --prefer-offline)
+die() { echo "tests/install: $*" >&2; exit 1; }
+
+NAME=$(node -p 'require(process.argv[1]).name' "$PKG/package.json")
+export AGENTMEM_PACKAGE="$NAME"
+# The stack's URL and keys, and a user's token for RLS.
+set -a
+# shellcheck disable=SC1091
+source "${AGENTMEM_STACK_DIR:-/tmp/agentmem-stack}/env"
+set +a
+AGENTMEM_USER_JWT=$(node --input-type=module -e '
+  const { mintJwt } = await import(process.argv[1]);
+  console.log(await mintJwt(process.env.SUPABASE_JWT_SECRET, crypto.randomUUID()));' "$ROOT/tests/support/jwt.js")
+export AGENTMEM_USER_JWT
+
+log "npm pack ($NAME)"
+(cd "$PKG" && npm pack --json --pack-destination "$WORK" 2>/dev/null) >"$WORK/pack.json"
+TARBALL="$WORK/$(node -p 'require(process.argv[1])[0].filename' "$WORK/pack.json")"
+node "$HERE/check-pack.mjs" "$WORK/pack.json" "$ROOT"
+
+# A fresh copy of a project, its pinned dependencies, then the tarball (saved into the
+# copy's package.json, as `npm install <tarball>` does; the committed files stay as they are).
+project() {
+  local name=$1 dir="$WORK/$1"
+  cp -R "$HERE/$name" "$dir"
+  rm -rf "$dir/node_modules" "$dir/dist"
+  find "$dir" -type f \( -name '*.mjs' -o -name '*.js' -o -name '*.ts' \) -exec sed -i "s|__PACKAGE__|$NAME|g" {} +
+  (cd "$dir" && npm ci "${NPM_FLAGS[@]}" && npm install "${NPM_FLAGS[@]}" "$TARBALL") >&2
+  echo "$dir"
+}
+results=()
+pass() { results+=("$1"); log "ok: $1"; }
+
+# --- Node ---------------------------------------------------------------------------
+log "node: a fresh ESM project"
+dir=$(project node)
+(cd "$dir" && node main.mjs)
+for f in api.js wasm.js client.js memory.js state.js langgraph.js io.js json.js errors.js; do
+  (cd "$dir" && node internal.mjs "$dir/node_modules/$NAME" "$f")
+done
+mkdir -p "$WORK/nowasm/node_modules"
+cp -R "$dir/node_modules/$NAME" "$WORK/nowasm/node_modules/$NAME"
+rm "$WORK/nowasm/node_modules/$NAME/agentmem_bg.wasm"
+cp "$dir/nowasm.mjs" "$WORK/nowasm/" && echo '{"type":"module"}' >"$WORK/nowasm/package.json"
+(cd "$WORK/nowasm" && node nowasm.mjs)
+pass "node: main entry + /langgraph by name, internal files, missing .wasm"
+
+log "node: agentmem-sql (the SQL into a project, and into the dashboard's SQL editor)"
+sql() { (cd "$dir" && node_modules/.bin/agentmem-sql "$@"); }
+migrations=("$ROOT"/supabase/migrations/*.sql)
+[ "$(sql list | wc -l)" -eq "${#migrations[@]}" ] || die "agentmem-sql list: not ${#migrations[@]} files"
+sql copy >/dev/null
+copied=("$dir"/supabase/migrations/*_agentmem_*.sql)
+[ "${#copied[@]}" -eq "${#migrations[@]}" ] || { ls "$dir/supabase/migrations"; exit 1; }
+for i in "${!migrations[@]}"; do
+  want=$(basename "${migrations[$i]}" | sed 's/^[0-9]*_//')
+  got=$(basename "${copied[$i]}")
+  [[ $got =~ ^[0-9]{14}_agentmem_${want}$ ]] || { echo "copy: ${copied[$i]} is not <version>_agentmem_$want" >&2; exit 1; }
+  cmp -s "${migrations[$i]}" "${copied[$i]}" || { echo "copy: ${copied[$i]} differs from the source" >&2; exit 1; }
+done
+sql copy | grep -q "Nothing to add" || { echo "copy twice: expected nothing to add" >&2; exit 1; }
+echo "-- edited" >>"${copied[1]}"
+if sql copy --with deal-scoped 2>"$WORK/refused"; then echo "copy over an edited file: expected a refusal" >&2; exit 1; fi
+grep -q "refusing to write" "$WORK/refused" || { cat "$WORK/refused"; exit 1; }
+[ "$(ls "$dir"/supabase/migrations | wc -l)" -eq "${#migrations[@]}" ] || { echo "a refused copy wrote files" >&2; exit 1; }
+cp "${migrations[1]}" "${copied[1]}"
+sql copy --with deal-scoped >/dev/null
+last=$(ls "$dir"/supabase/migrations | sort | tail -1)
+[[ $last == *_agentmem_langgraph_deal_scoped.sql ]] || { echo "optional file not last: $last" >&2; exit 1; }
+# The printed script on an empty database that has only what Supabase provides
+# (roles, auth, extensions schema: supabase/local/bootstrap.sql).
+db="agentmem_install_$$"
+psql() { "$ROOT/scripts/postgres.sh" psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+psql -c "create database $db" >/dev/null
+trap 'psql -c "drop database if exists $db" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+PGOPTIONS="-c client_min_messages=warning" psql -d "$db" --single-transaction -f "$ROOT/supabase/local/bootstrap.sql" >/dev/null
+sql print --with deal-scoped --with postgres-saver | PGOPTIONS="-c client_min_messages=warning" psql -d "$db" --single-transaction >/dev/null
+tables=$(psql -d "$db" -At -c "select count(*) from pg_tables where schemaname = 'public' and tablename in ('agent_memories', 'langgraph_checkpoints', 'unified_conversations', 'workflow_agent_states', 'research_sessions', 'deals')")
+[ "$tables" = 6 ] || die "the printed SQL left $tables of 6 tables"
+pass "node: agentmem-sql copy (versions, refusal, --with) and print (applied to an empty database)"
+
+# --- Deno ---------------------------------------------------------------------------
+log "deno: npm:$NAME from node_modules (nodeModulesDir: manual)"
+dir=$(project deno-npm)
+(cd "$dir" && deno check --quiet main.ts && deno run --quiet --allow-read --allow-env --allow-net main.ts)
+pass "deno: npm:$NAME and bare $NAME from package.json + node_modules, /langgraph"
+
+log "deno: a copied folder through README.md's import map (deno check, then run)"
+dir=$(project deno-copy)
+# The map exactly as README.md shows it, after the marker line.
+node - "$ROOT/README.md" "$dir/deno.json" <<'JS'
+const fs = require("node:fs");
+const [readme, out] = process.argv.slice(2);
+const text = fs.readFileSync(readme, "utf8");
+const at = text.indexOf("<!-- deno-import-map -->");
+if (at < 0) throw new Error("README.md has no <!-- deno-import-map --> block");
+const block = text.slice(at).match(/```jsonc?\n([\s\S]*?)```/)[1];
+const config = JSON.parse(block);
+// Pinned by this project's package-lock.json instead of fetched by Deno.
+config.nodeModulesDir = "manual";
+config.lock = false;
+fs.writeFileSync(out, JSON.stringify(config, null, 2));
+JS
+target=$(node -p 'const m = require(process.argv[1]).imports; m[process.argv[2]]' "$dir/deno.json" "$NAME")
+[ -n "$target" ] && [ "$target" != undefined ] || die "README.md's import map does not map $NAME"
+mkdir -p "$dir/$(dirname "$target")"
+tar -xzf "$TARBALL" -C "$WORK" && cp -R "$WORK/package/." "$dir/$(dirname "$target")/"
+(cd "$dir" && deno check --quiet main.ts && deno run --quiet --allow-read --allow-env --allow-net main.ts)
+pass "deno: copied folder + README import map (deno check, run)"
+
+# --- Bundlers -----------------------------------------------------------------------
+log "esbuild and Vite in a \"type\": \"commonjs\" project"
+dir=$(project bundlers)
+esbuild="$dir/node_modules/.bin/esbuild"
+chromium_ok() { # <dir> <page> <what>
+  local out
+  out=$(node "$HERE/bundlers/chromium.mjs" "$1" "$2")
+  node -e '
+    const r = JSON.parse(process.argv[1]);
+    const ok = r.uuid5 === "886313e1-3b8a-5372-9b90-0c9aee199e5d" && JSON.stringify(r.data) === JSON.stringify([{ id: 1, label: "one" }, { id: 2, label: "two" }])
+      && r.error?.agentmem === true && r.error.code === "invalid_input" && !r.failure && !r.loadError;
+    if (!ok) { console.error(process.argv[2] + ": " + JSON.stringify(r, null, 2)); process.exit(1); }
+    console.log(process.argv[2] + " in chromium " + r.chromium + ": uuid5 and select ok");' "$out" "$3"
+}
+# esbuild, as README.md says: bundle, then copy the .wasm next to the bundle.
+(cd "$dir" && "$esbuild" src/main.mjs --bundle --format=esm --log-level=warning --outfile=dist/esbuild/bundle.js)
+cp "$dir/esbuild.html" "$dir/dist/esbuild/index.html"
+mkdir -p "$dir/dist/esbuild-nowasm" && cp "$dir"/dist/esbuild/{index.html,bundle.js} "$dir/dist/esbuild-nowasm/"
+cp "$dir/node_modules/$NAME/agentmem_bg.wasm" "$dir/dist/esbuild/"
+chromium_ok "$dir/dist/esbuild" index.html "esbuild bundle"
+# Without the copy: an AgentmemError that says where it looked and what to do.
+out=$(node "$HERE/bundlers/chromium.mjs" "$dir/dist/esbuild-nowasm" index.html)
+node -e '
+  const r = JSON.parse(process.argv[1]).loadError ?? {};
+  if (r.name !== "AgentmemError" || r.code !== "wasm_not_loaded" || !/\/agentmem_bg\.wasm: /.test(r.message) || !/copy node_modules\/.+\/agentmem_bg\.wasm next to your bundle/.test(r.message)) {
+    console.error("esbuild bundle without its .wasm: " + process.argv[1]); process.exit(1);
+  }
+  console.log("esbuild bundle without its .wasm: " + r.code + ": " + r.message.slice(0, 110) + "...");' "$out"
+pass "esbuild: bundle + copied .wasm in Chromium; without it, wasm_not_loaded naming the URL and the fix"
+# For Deno: the deno condition (reads the .wasm from disk), .mjs entry and output.
+(cd "$dir" && "$esbuild" src/deno.mjs --bundle --format=esm --platform=neutral --conditions=deno --log-level=warning --outfile=dist/deno/app.mjs)
+cp "$dir/node_modules/$NAME/agentmem_bg.wasm" "$dir/dist/deno/"
+(cd "$dir" && deno run --quiet --no-config --allow-read --allow-env --allow-net dist/deno/app.mjs)
+# The pitfall README.md documents: a .js entry of a "type": "commonjs" project becomes a
+# CommonJS wrapper with an await inside, which no runtime accepts.
+(cd "$dir" && "$esbuild" src/cjs-trap.js --bundle --format=esm --platform=neutral --conditions=deno --log-level=error --outfile=dist/deno/trap.mjs)
+if (cd "$dir" && deno run --quiet --no-config --allow-read --allow-env --allow-net dist/deno/trap.mjs 2>"$WORK/trap.err"); then
+  die "the .js entry of a commonjs project bundled fine: update README.md (Bundlers)"
+fi
+grep -q "SyntaxError" "$WORK/trap.err" || { cat "$WORK/trap.err"; exit 1; }
+# The fix README.md gives: the same file as .mjs (or "type": "module").
+cp "$dir/src/cjs-trap.js" "$dir/src/cjs-trap.mjs"
+(cd "$dir" && "$esbuild" src/cjs-trap.mjs --bundle --format=esm --platform=neutral --conditions=deno --log-level=error --outfile=dist/deno/fixed.mjs)
+(cd "$dir" && deno run --quiet --no-config --allow-read dist/deno/fixed.mjs) | grep -q "bundle ok"
+pass "esbuild for Deno: the deno condition runs; a .js entry of a commonjs project fails as README.md says, as .mjs it runs"
+
+# Vite: the .wasm is an asset of the build; nothing to copy.
+(cd "$dir" && node_modules/.bin/vite build --logLevel warn --outDir dist/vite >&2)
+ls "$dir"/dist/vite/assets/*.wasm >/dev/null || die "vite build emitted no .wasm"
+chromium_ok "$dir/dist/vite" index.html "vite build"
+pass "vite: build (wasm emitted as an asset) in Chromium"
+
+log "install matrix: ${#results[@]} passed"
+printf '  %s\n' "${results[@]}" >&2
