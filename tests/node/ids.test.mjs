@@ -67,7 +67,7 @@ test("agentmem/ids loads by name from a package without the main module", () => 
   try {
     const copy = join(dir, "node_modules", "agentmem");
     for (const name of readdirSync(pkg)) {
-      if (name !== "agentmem_bg.wasm") cpSync(join(pkg, name), join(copy, name));
+      if (name !== "agentmem_bg.wasm") cpSync(join(pkg, name), join(copy, name), { recursive: true });
     }
     const run = (specifier) => spawnSync(process.execPath, ["--input-type=module", "-e",
       `const m = await import(${JSON.stringify(specifier)}); console.log(m.uuid5("python.org", "dns"));`], { cwd: dir, encoding: "utf8" });
