@@ -20,8 +20,8 @@ import { v5 as uuidV5 } from "uuid";
 import { MemorySaver, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgrestClient } from "@supabase/postgrest-js";
-import { createClient, MemoryTools, uuid5, uuid5Batch } from "agentmem";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { createClient, MemoryTools, uuid5, uuid5Batch } from "agentmem-supabase";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { delayProxy } from "./proxy.mjs";
 import { readStackEnv } from "../tests/support/env.mjs";
 import { mintJwt } from "../tests/support/jwt.js";
@@ -94,9 +94,9 @@ async function sizes() {
   // alone): it is downloaded with the bundle.
   const withWasm = (b, w) => ({ ...b, raw: b.raw + w.raw, gz: b.gz + w.gz });
   const rows = [
-    withWasm(await bundle("agentmem, main entry", `export * from "agentmem";`), wasm),
-    withWasm(await bundle("agentmem/ids, an app using only uuid5", `import { uuid5 } from "agentmem/ids"; console.log(uuid5("a", "dns"));`), idsWasm),
-    withWasm(await bundle("agentmem/ids, every id helper", `export * from "agentmem/ids";`), idsWasm),
+    withWasm(await bundle("agentmem, main entry", `export * from "agentmem-supabase";`), wasm),
+    withWasm(await bundle("agentmem-supabase/ids, an app using only uuid5", `import { uuid5 } from "agentmem-supabase/ids"; console.log(uuid5("a", "dns"));`), idsWasm),
+    withWasm(await bundle("agentmem-supabase/ids, every id helper", `export * from "agentmem-supabase/ids";`), idsWasm),
     await bundle("@supabase/postgrest-js", `export * from "@supabase/postgrest-js";`),
     await bundle("@supabase/supabase-js", `export * from "@supabase/supabase-js";`),
     await bundle("uuid (v5 only)", `import { v5 } from "uuid"; console.log(v5("a", v5.DNS));`),
@@ -135,10 +135,10 @@ function importCost() {
   };
   const pgjsFile = `file://${require.resolve("@supabase/postgrest-js").replace(/\.cjs$/, ".mjs").replace(/\.js$/, ".mjs")}`;
   const rows = [
-    ["Node", nodeImport("agentmem"), nodeImport("@supabase/postgrest-js"), nodeImport("@supabase/supabase-js")],
-    ["Node, agentmem/ids", nodeImport("agentmem/ids"), null, null],
+    ["Node", nodeImport("agentmem-supabase"), nodeImport("@supabase/postgrest-js"), nodeImport("@supabase/supabase-js")],
+    ["Node, agentmem-supabase/ids", nodeImport("agentmem-supabase/ids"), null, null],
     ["Deno", denoImport(`file://${join(root, "pkg", "deno.js")}`), denoImport(pgjsFile), null],
-    ["Deno, agentmem/ids", denoImport(`file://${join(root, "pkg", "ids-deno.js")}`), null, null],
+    ["Deno, agentmem-supabase/ids", denoImport(`file://${join(root, "pkg", "ids-deno.js")}`), null, null],
   ];
   say("## Import cost (median of fresh processes; module load + wasm instantiation)");
   say();

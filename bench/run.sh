@@ -14,5 +14,5 @@ if ! cmp -s package-lock.json "$stamp" 2>/dev/null; then
 fi
 [ -f "$PKG/agentmem_bg.wasm" ] || { echo "bench/run.sh: no built package in $PKG (run scripts/build.sh)" >&2; exit 1; }
 [ -f "${AGENTMEM_STACK_DIR:-/tmp/agentmem-stack}/env" ] || { echo "bench/run.sh: start the stack first: scripts/stack.sh up" >&2; exit 1; }
-ln -sfn "$PKG" node_modules/agentmem
+ln -sfn "$PKG" node_modules/agentmem-supabase
 NODE_OPTIONS="--preserve-symlinks ${NODE_OPTIONS:-}" node bench.mjs

@@ -2,8 +2,8 @@
 // save and by buildContractorProfile, and the one conversion into a contractor. The built
 // package in Deno against the real stack (Postgres with RLS behind the gateway).
 import assert from "node:assert/strict";
-import { AgentmemError, ContractorStore, createClient, UnifiedStateManager } from "agentmem";
-import type { Contractor, ContractorLead } from "agentmem";
+import { AgentmemError, ContractorStore, createClient, UnifiedStateManager } from "agentmem-supabase";
+import type { Contractor, ContractorLead } from "agentmem-supabase";
 import { countRequests, env, newUser, service } from "./support.ts";
 
 type User = Awaited<ReturnType<typeof newUser>>;

@@ -1,9 +1,9 @@
-// agentmem/ids against the main entry: the same functions, results and errors, from a
+// agentmem-supabase/ids against the main entry: the same functions, results and errors, from a
 // module of its own that never loads the main .wasm.
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import * as ids from "agentmem/ids";
-import * as main from "agentmem";
+import * as ids from "agentmem-supabase/ids";
+import * as main from "agentmem-supabase";
 import { generatedNames, pythonUuid5 } from "./python.ts";
 
 const DEAL = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";

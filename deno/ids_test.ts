@@ -9,7 +9,7 @@ import {
   supervisorThreadId,
   uuid5,
   uuid5Batch,
-} from "agentmem";
+} from "agentmem-supabase";
 import { generatedNames, pythonUuid5 } from "./python.ts";
 
 const DEAL = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";

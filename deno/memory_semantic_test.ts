@@ -4,8 +4,8 @@
 // The queries share no words with the memories they must find, so the offline hash
 // embedder of the other tests could not pass this; a real model must.
 import assert from "node:assert/strict";
-import { MemoryTools } from "agentmem";
-import type { Memory } from "agentmem";
+import { MemoryTools } from "agentmem-supabase";
+import type { Memory } from "agentmem-supabase";
 import { newUser } from "./support.ts";
 
 const cache = Deno.env.get("AGENTMEM_CACHE") ?? `${Deno.env.get("HOME")}/.cache/agentmem`;

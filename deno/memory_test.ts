@@ -1,8 +1,8 @@
 // Memory tools end to end: the built package in Deno, the real stack (pgvector, RLS,
 // the memory SQL functions), and the deterministic offline embedder.
 import assert from "node:assert/strict";
-import { AgentmemError, createClient, MemoryTools } from "agentmem";
-import type { Memory, MemoryToolResult } from "agentmem";
+import { AgentmemError, createClient, MemoryTools } from "agentmem-supabase";
+import type { Memory, MemoryToolResult } from "agentmem-supabase";
 import { hashEmbed, hashEmbedder } from "../supabase/functions/_shared/hash_embedder.ts";
 import { countRequests, env, newUser, service } from "./support.ts";
 

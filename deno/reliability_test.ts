@@ -2,7 +2,7 @@
 // against the real stack: a caller's throwing getters and Proxies, a misbehaving fetch
 // or embedding callback, panics, and waits that must end.
 import assert from "node:assert/strict";
-import { AgentmemError, createClient, MemoryTools, UnifiedStateManager, uuid5, uuid5Batch, WorkflowStateStore } from "agentmem";
+import { AgentmemError, createClient, MemoryTools, UnifiedStateManager, uuid5, uuid5Batch, WorkflowStateStore } from "agentmem-supabase";
 import { hashEmbedder } from "../supabase/functions/_shared/hash_embedder.ts";
 import { countRequests, env, newUser, service } from "./support.ts";
 

@@ -12,8 +12,8 @@ import {
   validateState,
   validateTransition,
   WorkflowStateStore,
-} from "agentmem";
-import type { RestoredMessage } from "agentmem";
+} from "agentmem-supabase";
+import type { RestoredMessage } from "agentmem-supabase";
 import { countRequests, env, newUser, service } from "./support.ts";
 
 type User = Awaited<ReturnType<typeof newUser>>;
@@ -482,7 +482,7 @@ Deno.test("tenancy: the same ids in two tenants are two independent states; the 
   assert.equal((await ra.loadSession(rs))!.query, "A's research");
 
   // The anon key alone is refused by the database, not by a client-side guess.
-  const { createClient } = await import("agentmem");
+  const { createClient } = await import("agentmem-supabase");
   const anon = new UnifiedStateManager({ client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }) });
   await rejects(anon.saveState(lead, { company_name: "anon" }), "unauthorized");
   // The service role has its own key space (e.g. landing-page visitors without an account)...

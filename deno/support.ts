@@ -1,6 +1,6 @@
 // Stack helpers for Deno tests: users the way Supabase Auth makes them, and the
 // gateway's request log.
-import { createClient } from "agentmem";
+import { createClient } from "agentmem-supabase";
 import { readStackEnv } from "../tests/support/env.mjs";
 import { mintJwt as signJwt } from "../tests/support/jwt.js";
 

@@ -12,7 +12,7 @@
 //
 // Every case is one Deno test step; the total is printed at the end.
 import assert from "node:assert/strict";
-import { uuid5 } from "agentmem";
+import { uuid5 } from "agentmem-supabase";
 import { env, mintJwt, service } from "./support.ts";
 
 const REST = `${env.SUPABASE_URL}/rest/v1`;

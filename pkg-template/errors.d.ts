@@ -1,4 +1,4 @@
-// Types of errors.js: the one error class, shared by the main entry and agentmem/ids.
+// Types of errors.js: the one error class, shared by the main entry and agentmem-supabase/ids.
 
 /** Stable error codes; branch on these, never on messages. */
 export type AgentmemErrorCode =

@@ -1,5 +1,5 @@
 /* @ts-self-types="./ids.d.ts" */
-// agentmem/ids for browsers and bundlers: only the small id module is fetched, relative
+// agentmem-supabase/ids for browsers and bundlers: only the small id module is fetched, relative
 // to this file, never agentmem_bg.wasm.
 import init from "./agentmem_ids.js";
 

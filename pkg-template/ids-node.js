@@ -1,5 +1,5 @@
 /* @ts-self-types="./ids.d.ts" */
-// agentmem/ids for Node.js >= 20 (ESM): only the small id module, never agentmem_bg.wasm.
+// agentmem-supabase/ids for Node.js >= 20 (ESM): only the small id module, never agentmem_bg.wasm.
 import { readFileSync } from "node:fs";
 import { initSync } from "./agentmem_ids.js";
 

@@ -1,4 +1,4 @@
-// Types of agentmem/ids, which the main entry re-exports: these helpers behave the same
+// Types of agentmem-supabase/ids, which the main entry re-exports: these helpers behave the same
 // from either entry, so they are declared once.
 
 export * from "./errors.js";

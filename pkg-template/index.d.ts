@@ -1,7 +1,7 @@
 // Public types of the agentmem package. Written by hand, once: the generated glue is
 // internal and typed as `any`.
 
-// The error class and the id helpers are shared with agentmem/ids (ids.d.ts).
+// The error class and the id helpers are shared with agentmem-supabase/ids (ids.d.ts).
 export * from "./ids.js";
 import type { AgentmemErrorCode, UuidNamespace } from "./ids.js";
 

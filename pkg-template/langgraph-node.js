@@ -1,5 +1,5 @@
 /* @ts-self-types="./langgraph.d.ts" */
-// agentmem/langgraph for node: the runtime entry first (it loads and initialises the .wasm),
+// agentmem-supabase/langgraph for node: the runtime entry first (it loads and initialises the .wasm),
 // then the saver, which relies on that.
 import "./node.js";
 export * from "./langgraph.js";

@@ -1,4 +1,4 @@
-// Types of agentmem/langgraph: the LangGraph checkpoint saver over PostgREST.
+// Types of agentmem-supabase/langgraph: the LangGraph checkpoint saver over PostgREST.
 import type {
   BaseCheckpointSaver,
   ChannelVersions,

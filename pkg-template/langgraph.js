@@ -1,4 +1,4 @@
-// agentmem/langgraph: a LangGraph checkpoint saver over PostgREST.
+// agentmem-supabase/langgraph: a LangGraph checkpoint saver over PostgREST.
 //
 // Every operation is ONE RPC of supabase/migrations/*_langgraph_checkpoints.sql: one HTTP
 // request, one transaction, run as the client's user, so row-level security decides what

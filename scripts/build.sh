@@ -3,7 +3,7 @@
 # and the facades from pkg-template/ (deno.js, node.js, browser.js, the ids-*.js entries,
 # the .d.ts files, package.json).
 #   agentmem_bg.wasm      the main entry (crate root): everything
-#   agentmem_ids_bg.wasm  agentmem/ids (crates/ids-wasm): only the id helpers, so an app
+#   agentmem_ids_bg.wasm  agentmem-supabase/ids (crates/ids-wasm): only the id helpers, so an app
 #                         that needs nothing else downloads a fraction of the package
 # Prints the sizes, raw and gzip, and fails when one is over its budget.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -36,7 +36,7 @@ if (found.length !== 1 || !glue.includes("let __wbg_reinit_scheduled") || !/impo
 }
 fs.writeFileSync(file, glue.replace(line, "$1queueMicrotask(() => { try { arg0(); } catch (e) { if (!(e instanceof WebAssembly.RuntimeError)) throw e; __wbg_reinit_scheduled = true; moduleFailed(String(e.message)); } });"));
 JS
-log "wasm-pack build $profile (agentmem/ids module)"
+log "wasm-pack build $profile (agentmem-supabase/ids module)"
 # A directory of its own: wasm-pack runs wasm-opt over every .wasm in its --out-dir, and
 # would optimise (and strip) the main module a second time with this crate's flags.
 ids_out=$(mktemp -d)
@@ -65,10 +65,11 @@ gz() { gzip -9 -c | wc -c; }
 
 # Size budgets, so growth is a decision rather than an accident: raise one in the same
 # commit that needs more, and say why.
-# The main module (measured 2026-11-24: 528,501 raw / 219,418 gzip).
+# The main module (measured 2026-11-24: 549,399 raw / 228,835 gzip after the contractor
+# store, the error wording and the checkpoint operations; being cut down).
 wasm="$PKG/agentmem_bg.wasm"
-report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-225000}"
-# agentmem/ids: everything an app that imports only the ids entry downloads, i.e. its
+report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-230000}"
+# agentmem-supabase/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces (esbuild's minified bundle is
 # ~2 KB smaller). The goal is 20 KB (measured 2026-11-24: 15,499 wasm + 4,621 JS). errors.js
@@ -79,6 +80,6 @@ ids_js_raw=$(cd "$PKG" && cat "${ids_js[@]}" | wc -c)
 ids_js_gz=$(cd "$PKG" && cat "${ids_js[@]}" | gz)
 printf 'agentmem_ids_bg.wasm: %d bytes raw, %d bytes gzip; its JS (%s): %d raw, %d gzip\n' \
   "$(wc -c <"$ids_wasm")" "$(gz <"$ids_wasm")" "${ids_js[*]}" "$ids_js_raw" "$ids_js_gz" | tee -a "$PKG/SIZE"
-report "agentmem/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + ids_js_raw))" \
+report "agentmem-supabase/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + ids_js_raw))" \
   "$(($(gz <"$ids_wasm") + ids_js_gz))" "${AGENTMEM_IDS_GZIP_BUDGET:-20480}"
 exit "$over"

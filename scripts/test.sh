@@ -18,7 +18,7 @@ log "format and lints"
 cargo fmt --all --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
-# The agentmem/ids module is only real code on wasm32 (natively it is an empty crate).
+# The agentmem-supabase/ids module is only real code on wasm32 (natively it is an empty crate).
 cargo clippy --quiet --target wasm32-unknown-unknown -p agentmem-ids -- -D warnings
 
 log "stack: Postgres + migrations + gateway"
@@ -53,7 +53,7 @@ log "layer 3: tool definitions against the vendors' SDK types (tsc)"
 "$ROOT/tests/sdk-types/run.sh"
 log "layer 3: package in Node (resolved by name through the exports map)"
 mkdir -p tests/node/node_modules
-ln -sfn "$PKG" tests/node/node_modules/agentmem
+ln -sfn "$PKG" tests/node/node_modules/agentmem-supabase
 node --test tests/node/
 log "layer 3: package in headless Chromium"
 node tests/browser/run.mjs

@@ -3,7 +3,7 @@
 //   cd deno && deno bench --allow-read --allow-env --allow-net bench/ops_bench.ts
 // Each HTTP-backed bench is one logical operation = one request; compare the figures with
 // a raw `fetch` of the same request to see what agentmem adds on top of the network.
-import { createClient, MemoryTools, uuid5Batch } from "agentmem";
+import { createClient, MemoryTools, uuid5Batch } from "agentmem-supabase";
 import { hashEmbedder } from "../../supabase/functions/_shared/hash_embedder.ts";
 import { env, newUser } from "../support.ts";
 

@@ -1,5 +1,5 @@
 // The ids agentmem derives without a database, from the built package.
-import { cimThreadId, coiaThread, conversationId, extractDealId, uuid5 } from "agentmem";
+import { cimThreadId, coiaThread, conversationId, extractDealId, uuid5 } from "agentmem-supabase";
 
 console.log("uuid5('python.org', dns)     =", uuid5("python.org", "dns"));
 const landing = coiaThread("landing");

@@ -22,9 +22,9 @@ const expected = execFileSync(process.env.PYTHON ?? "python3", ["-c", "import js
 
 const stackEnv = readStackEnv();
 
-// What a browser app gets for `import "agentmem/ids"`: the exports map's "browser" target.
+// What a browser app gets for `import "agentmem-supabase/ids"`: the exports map's "browser" target.
 const pkgJson = JSON.parse(await readFile(join(root, "pkg/package.json"), "utf8"));
-const importMap = { imports: { "agentmem/ids": `/pkg/${pkgJson.exports["./ids"].browser.replace(/^\.\//, "")}` } };
+const importMap = { imports: { "agentmem-supabase/ids": `/pkg/${pkgJson.exports["./ids"].browser.replace(/^\.\//, "")}` } };
 // Every path the pages fetch, to show what the ids entry downloads.
 const requested = [];
 
@@ -66,7 +66,7 @@ try {
   assert.deepEqual(result.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
   console.log(`chromium ${browser.version()}: package smoke ok (${names.length} uuid5 vectors, minted ${result.minted})`);
 
-  // agentmem/ids in a context of its own (no cache shared with the page above), so what
+  // agentmem-supabase/ids in a context of its own (no cache shared with the page above), so what
   // it downloads is its own.
   requested.length = 0;
   const idsContext = await browser.newContext();
@@ -86,7 +86,7 @@ try {
   assert.deepEqual(ids.error, { isAgentmemError: true, code: "invalid_input", field: "namespace" });
   const fetchedPkg = requested.filter((p) => p.startsWith("/pkg/")).sort();
   assert.deepEqual(fetchedPkg, ["/pkg/agentmem_ids.js", "/pkg/agentmem_ids_bg.wasm", "/pkg/errors.js", "/pkg/ids-browser.js", "/pkg/ids.js"]);
-  console.log(`chromium: agentmem/ids by package name ok, downloading only ${fetchedPkg.join(", ")}`);
+  console.log(`chromium: agentmem-supabase/ids by package name ok, downloading only ${fetchedPkg.join(", ")}`);
   await idsContext.close();
 
   const transport = await browser.newPage();

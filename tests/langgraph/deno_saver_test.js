@@ -1,11 +1,11 @@
 // The saver in Deno, the runtime of Supabase Edge Functions, through the package's "deno"
-// entry (agentmem/langgraph → langgraph-deno.js, which loads the .wasm from disk). The
+// entry (agentmem-supabase/langgraph → langgraph-deno.js, which loads the .wasm from disk). The
 // full behaviour is tested in Node (validation.test.mjs, saver.test.mjs); this proves the
 // entry, the wasm initialisation and one request per operation in this runtime.
 import assert from "node:assert/strict";
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
-import { AgentmemError } from "agentmem";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemError } from "agentmem-supabase";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { newUser, recording } from "./stack.mjs";
 
 Deno.test("AgentmemSaver in Deno: one request per operation, bytes intact, RLS", async () => {

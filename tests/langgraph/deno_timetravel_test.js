@@ -2,7 +2,7 @@
 // AgentmemSaver's transcripts must equal MemorySaver's, as in Node (timetravel.test.mjs).
 import assert from "node:assert/strict";
 import { MemorySaver } from "@langchain/langgraph";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { scenarios } from "./timetravel.mjs";
 import { newUser } from "./stack.mjs";
 

@@ -1,13 +1,13 @@
 // Seeded hostile calls across every export of both entries (agentmem and
-// agentmem/langgraph): throwing getters, Proxy traps, revoked Proxies, cyclic and BigInt
+// agentmem-supabase/langgraph): throwing getters, Proxy traps, revoked Proxies, cyclic and BigInt
 // values, and injected fetch / embed / serde that throw, hang or return junk. Every call
 // must return, throw or reject with an AgentmemError and settle; afterwards the module
 // must still be sound: uuid5 equals CPython's, and real calls against the stack work.
 //
 // AGENTMEM_FUZZ_SEED and AGENTMEM_FUZZ_CALLS replay or extend a run.
 import { execFileSync } from "node:child_process";
-import * as agentmem from "agentmem";
-import * as langgraph from "agentmem/langgraph";
+import * as agentmem from "agentmem-supabase";
+import * as langgraph from "agentmem-supabase/langgraph";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { env, newUser, url } from "./stack.mjs";
 

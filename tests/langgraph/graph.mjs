@@ -3,7 +3,7 @@
 // thread from the checkpoint the first one stored, and prints what it saw as JSON.
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,

@@ -9,8 +9,8 @@
 //   AgentmemSaver (service role)       PostgresSaver                   "T" on both sides
 import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { AgentmemError } from "agentmem";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemError } from "agentmem-supabase";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { buildGraph, describe as describeState, HumanMessage } from "./graph.mjs";
 import { scenarios } from "./timetravel.mjs";
 import { env, newUser, service } from "./stack.mjs";

@@ -2,8 +2,8 @@
 // invalid_input and write nothing; a caller's serializer that misbehaves is an
 // AgentmemError, never an unhandled rejection.
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import { AgentmemError } from "agentmem";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemError } from "agentmem-supabase";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { newUser, recording } from "./stack.mjs";
 
 const uid = () => crypto.randomUUID();

@@ -9,8 +9,8 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import { AgentmemError, createClient } from "agentmem";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemError, createClient } from "agentmem-supabase";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { buildGraph, describe as describeState } from "./graph.mjs";
 import { env, newUser, recording, service, url } from "./stack.mjs";
 

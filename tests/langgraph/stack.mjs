@@ -2,7 +2,7 @@
 // $AGENTMEM_STACK_DIR/env, signed-in users with their own JWT, the service role, and the
 // gateway's admin endpoints (fault rules, request log).
 // Plain JS with node: imports only, so Deno runs it too (deno_saver_test.js).
-import { createClient } from "agentmem";
+import { createClient } from "agentmem-supabase";
 import { readStackEnv } from "../support/env.mjs";
 import { mintJwt as signJwt } from "../support/jwt.js";
 

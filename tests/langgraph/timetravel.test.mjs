@@ -1,7 +1,7 @@
 // Time travel with AgentmemSaver equals time travel with LangGraph's MemorySaver: the same
 // scenarios (timetravel.mjs), the same transcripts. Fresh thread ids per run.
 import { MemorySaver } from "@langchain/langgraph";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { scenarios } from "./timetravel.mjs";
 import { newUser } from "./stack.mjs";
 

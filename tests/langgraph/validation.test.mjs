@@ -3,7 +3,7 @@
 // thread ids ("1", "2", "thread-1") are reused by every user, and each must see exactly
 // its own threads (per-tenant key spaces), including `list` without a thread id.
 import { validate } from "@langchain/langgraph-checkpoint-validation";
-import { AgentmemSaver } from "agentmem/langgraph";
+import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { newUser } from "./stack.mjs";
 
 validate({

@@ -2,7 +2,7 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // node_modules/agentmem is a symlink to the built pkg/: resolve its imports
+  // node_modules/agentmem-supabase is a symlink to the built pkg/: resolve its imports
   // (@langchain/langgraph-checkpoint) from here, as for an installed package, not from pkg/.
   resolve: { preserveSymlinks: true },
   test: {

@@ -1,4 +1,4 @@
-// agentmem/ids in Node >= 20, imported by package name: the exports map's "node" condition
+// agentmem-supabase/ids in Node >= 20, imported by package name: the exports map's "node" condition
 // must lead to the ids module, and the entry must work without the main module.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -7,8 +7,8 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as ids from "agentmem/ids";
-import * as main from "agentmem";
+import * as ids from "agentmem-supabase/ids";
+import * as main from "agentmem-supabase";
 
 const DEAL = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
 const python = (names, ns) =>
@@ -16,8 +16,8 @@ const python = (names, ns) =>
     input: JSON.stringify(names),
   }).toString().trim().split("\n");
 
-test("agentmem/ids resolves to the ids entry for Node", () => {
-  assert.match(import.meta.resolve("agentmem/ids"), /\/ids-node\.js$/);
+test("agentmem-supabase/ids resolves to the ids entry for Node", () => {
+  assert.match(import.meta.resolve("agentmem-supabase/ids"), /\/ids-node\.js$/);
   assert.deepEqual(Object.keys(ids).sort(), [
     "AgentmemError", "cimThreadId", "coiaThread", "conversationId", "extractDealId",
     "parseThreadId", "supervisorThreadId", "uuid5", "uuid5Batch",
@@ -61,21 +61,21 @@ test("thread helpers and errors behave as in the main entry", () => {
   }
 });
 
-test("agentmem/ids loads by name from a package without the main module", () => {
-  const pkg = fileURLToPath(new URL("./", import.meta.resolve("agentmem/ids")));
+test("agentmem-supabase/ids loads by name from a package without the main module", () => {
+  const pkg = fileURLToPath(new URL("./", import.meta.resolve("agentmem-supabase/ids")));
   const dir = mkdtempSync(join(tmpdir(), "agentmem-ids-node-"));
   try {
-    const copy = join(dir, "node_modules", "agentmem");
+    const copy = join(dir, "node_modules", "agentmem-supabase");
     for (const name of readdirSync(pkg)) {
       if (name !== "agentmem_bg.wasm") cpSync(join(pkg, name), join(copy, name), { recursive: true });
     }
     const run = (specifier) => spawnSync(process.execPath, ["--input-type=module", "-e",
       `const m = await import(${JSON.stringify(specifier)}); console.log(m.uuid5("python.org", "dns"));`], { cwd: dir, encoding: "utf8" });
-    const r = run("agentmem/ids");
+    const r = run("agentmem-supabase/ids");
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), "886313e1-3b8a-5372-9b90-0c9aee199e5d");
     // Control: without agentmem_bg.wasm the main entry cannot load from this copy.
-    const m = run("agentmem");
+    const m = run("agentmem-supabase");
     assert.notEqual(m.status, 0, "the main entry loaded without agentmem_bg.wasm");
     assert.match(m.stderr, /agentmem_bg\.wasm/);
   } finally {

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { AgentmemError, uuid5, uuid5Batch, coiaThread, extractDealId } from "agentmem";
+import { AgentmemError, uuid5, uuid5Batch, coiaThread, extractDealId } from "agentmem-supabase";
 
 const python = (names, ns) =>
   execFileSync(process.env.PYTHON ?? "python3", ["-c", `import json,sys,uuid\nfor n in json.load(sys.stdin): print(uuid.uuid5(uuid.NAMESPACE_${ns.toUpperCase()}, n))`], {

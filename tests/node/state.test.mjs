@@ -11,7 +11,7 @@ import {
   normalizeWorkflowState,
   validateState,
   validateTransition,
-} from "agentmem";
+} from "agentmem-supabase";
 
 test("spec 001: merge, validate_state, validate_transition", () => {
   const state = { query: "AI", tone: "objective", research_data: { a: 1 } };

@@ -8,8 +8,8 @@
 // act as that user, and row-level security keeps each user's memories their own.
 // Embeddings: Supabase's built-in gte-small model (384 dimensions) on the hosted edge
 // runtime; elsewhere (local runs, tests) a deterministic offline embedder. See README.md.
-import { AgentmemError, createClient, MemoryTools } from "agentmem";
-import type { EmbedFn } from "agentmem";
+import { AgentmemError, createClient, MemoryTools } from "agentmem-supabase";
+import type { EmbedFn } from "agentmem-supabase";
 import { hashEmbedder } from "../_shared/hash_embedder.ts";
 
 const AGENT_ID = Deno.env.get("MEMORY_AGENT_ID") ?? "assistant";
