@@ -3,11 +3,14 @@
 // (what Supabase's hosted runtime supports: add agentmem_bg.wasm to `static_files`), or
 // fetched when the package itself was imported over http(s).
 import { initSync } from "./agentmem.js";
-import { loadFailed, moduleLoaded } from "./wasm.js";
+import { loadFailed, loadOnFirstUse } from "./wasm.js";
 
 const wasmUrl = new URL("./agentmem_bg.wasm", import.meta.url);
+const how = "agentmem_bg.wasm must sit next to deno.js, readable (--allow-read). On Supabase's hosted runtime, " +
+  "list it in the function's static_files in supabase/config.toml, e.g. " +
+  'static_files = ["./functions/<name>/agentmem/agentmem_bg.wasm"]; a bundle needs it copied next to the bundle';
+let bytes;
 try {
-  let bytes;
   if (wasmUrl.protocol === "file:") {
     bytes = await Deno.readFile(wasmUrl);
   } else {
@@ -15,16 +18,18 @@ try {
     if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
     bytes = new Uint8Array(await response.arrayBuffer());
   }
-  initSync({ module: bytes });
 } catch (e) {
-  throw loadFailed(
-    wasmUrl.href,
-    e,
-    "agentmem_bg.wasm must sit next to deno.js, readable (--allow-read). On Supabase's hosted runtime, " +
-      "list it in the function's static_files in supabase/config.toml, e.g. " +
-      'static_files = ["./functions/<name>/agentmem/agentmem_bg.wasm"]; a bundle needs it copied next to the bundle',
-  );
+  throw loadFailed(wasmUrl.href, e, how);
 }
-moduleLoaded();
+// Compiled on the first call into the module, not at import: an edge function's cold start
+// pays for reading the file only.
+loadOnFirstUse(() => {
+  try {
+    initSync({ module: bytes });
+  } catch (e) {
+    throw loadFailed(wasmUrl.href, e, how);
+  }
+  bytes = undefined;
+});
 
 export * from "./api.js";

@@ -14,13 +14,29 @@ import { messageOf, toJson } from "./json.js";
 
 const STAND_IN_FUNCTION = () => {};
 
-// Set by the entry files (deno.js, node.js, browser.js) once the module is instantiated.
-// Until then every export fails with a message naming the entries: this file, api.js,
-// langgraph.js and the others are internal and load no .wasm themselves.
+// Set by the entry files (deno.js, node.js, browser.js): instantiated, or to instantiate
+// on first use. Without an entry every export fails with a message naming the entries:
+// this file, api.js, langgraph.js and the others are internal and load no .wasm themselves.
 let loaded = false;
+let instantiate = null;
 
 /** Marks the module as instantiated (entry files only). */
 export function moduleLoaded() {
+  loaded = true;
+}
+
+/** Instantiates the module on the first call that needs it (entry files only): importing
+ *  then costs reading the .wasm, not compiling it, so an app (or an edge function's cold
+ *  start) that imports the package without calling into it yet pays nothing more. */
+export function loadOnFirstUse(fn) {
+  instantiate = fn;
+}
+
+function ensureLoaded() {
+  if (loaded) return;
+  if (instantiate === null) throw notLoaded();
+  instantiate(); // throws the entry's wasm_not_loaded error; a later call tries again
+  instantiate = null;
   loaded = true;
 }
 
@@ -87,7 +103,7 @@ function primArray(field, v) {
 
 function sync(fn) {
   return (...args) => {
-    if (!loaded) throw notLoaded();
+    ensureLoaded();
     try {
       return fn(...args);
     } catch (e) {
@@ -98,7 +114,7 @@ function sync(fn) {
 
 /** `fn` once the module is loaded (async exports: `track` turns the throw into a rejection). */
 function ready(fn) {
-  if (!loaded) throw notLoaded();
+  ensureLoaded();
   return fn;
 }
 
@@ -142,4 +158,4 @@ export const checkpointCheck = sync(glue.checkpointCheck);
  *  sent and decoded by the module (src/wasm/checkpoint.rs `checkpointCall`). Arguments are
  *  JSON text and copied `[type, Uint8Array]` pairs made by langgraph.js. */
 export const checkpointCall = (state, op, configurable, a, b, c, d) =>
-  track(() => glue.checkpointCall(state, op, configurable, a, b, c, d));
+  track(() => ready(glue.checkpointCall)(state, op, configurable, a, b, c, d));
