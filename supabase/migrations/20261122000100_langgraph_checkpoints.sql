@@ -387,6 +387,11 @@ language plpgsql
 stable
 security invoker
 set search_path = ''
+-- A thread's newest rows come from an ordered index scan that stops after the first. The
+-- planner's row estimate for one thread is the table's average; for a long thread in a
+-- table whose statistics predate its growth it is far too low, and a bitmap scan then
+-- reads and sorts the whole thread (9 ms instead of 0.5 ms at 3,000 checkpoints).
+set enable_bitmapscan = off
 as $$
 declare
   v_ns text := coalesce(p_checkpoint_ns, '');
@@ -427,6 +432,7 @@ language plpgsql
 stable
 security invoker
 set search_path = ''
+set enable_bitmapscan = off -- as in langgraph_get_tuple: reads stay flat in thread length
 as $$
 declare
   v_where text[] := array['true'];
