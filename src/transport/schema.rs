@@ -26,7 +26,7 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("langgraph_put_writes", CHECKPOINTS),
     ("langgraph_delete_thread", CHECKPOINTS),
     ("cleanup_old_checkpoints", CHECKPOINTS),
-    ("agentmem.langgraph_tuple", CHECKPOINTS),
+    ("agentmem.langgraph_tuples", CHECKPOINTS),
     ("agent_memories", MEMORIES),
     ("agent_memories_set_updated_at", MEMORIES),
     ("agent_memory_dimensions", MEMORIES),

@@ -132,76 +132,89 @@ as $$
               else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
 $$;
 
--- One checkpoint row as the JSON that get_tuple/list return, under the thread id the
--- caller used (p_thread_id), or the row's own when the caller named none. p_carried: the
--- channels whose value an earlier row of the same answer carried (list sends each value
--- once per answer); they are listed under 'refs' instead of 'blobs'.
-create or replace function agentmem.langgraph_tuple(c public.langgraph_checkpoints, p_thread_id text, p_carried text[] default null)
-returns jsonb
+-- Checkpoint rows, in answer order, as the JSON that get_tuple/list return, under the
+-- thread id the caller used (p_thread_id), or each row's own when the caller named none.
+-- Each (thread, namespace, channel, version) value is sent once per answer, with the
+-- first row that needs it; later rows list it under 'refs' (a list of ten large
+-- checkpoints repeats mostly unchanged channels). One statement for the whole answer: the
+-- row-level security checks of the blob and write lookups run once, not once per row.
+create or replace function agentmem.langgraph_tuples(p_rows public.langgraph_checkpoints[], p_thread_id text)
+returns setof jsonb
 language sql
 stable
 set search_path = ''
 as $$
+  with page as (
+    select p_rows[n] as c, n from generate_subscripts(p_rows, 1) n
+  ), versions as (
+    select p.n, v.key as channel, v.value as version,
+           row_number() over (partition by (p.c).thread_key, (p.c).checkpoint_ns, v.key, v.value order by p.n) as nth
+      from page p,
+           jsonb_each_text(case when jsonb_typeof((p.c).checkpoint -> 'channel_versions') = 'object'
+                                then (p.c).checkpoint -> 'channel_versions' end) v
+  )
   select jsonb_build_object(
-    'thread_id', coalesce(p_thread_id, c.thread_id),
-    'checkpoint_ns', c.checkpoint_ns,
-    'checkpoint_id', c.checkpoint_id,
-    'parent_checkpoint_id', c.parent_checkpoint_id,
-    'type', c.type,
-    'checkpoint', c.checkpoint,
-    'metadata', c.metadata,
+    'thread_id', coalesce(p_thread_id, (p.c).thread_id),
+    'checkpoint_ns', (p.c).checkpoint_ns,
+    'checkpoint_id', (p.c).checkpoint_id,
+    'parent_checkpoint_id', (p.c).parent_checkpoint_id,
+    'type', (p.c).type,
+    'checkpoint', (p.c).checkpoint,
+    'metadata', (p.c).metadata,
     -- One primary-key lookup per channel: the thread may hold thousands of blobs. (LIMIT
     -- keeps the planner from turning the lookups into a hash join over all of them.)
     'blobs', coalesce((
       select jsonb_agg(jsonb_build_object('channel', b.channel, 'version', b.version, 'type', b.type)
                        || agentmem.langgraph_value(b.blob, b.utf8)
              order by b.channel)
-        from jsonb_each_text(case when jsonb_typeof(c.checkpoint -> 'channel_versions') = 'object'
-                                  then c.checkpoint -> 'channel_versions' end) v
+        from versions v
         cross join lateral (
           select * from public.langgraph_checkpoint_blobs b
-           where b.thread_key = c.thread_key
-             and b.checkpoint_ns = c.checkpoint_ns
-             and b.channel = v.key collate "C"
-             and b.version = v.value collate "C"
+           where b.thread_key = (p.c).thread_key
+             and b.checkpoint_ns = (p.c).checkpoint_ns
+             and b.channel = v.channel collate "C"
+             and b.version = v.version collate "C"
            limit 1) b
-       where p_carried is null or not (v.key = any (p_carried))), '[]'::jsonb),
+       where v.n = p.n and v.nth = 1), '[]'::jsonb),
     'refs', coalesce((
-      select jsonb_agg(jsonb_build_object('channel', v.key, 'version', v.value) order by v.key)
-        from jsonb_each_text(c.checkpoint -> 'channel_versions') v
-       where v.key = any (p_carried)), '[]'::jsonb),
+      select jsonb_agg(jsonb_build_object('channel', v.channel, 'version', v.version) order by v.channel)
+        from versions v
+       where v.n = p.n and v.nth > 1), '[]'::jsonb),
     'writes', coalesce((
       select jsonb_agg(jsonb_build_object(
                'task_id', w.task_id, 'channel', w.channel, 'type', w.type, 'idx', w.idx, 'task_path', w.task_path)
                || agentmem.langgraph_value(w.blob, w.utf8)
              order by w.task_path, w.task_id, w.idx)
         from public.langgraph_checkpoint_writes w
-       where w.thread_key = c.thread_key
-         and w.checkpoint_ns = c.checkpoint_ns
-         and w.checkpoint_id = c.checkpoint_id), '[]'::jsonb),
+       where w.thread_key = (p.c).thread_key
+         and w.checkpoint_ns = (p.c).checkpoint_ns
+         and w.checkpoint_id = (p.c).checkpoint_id), '[]'::jsonb),
     -- Only for checkpoints older than format v4 that have a parent (LangGraph then moves
     -- the parent's '__pregel_tasks' writes into channel_values); '[]' otherwise.
     'pending_sends', case
-      when c.parent_checkpoint_id is not null
-       and jsonb_typeof(c.checkpoint -> 'v') = 'number'
-       and (c.checkpoint ->> 'v')::numeric < 4
+      when (p.c).parent_checkpoint_id is not null
+       and jsonb_typeof((p.c).checkpoint -> 'v') = 'number'
+       and ((p.c).checkpoint ->> 'v')::numeric < 4
       then coalesce((
         select jsonb_agg(jsonb_build_object('type', w.type) || agentmem.langgraph_value(w.blob, w.utf8)
                order by w.task_path, w.task_id, w.idx)
           from public.langgraph_checkpoint_writes w
-         where w.thread_key = c.thread_key
-           and w.checkpoint_ns = c.checkpoint_ns
-           and w.checkpoint_id = c.parent_checkpoint_id
+         where w.thread_key = (p.c).thread_key
+           and w.checkpoint_ns = (p.c).checkpoint_ns
+           and w.checkpoint_id = (p.c).parent_checkpoint_id
            and w.channel = '__pregel_tasks'), '[]'::jsonb)
       else '[]'::jsonb
     end
   )
+  from page p
+  order by p.n
 $$;
 
+drop function if exists agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]);
 revoke all on function agentmem.langgraph_value(bytea, boolean) from public;
-revoke all on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]) from public; -- created after the tenancy file's revoke
+revoke all on function agentmem.langgraph_tuples(public.langgraph_checkpoints[], text) from public; -- created after the tenancy file's revoke
 grant execute on function agentmem.langgraph_value(bytea, boolean) to authenticated, service_role;
-grant execute on function agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]) to authenticated, service_role;
+grant execute on function agentmem.langgraph_tuples(public.langgraph_checkpoints[], text) to authenticated, service_role;
 
 -- RPC: put -------------------------------------------------------------------------------
 -- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
@@ -399,15 +412,19 @@ declare
   v_result jsonb;
 begin
   if p_checkpoint_id is not null then
-    select agentmem.langgraph_tuple(c, p_thread_id) into v_result
-      from public.langgraph_checkpoints c
-     where c.thread_key = v_key and c.checkpoint_ns = v_ns and c.checkpoint_id = p_checkpoint_id;
+    select t into v_result
+      from agentmem.langgraph_tuples(array(
+             select c from public.langgraph_checkpoints c
+              where c.thread_key = v_key and c.checkpoint_ns = v_ns and c.checkpoint_id = p_checkpoint_id),
+           p_thread_id) t;
   else
-    select agentmem.langgraph_tuple(c, p_thread_id) into v_result
-      from public.langgraph_checkpoints c
-     where c.thread_key = v_key and c.checkpoint_ns = v_ns
-     order by c.checkpoint_id desc
-     limit 1;
+    select t into v_result
+      from agentmem.langgraph_tuples(array(
+             select c from public.langgraph_checkpoints c
+              where c.thread_key = v_key and c.checkpoint_ns = v_ns
+              order by c.checkpoint_id desc
+              limit 1),
+           p_thread_id) t;
   end if;
   return v_result;
 end
@@ -459,29 +476,13 @@ begin
     v_where := array_append(v_where, 'c.metadata @> $4');
   end if;
   if p_before is not null then v_where := array_append(v_where, 'c.checkpoint_id < $5'); end if;
-  -- Each (thread, namespace, channel, version) value is sent once per answer, with the
-  -- first (newest) row that needs it; later rows list it under 'refs' (a list of ten large
-  -- checkpoints repeats mostly unchanged channels). PostgREST may slice this answer into
-  -- pages (max-rows): each page request computes the same order, so a value a row refers
-  -- to is always on that page or an earlier one.
+  -- PostgREST may slice this answer into pages (max-rows): each page request computes the
+  -- same order, so a value a row refers to is always on that page or an earlier one.
   return query execute
-    'with page as (
-       select c, row_number() over (order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns) as rn
-         from public.langgraph_checkpoints c where '
+    'select t from agentmem.langgraph_tuples(array(
+       select c from public.langgraph_checkpoints c where '
     || array_to_string(v_where, ' and ')
-    || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6
-     ), refs as (
-       select p.rn, v.key as channel,
-              row_number() over (partition by (p.c).thread_key, (p.c).checkpoint_ns, v.key, v.value order by p.rn) as nth
-         from page p,
-              jsonb_each_text(case when jsonb_typeof((p.c).checkpoint -> ''channel_versions'') = ''object''
-                                   then (p.c).checkpoint -> ''channel_versions'' end) v
-     ), carried as (
-       select rn, array_agg(channel) as channels from refs where nth > 1 group by rn
-     )
-     select agentmem.langgraph_tuple(p.c, $8, x.channels)
-       from page p left join carried x on x.rn = p.rn
-      order by p.rn'
+    || ' order by c.checkpoint_id desc, c.thread_id, c.checkpoint_ns limit $6), $8) t'
     using v_key, p_checkpoint_ns, p_checkpoint_id, p_filter, p_before, p_limit, v_tenants, p_thread_id;
 end
 $$;

@@ -369,8 +369,8 @@ expect "A: cannot see B's thread; writing that id makes A's own" "0|00000|$ID5" 
   "$(as_api authenticated "$A" "select count(*) from langgraph_list('$TB');")|$(st authenticated "$A" "$(put "$TB" "" "$ID2" null "$(ckpt $ID2 '{}')" '{}' '[]')")|$(as_api authenticated "$B" "select langgraph_get_tuple('$TB') ->> 'checkpoint_id';")"
 expect "A's rows intact after everything B tried" "$t1_before" "$(rows_t1)"
 FORGED="row('$A/$T1', '', '$ID2', null, null, '{\"channel_versions\": {\"a\": \"2\", \"b\": \"1\"}}', '{}', now(), '$T1', '$A')::public.langgraph_checkpoints"
-expect "B handing a forged row of A's to agentmem.langgraph_tuple reads none of A's blobs or writes" "0|0|2|1" \
-  "$(as_api authenticated "$B" "select jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from agentmem.langgraph_tuple($FORGED, null) t;")|$(as_api authenticated "$A" "select jsonb_array_length(t -> 'blobs') || '|' || (jsonb_array_length(t -> 'writes') > 0)::int from agentmem.langgraph_tuple($FORGED, null) t;")"
+expect "B handing a forged row of A's to agentmem.langgraph_tuples reads none of A's blobs or writes" "0|0|2|1" \
+  "$(as_api authenticated "$B" "select jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from agentmem.langgraph_tuples(array[$FORGED], null) t;")|$(as_api authenticated "$A" "select jsonb_array_length(t -> 'blobs') || '|' || (jsonb_array_length(t -> 'writes') > 0)::int from agentmem.langgraph_tuples(array[$FORGED], null) t;")"
 expect "a thread id shaped like another user's key stays in the caller's space" "00000|$A/$B/$P-x|$B/$P-x|" \
   "$(st authenticated "$A" "$(put "$B/$P-x" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit)|$(q -c "select thread_key || '|' || thread_id from langgraph_checkpoints where thread_key like '%/$B/$P-x'")|$(as_api authenticated "$B" "select langgraph_get_tuple('$P-x');")"
 
