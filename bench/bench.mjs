@@ -10,7 +10,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -382,7 +382,7 @@ const started = new Date();
 say(`# agentmem benchmark, ${started.toISOString().slice(0, 10)}`);
 say();
 const git = (() => { try { return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(); } catch { return "?"; } })();
-say(`Commit ${git}; Node ${process.version}; ${QUICK ? "QUICK run (few samples); " : ""}one-way delays: ${DELAYS.join(", ")} ms. Ratios are agentmem ÷ peer: below 1.00x agentmem is smaller/faster, except for rates (uuid5, concurrency) where above 1.00x is better.`);
+say(`Commit ${git}; Node ${process.version}; load average at the start ${loadavg()[0].toFixed(2)} on ${cpus().length} cores; ${QUICK ? "QUICK run (few samples); " : ""}one-way delays: ${DELAYS.join(", ")} ms. Ratios are agentmem ÷ peer: below 1.00x agentmem is smaller/faster, except for rates (uuid5, concurrency) where above 1.00x is better.`);
 say();
 await sizes();
 importCost();
@@ -397,7 +397,7 @@ try {
 } finally {
   await ctx.close();
 }
-say(`Run took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s.`);
+say(`Run took ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" / ")} (1 / 5 / 15 min) on ${cpus().length} cores: other work on the machine inflates agentmem's and the peers' times alike, and ratios less than absolute times.`);
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "latest.md"), `${out.join("\n")}\n`);
 console.error(`report: bench/results/latest.md`);
