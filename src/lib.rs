@@ -11,7 +11,9 @@ pub mod checkpoint;
 pub mod error;
 pub mod ids;
 pub mod memory;
+pub mod number;
 pub mod state;
+pub mod time;
 pub mod transport;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]

@@ -9,8 +9,6 @@
 pub mod definitions;
 pub mod embedding;
 pub mod input;
-// Shared with the research store's summary (ms → ISO 8601).
-pub(crate) mod time;
 
 use serde_json::{Value, json};
 

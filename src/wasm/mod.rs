@@ -26,6 +26,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::ErrorReport;
 
+#[global_allocator]
+static ALLOCATOR: agentmem_alloc::SizeClasses = agentmem_alloc::SizeClasses::new();
+
 #[wasm_bindgen(raw_module = "./errors.js")]
 extern "C" {
     #[wasm_bindgen(js_name = AgentmemError)]

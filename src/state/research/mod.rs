@@ -19,7 +19,7 @@ pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, valida
 
 use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
 use crate::error::ErrorReport;
-use crate::memory::time::format_ms;
+use crate::time::format_ms;
 use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 
 /// A draft's size limit in characters (the spec expects 1-5 MB per phase).
