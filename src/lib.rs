@@ -10,8 +10,10 @@
 pub mod checkpoint;
 pub mod error;
 pub mod ids;
+pub mod input;
 pub mod memory;
 pub mod number;
+pub mod op;
 pub mod state;
 pub mod time;
 pub mod transport;

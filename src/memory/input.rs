@@ -510,6 +510,7 @@ mod tests {
             dimensions: 3,
             match_threshold: 0.5,
             now_ms: 1.7e12,
+            embed_timeout_ms: 1_000,
         }
     }
 
