@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
 use crate::error::ErrorReport;
 use crate::op::{Op, Output, Step};
-use crate::transport::request::{self, CountMode, RpcOptions, Target};
+use crate::transport::request::{self, CountMode, ReadOptions, RpcOptions, Target};
 
 /// A saver call, its arguments converted from what LangGraph passed (`configurable` is
 /// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).
@@ -143,8 +143,11 @@ pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
     let options = match offset {
         // A list counts its rows, so that the saver sees when max-rows cut the answer short.
         Some(offset) => RpcOptions {
-            count: Some(CountMode::Exact),
-            offset: Some(offset).filter(|o| *o > 0),
+            read: ReadOptions {
+                count: Some(CountMode::Exact),
+                offset: Some(offset).filter(|o| *o > 0),
+                ..ReadOptions::default()
+            },
             ..RpcOptions::idempotent()
         },
         None => RpcOptions::idempotent(),

@@ -46,13 +46,7 @@ impl Format {
 /// The `strict` option of `definitions(format, options)`; options are JSON text, `None`
 /// when not given.
 pub fn strict_option(options: Option<&str>) -> Result<bool, crate::ErrorReport> {
-    #[derive(serde::Deserialize, Default)]
-    #[serde(deny_unknown_fields)]
-    struct DefinitionOptions {
-        #[serde(default)]
-        strict: bool,
-    }
-    Ok(crate::input::options::<DefinitionOptions>("options", options)?.strict)
+    crate::input::options(options, |v| crate::input::Object::new(v, "", "options", &["strict"])?.flag("strict"))
 }
 
 /// All five definitions in `format`. With `strict`, each schema keeps to the vendor's

@@ -10,12 +10,11 @@ pub mod definitions;
 pub mod embedding;
 pub mod input;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ErrorReport};
 use crate::op::{Embed, Op, Step};
-use crate::transport::request::{self, RpcOptions, Target};
+use crate::transport::request::{self, ReadOptions, RpcOptions, Target};
 pub use input::{MemoryType, ToolName};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -62,16 +61,7 @@ pub struct Settings {
 }
 
 /// `MemoryTools` options other than `client` and `embed` (which the facade keeps apart).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct MemoryOptions {
-    agent_id: String,
-    session_id: Option<String>,
-    user_id: Option<String>,
-    dimensions: Option<f64>,
-    match_threshold: Option<f64>,
-    embed_timeout_ms: Option<f64>,
-}
+const OPTIONS: [&str; 6] = ["agentId", "sessionId", "userId", "dimensions", "matchThreshold", "embedTimeoutMs"];
 
 const DEFAULT_DIMENSIONS: u32 = 384;
 /// pgvector's limit.
@@ -85,27 +75,29 @@ impl Settings {
     /// Checks `MemoryTools` options (JSON text) against the client's target; returns the
     /// settings of one call and the id of the user the tools act for.
     pub fn parse(options: Option<&str>, target: &Target, now_ms: f64) -> Result<(Settings, String), ErrorReport> {
-        let o: MemoryOptions = crate::input::parse("options", options)?;
-        let agent_id = o.agent_id.trim().to_owned();
+        let value = crate::input::given("options", options)?;
+        let o = crate::input::Object::new(&value, "", "options", &OPTIONS)?;
+        let agent_id = o.required_string("agentId")?.trim().to_owned();
+        let session_id = o.string("sessionId")?;
         if agent_id.is_empty() || agent_id.chars().count() > 255 {
             return Err(ErrorReport::invalid_input(
                 "agentId",
                 "agentId must be a non-empty string of at most 255 characters",
             ));
         }
-        if o.session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
+        if session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
             return Err(ErrorReport::invalid_input("sessionId", "sessionId must be 1 to 255 characters"));
         }
         let dimensions =
-            crate::input::integer_option("dimensions", o.dimensions, DEFAULT_DIMENSIONS, 1, MAX_DIMENSIONS)?;
+            crate::input::integer_option("dimensions", o.number("dimensions")?, DEFAULT_DIMENSIONS, 1, MAX_DIMENSIONS)?;
         let embed_timeout_ms = crate::input::integer_option(
             "embedTimeoutMs",
-            o.embed_timeout_ms,
+            o.number("embedTimeoutMs")?,
             DEFAULT_EMBED_TIMEOUT_MS,
             1,
             MAX_EMBED_TIMEOUT_MS,
         )?;
-        let match_threshold = o.match_threshold.unwrap_or(0.5);
+        let match_threshold = o.number("matchThreshold")?.unwrap_or(0.5);
         if !(match_threshold.is_finite() && (-1.0..=1.0).contains(&match_threshold)) {
             return Err(ErrorReport::invalid_input(
                 "matchThreshold",
@@ -124,7 +116,7 @@ impl Settings {
                 )
             });
         };
-        if let Some(user_id) = &o.user_id
+        if let Some(user_id) = &o.string("userId")?
             && !user_id.trim().eq_ignore_ascii_case(&tenant)
         {
             return Err(ErrorReport::invalid_input(
@@ -134,7 +126,7 @@ impl Settings {
         }
         let settings = Settings {
             agent_id,
-            session_id: o.session_id,
+            session_id,
             dimensions: dimensions as usize,
             match_threshold,
             now_ms,
@@ -250,8 +242,11 @@ fn send(
     retry: Option<(String, Value)>,
 ) -> Result<Step, ErrorReport> {
     let rpc = plan.request(&settings, vector.as_deref())?;
-    let options =
-        RpcOptions { idempotent: rpc.idempotent, columns: rpc.columns.map(str::to_owned), ..Default::default() };
+    let options = RpcOptions {
+        idempotent: rpc.idempotent,
+        read: ReadOptions { columns: rpc.columns.map(str::to_owned), ..ReadOptions::default() },
+        ..RpcOptions::default()
+    };
     let req = request::rpc(&target, rpc.function, &rpc.args, &options)?;
     Ok(Step::Send(Op::answered(req, move |answer| match answer {
         Ok(decoded) => Ok(Step::json(plan.result(decoded.json()?)?)),

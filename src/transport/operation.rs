@@ -1,7 +1,7 @@
 //! The client's own operations (`select`, `insert`, `upsert`, `update`, `delete`, `rpc`):
 //! one request each, answered as PostgREST sent it.
 
-use super::request::{self, Target};
+use super::request::{self, ReadOptions, RpcOptions, Target, WriteOptions};
 use crate::error::ErrorReport;
 use crate::input;
 use crate::op::{Op, Output, Step};
@@ -17,17 +17,23 @@ pub fn plan(
 ) -> Result<Step, ErrorReport> {
     let t = target;
     let req = match op {
-        "select" => request::select(t, name, &input::options("options", options)?),
-        "insert" => request::insert(t, name, &input::parse("rows", payload)?, &input::options("options", options)?),
-        "upsert" => request::upsert(t, name, &input::parse("rows", payload)?, &input::options("options", options)?),
-        "update" => request::update(t, name, &input::parse("patch", payload)?, &input::options("options", options)?),
-        "delete" => request::delete(t, name, &input::options("options", options)?),
+        "select" => request::select(t, name, &input::options(options, ReadOptions::parse)?),
+        "insert" => {
+            request::insert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
+        }
+        "upsert" => {
+            request::upsert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
+        }
+        "update" => {
+            request::update(t, name, &input::given("patch", payload)?, &input::options(options, WriteOptions::parse)?)
+        }
+        "delete" => request::delete(t, name, &input::options(options, WriteOptions::parse)?),
         "rpc" => {
             let args = match input::value("args", payload)? {
                 serde_json::Value::Null => serde_json::json!({}),
                 args => args,
             };
-            request::rpc(t, name, &args, &input::options("options", options)?)
+            request::rpc(t, name, &args, &input::options(options, RpcOptions::parse)?)
         }
         other => return Err(ErrorReport::invalid_input("op", format!("unknown operation {other:?}"))),
     }?;
