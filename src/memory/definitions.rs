@@ -183,18 +183,22 @@ mod tests {
         }
     }
 
-    /// Every property a definition advertises is accepted by the validator, and every
-    /// required one is really required: the schema and the parser cannot drift apart.
-    #[test]
-    fn schemas_and_validation_agree() {
-        let settings = Settings {
+    fn settings() -> Settings {
+        Settings {
             agent_id: "a".into(),
             session_id: None,
             dimensions: 3,
             match_threshold: 0.5,
             now_ms: 0.0,
             embed_timeout_ms: 1,
-        };
+        }
+    }
+
+    /// Every property a definition advertises is accepted by the validator, and every
+    /// required one is really required: the schema and the parser cannot drift apart.
+    #[test]
+    fn schemas_and_validation_agree() {
+        let settings = settings();
         let samples = json!({
             "content": "User prefers US-based vendors", "memory_type": "preference", "importance_score": 0.9,
             "reference_type": "rfp", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", "expires_at": "2999-01-01",
@@ -346,14 +350,7 @@ mod tests {
     /// the validator reads null as "not given", so such a call means the same as without.
     #[test]
     fn strict_calls_with_nulls_mean_what_they_say() {
-        let settings = Settings {
-            agent_id: "a".into(),
-            session_id: None,
-            dimensions: 3,
-            match_threshold: 0.5,
-            now_ms: 0.0,
-            embed_timeout_ms: 1,
-        };
+        let settings = settings();
         let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
         let calls = [
             ("create_memory", json!({"content": "x", "memory_type": "fact"})),

@@ -123,21 +123,30 @@ pub struct ReadOptions {
     pub head: bool,
 }
 
+/// The options of a read (a `select`, or the rows an RPC returns), in the order a message
+/// lists them; `head` is the select's alone.
+const READ_OPTIONS: [&str; 9] =
+    ["columns", "filters", "order", "limit", "offset", "count", "single", "maybeSingle", "head"];
+
 impl ReadOptions {
     /// `select` options, as the caller writes them.
     pub fn parse(v: &Value) -> Result<ReadOptions, ErrorReport> {
-        let keys = ["columns", "filters", "order", "limit", "offset", "count", "single", "maybeSingle", "head"];
-        let o = Object::new(v, "", "options", &keys)?;
+        let o = Object::new(v, "", "options", &READ_OPTIONS)?;
+        Ok(ReadOptions { head: o.flag("head")?, ..ReadOptions::read(&o)? })
+    }
+
+    /// The read options of `o` but `head`.
+    fn read(o: &Object) -> Result<ReadOptions, ErrorReport> {
         Ok(ReadOptions {
             columns: o.string("columns")?,
             filters: o.array("filters")?,
-            order: OrderSpec::parse(&o)?,
+            order: OrderSpec::parse(o)?,
             limit: o.count("limit")?,
             offset: o.count("offset")?,
             count: o.choice("count")?,
             single: o.flag("single")?,
             maybe_single: o.flag("maybeSingle")?,
-            head: o.flag("head")?,
+            head: false,
         })
     }
 }
@@ -202,28 +211,12 @@ pub struct RpcOptions {
 impl RpcOptions {
     /// `rpc` options, as the caller writes them.
     pub fn parse(v: &Value) -> Result<RpcOptions, ErrorReport> {
-        let keys =
-            ["idempotent", "get", "columns", "filters", "order", "limit", "offset", "count", "single", "maybeSingle"];
+        let mut keys = vec!["idempotent", "get"];
+        keys.extend(&READ_OPTIONS[..READ_OPTIONS.len() - 1]);
         let o = Object::new(v, "", "options", &keys)?;
-        Ok(RpcOptions {
-            idempotent: o.flag("idempotent")?,
-            get: o.flag("get")?,
-            read: ReadOptions {
-                columns: o.string("columns")?,
-                filters: o.array("filters")?,
-                order: OrderSpec::parse(&o)?,
-                limit: o.count("limit")?,
-                offset: o.count("offset")?,
-                count: o.choice("count")?,
-                single: o.flag("single")?,
-                maybe_single: o.flag("maybeSingle")?,
-                head: false,
-            },
-        })
+        Ok(RpcOptions { idempotent: o.flag("idempotent")?, get: o.flag("get")?, read: ReadOptions::read(&o)? })
     }
-}
 
-impl RpcOptions {
     /// An RPC that is safe to send twice (so it may be retried), with no other option.
     pub fn idempotent() -> RpcOptions {
         RpcOptions { idempotent: true, ..RpcOptions::default() }
