@@ -289,3 +289,28 @@ Deno.test("idempotent requests ride out a Postgres restart (57P01, 57P03, 08006)
   }
   assert.equal((await service().select("agent_memories", { columns: "id", filters: [["user_id", "eq", user.id]] })).data.length, 0);
 });
+
+Deno.test("the main module reuses freed memory: many large calls leave its heap where one left it", async () => {
+  uuid5("first call", "dns"); // instantiates the module, if no earlier test did
+  // The same module instance the entry initialised (same URL), for its memory export.
+  const glue = await import("../pkg/agentmem.js");
+  const memory = (glue.initSync({ module: new Uint8Array() }) as { memory: WebAssembly.Memory }).memory;
+  const rows = Array.from({ length: 2_000 }, (_, i) => ({ id: i, note: "é".repeat(i % 400), tags: [String(i), "x"] }));
+  const answer = JSON.stringify(rows);
+  const fetch = () => Promise.resolve(new Response(answer, { status: 200, headers: { "content-type": "application/json" } }));
+  const client = createClient({ url: "http://127.0.0.1:9", apiKey: "anon-key", fetch });
+  const round = async () => {
+    await client.upsert("notes", rows, { onConflict: ["id"] });
+    const { data } = await client.select("notes", { filters: [["id", "in", rows.slice(0, 500).map((r) => r.id)]] });
+    assert.equal((data as unknown[]).length, rows.length);
+    uuid5Batch(rows.map((r) => r.note), "dns");
+    await assert.rejects(client.select("notes", { filters: [["id", "nope" as "eq", 1]] }), AgentmemError);
+  };
+  await round();
+  await round();
+  const after = memory.buffer.byteLength;
+  for (let i = 0; i < 10; i += 1) await round();
+  // 10 rounds allocate ~10x what the first ones did; a heap that did not reuse freed
+  // blocks would have grown by that much.
+  assert.equal(memory.buffer.byteLength, after, "the heap grew on repeated calls of sizes it had seen");
+});

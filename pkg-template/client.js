@@ -3,7 +3,7 @@
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
 import { platform } from "./platform.js";
-import { checkClientOptions, clientRequest, inspectToken, unreadable } from "./wasm.js";
+import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm.js";
 
 // What each client hands the module on every call: `{ options, fetch }`, the options as
 // JSON text (copied once, so later changes to the caller's object never leak in) and the
@@ -90,23 +90,29 @@ export class AgentmemClient {
   }
 
   select(table, options) {
-    return clientRequest(this.#state, "select", table, undefined, options);
+    return request(this.#state, "select", table, "payload", undefined, options);
   }
   insert(table, rows, options) {
-    return clientRequest(this.#state, "insert", table, rows, options);
+    return request(this.#state, "insert", table, "rows", rows, options);
   }
   upsert(table, rows, options) {
-    return clientRequest(this.#state, "upsert", table, rows, options);
+    return request(this.#state, "upsert", table, "rows", rows, options);
   }
   update(table, patch, options) {
-    return clientRequest(this.#state, "update", table, patch, options);
+    return request(this.#state, "update", table, "patch", patch, options);
   }
   delete(table, options) {
-    return clientRequest(this.#state, "delete", table, undefined, options);
+    return request(this.#state, "delete", table, "payload", undefined, options);
   }
   rpc(fn, args, options) {
-    return clientRequest(this.#state, "rpc", fn, args, options);
+    return request(this.#state, "rpc", fn, "args", args, options);
   }
+}
+
+/** One request of the client; `payload` and `options` are caller values, converted inside
+ *  the tracked call so that a conversion error rejects the promise instead of throwing. */
+function request(state, op, name, field, payload, options) {
+  return call(state, "client", op, () => [prim(name), toJson(field, payload), toJson("options", options)]);
 }
 
 export function createClient(options) {

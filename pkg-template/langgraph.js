@@ -15,17 +15,13 @@ import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError } from "./io.js";
 import { messageOf, toJson } from "./json.js";
-import {
-  checkpointCall,
-  checkpointCheck,
-  prim,
-  unreadable,
-} from "./wasm.js";
+import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 
-// Safe to send twice (so agentmem may retry them after a lost answer): deleting a thread,
-// retention and metrics. Reads and writes of checkpoints are retried by the module (see
-// src/wasm/checkpoint.rs).
-const IDEMPOTENT = { idempotent: true };
+/** One call of the database backend: ONE request, built, sent and decoded by the module
+ *  (src/checkpoint/ops.rs), which may retry it (every call is safe to send twice). */
+function database(client, op, args) {
+  return call(clientOptions(client), "checkpoint", op, args);
+}
 
 const MEMORY = Symbol("agentmem.memory");
 
@@ -241,9 +237,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   getTuple(config) {
     return guarded(async () => {
       const configurable = ids(config);
-      if (!checkpointCheck("getTuple", configurable)) return undefined; // no thread: nothing to find, no request
+      if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find, no request
       if (this.#memory) return inMemory(() => this.#memory.getTuple(config));
-      const { rows } = await checkpointCall(clientOptions(this.#client), "getTuple", configurable);
+      const { rows } = await database(this.#client, "getTuple", [configurable]);
       return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
     });
   }
@@ -253,7 +249,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     try {
       configurable = ids(config);
       optionsJson = listOptions(options);
-      checkpointCheck("list", configurable, optionsJson); // for both backends
+      checkpointCheck("list", [configurable, optionsJson]); // for both backends
     } catch (e) {
       throw asAgentmemError(e);
     }
@@ -275,7 +271,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     const seen = new Set();
     const values = new Map();
     for (let offset = 0; ;) {
-      const { rows, count } = await checkpointCall(clientOptions(this.#client), "list", configurable, optionsJson, offset);
+      const { rows, count } = await database(this.#client, "list", [configurable, optionsJson, offset]);
       for (const row of rows) remember(values, row);
       for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row, values))))) {
         const { thread_id, checkpoint_ns, checkpoint_id } = tuple.config.configurable;
@@ -318,10 +314,10 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       }
       const meta = await dumps(this.serde, "metadata", metadata);
       if (this.#memory) {
-        checkpointCheck("put", configurable, checkpointJson, versionsJson, serialized, meta);
+        checkpointCheck("put", [configurable, checkpointJson, versionsJson, serialized, meta]);
         return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
       }
-      const stored = await checkpointCall(clientOptions(this.#client), "put", configurable, checkpointJson, versionsJson, serialized, meta);
+      const stored = await database(this.#client, "put", [configurable, checkpointJson, versionsJson, serialized, meta]);
       return { configurable: stored };
     });
   }
@@ -336,19 +332,20 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
       }
       if (this.#memory) {
-        checkpointCheck("putWrites", configurable, prim(taskId), prim(taskPath), serialized);
+        checkpointCheck("putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
         return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
       }
-      await checkpointCall(clientOptions(this.#client), "putWrites", configurable, prim(taskId), prim(taskPath), serialized);
+      await database(this.#client, "putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
     });
   }
 
   deleteThread(threadId) {
     return guarded(async () => {
-      const p_thread_id = requireString("threadId", threadId);
+      const args = [prim(threadId)];
+      checkpointCheck("deleteThread", args); // for both backends
       // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
-      if (this.#memory) return p_thread_id === "" ? undefined : inMemory(() => this.#memory.deleteThread(p_thread_id));
-      await this.#client.rpc("langgraph_delete_thread", { p_thread_id }, IDEMPOTENT);
+      if (this.#memory) return threadId === "" ? undefined : inMemory(() => this.#memory.deleteThread(threadId));
+      await database(this.#client, "deleteThread", args);
     });
   }
 
@@ -360,22 +357,20 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    */
   cleanupOldCheckpoints(daysOld) {
     return guarded(async () => {
-      if (!Number.isInteger(daysOld) || daysOld < 1) {
-        throw new AgentmemError("invalid_input", `daysOld must be an integer of at least 1, got ${show(daysOld)}`, { field: "daysOld" });
-      }
+      const args = [prim(daysOld)];
+      checkpointCheck("cleanupOldCheckpoints", args); // for both backends
       if (this.#memory) return memoryCleanup(this.#memory, daysOld);
-      const { data } = await this.#client.rpc("cleanup_old_checkpoints", { days_old: daysOld }, IDEMPOTENT);
-      return data;
+      return database(this.#client, "cleanupOldCheckpoints", args);
     });
   }
 
   /** Counts, bytes and `last_checkpoint_at` over one thread, or every visible one. */
   metrics(threadId) {
     return guarded(async () => {
+      const args = [prim(threadId)];
+      checkpointCheck("metrics", args); // for both backends
       if (this.#memory) return memoryMetrics(this.#memory, threadId);
-      const p_thread_id = threadId === undefined || threadId === null ? null : requireString("threadId", threadId);
-      const { data } = await this.#client.rpc("langgraph_checkpoint_metrics", { p_thread_id }, IDEMPOTENT);
-      return data;
+      return database(this.#client, "metrics", args);
     });
   }
 
@@ -420,13 +415,6 @@ function randomFraction() {
   return (1 + ((high * 2 + (low & 1)) % (2 ** 33 - 1))) / 2 ** 33;
 }
 
-function requireString(field, value) {
-  if (typeof value !== "string") {
-    throw new AgentmemError("invalid_input", `${field} must be a string, got ${value === null ? "null" : typeof value}`, { field });
-  }
-  return value;
-}
-
 /** `list` options as JSON text, `before` reduced to its checkpoint id. */
 function listOptions(options) {
   if (options !== undefined && options !== null && typeof options !== "object") return toJson("options", prim(options));
@@ -464,7 +452,7 @@ async function memoryCleanup(memory, daysOld) {
 }
 
 async function memoryMetrics(memory, threadId) {
-  const threads = threadId === undefined || threadId === null ? Object.keys(memory.storage) : [requireString("threadId", threadId)];
+  const threads = threadId === undefined || threadId === null ? Object.keys(memory.storage) : [threadId];
   let checkpointCount = 0, checkpointBytes = 0, writeCount = 0, writeBytes = 0, last = null;
   for (const thread of threads) {
     for (const checkpoints of Object.values(memory.storage[thread] ?? {})) {

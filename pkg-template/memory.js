@@ -4,7 +4,7 @@
 import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
-import { checkMemoryOptions, memoryCall, memoryDefinitions, unreadable } from "./wasm.js";
+import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from "./wasm.js";
 
 const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
 // Enough for any conversation; old entries only cost a possible extra embedding call.
@@ -107,7 +107,7 @@ export class MemoryTools {
     const text = toJson("", input, "input");
     const plain = text === undefined ? undefined : JSON.parse(text);
     const id = name === "update_memory" && typeof plain?.memory_id === "string" ? plain.memory_id.trim().toLowerCase() : undefined;
-    const result = await memoryCall(this.#client, this.#options, this.#embed, name, text, id && this.#known.get(id));
+    const result = await call(this.#client, "memory", prim(name), [this.#options, text, id && this.#known.get(id)], this.#embed);
     this.#remember(name, plain, result);
     return result;
   }

@@ -13,7 +13,7 @@ import {
   researchMergeState,
   researchValidateState,
   researchValidateTransition,
-  stateCall,
+  call as run,
   stateCheckOptions,
   unreadable,
   workflowNormalizeState,
@@ -38,7 +38,7 @@ function setup(store, what, options) {
 }
 
 function call(s, store, op, ...args) {
-  return stateCall(s.client, store, s.options, op, args);
+  return run(s.client, "state", op, [store, s.options, ...args]);
 }
 
 /**

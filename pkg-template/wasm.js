@@ -129,33 +129,34 @@ export const parseThreadId = (threadId) => sync(glue.parseThreadId)(prim(threadI
 export const extractDealId = (threadId) => sync(glue.extractDealId)(prim(threadId));
 export const inspectToken = (token) => sync(glue.inspectToken)(prim(token));
 
+/**
+ * Runs one operation of any capability through the module's one asynchronous export
+ * (src/wasm/mod.rs `call`): `state` is a client's `{ options: JSON text, fetch }`
+ * (client.js), `capability` "client", "memory", "state" or "checkpoint", `op` the
+ * operation (a memory tool's name), `args` its arguments as the facade made them (JSON
+ * text, copied `[type, Uint8Array]` pairs), or a function returning them, called inside
+ * the tracked call so that a conversion error rejects instead of throwing; `embed` the
+ * memory tools' callback. The module plans the operation, sends its request through the
+ * fetch, and resolves to the result.
+ */
+export const call = (state, capability, op, args, embed) =>
+  track(() => ready(glue.call)(state, capability, op, typeof args === "function" ? args() : args, embed));
+
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
 export const checkClientOptions = sync(glue.checkClientOptions);
-/** `payload` and `options` are caller values, converted inside the tracked call so that a
- *  conversion error rejects the promise instead of throwing. */
-const PAYLOAD = { insert: "rows", upsert: "rows", update: "patch", rpc: "args" };
-export const clientRequest = (state, op, name, payload, options) =>
-  track(() => ready(glue.clientRequest)(state, op, prim(name), toJson(PAYLOAD[op] ?? "payload", payload), toJson("options", options)));
 
-// Memory tools: options and input as JSON text (memory.js).
+// Memory tools: options as JSON text (memory.js).
 export const memoryDefinitions = (format, options) =>
   sync(glue.memoryDefinitions)(prim(format), toJson("options", options));
 export const checkMemoryOptions = sync(glue.checkMemoryOptions);
-export const memoryCall = (state, options, embed, name, input, known) =>
-  track(() => ready(glue.memoryCall)(state, options, embed, prim(name), input, known));
 
 // State stores: every argument is already JSON text (state.js).
 export const stateCheckOptions = sync(glue.stateCheckOptions);
-export const stateCall = (state, store, options, op, args) => track(() => ready(glue.stateCall)(state, store, options, op, args));
 export const researchMergeState = sync(glue.researchMergeState);
 export const researchValidateState = sync(glue.researchValidateState);
 export const researchValidateTransition = sync(glue.researchValidateTransition);
 export const workflowNormalizeState = sync(glue.workflowNormalizeState);
 
-// Checkpoints: JSON text and copied [type, Uint8Array] pairs (langgraph.js).
-export const checkpointCheck = sync(glue.checkpointCheck);
-/** The database backend's getTuple / list / put / putWrites, one request each, built,
- *  sent and decoded by the module (src/wasm/checkpoint.rs `checkpointCall`). Arguments are
- *  JSON text and copied `[type, Uint8Array]` pairs made by langgraph.js. */
-export const checkpointCall = (state, op, configurable, a, b, c, d) =>
-  track(() => ready(glue.checkpointCall)(state, op, configurable, a, b, c, d));
+// Checkpoints: the memory backend's check of a call, with the database backend's rules
+// (`args` as for `call`).
+export const checkpointCheck = (op, args) => sync(glue.checkpointCheck)(op, args);

@@ -7,11 +7,18 @@
 // would buy nothing measurable and cost an allocation plus noise at every `?`.
 #![allow(clippy::result_large_err)]
 
+// First: its `string_enum!` serves the modules below.
+#[macro_use]
+pub mod input;
+
 pub mod checkpoint;
 pub mod error;
 pub mod ids;
 pub mod memory;
+pub mod number;
+pub mod op;
 pub mod state;
+pub mod time;
 pub mod transport;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]

@@ -17,8 +17,11 @@
 //!   than format v4 (their parent's `__pregel_tasks` writes become `channel_values.__pregel_tasks`).
 
 pub mod base64;
+mod ops;
 mod read;
 mod write;
+
+pub use ops::{Call, check, operation};
 
 pub use read::{BlobRef, ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
 pub use write::{

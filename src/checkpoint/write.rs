@@ -98,16 +98,16 @@ pub fn strip_nul(value: Value) -> Value {
 
 /// A channel version as the text the SQL compares it with: `jsonb_each_text` over the
 /// checkpoint's `channel_versions`, i.e. Postgres' `numeric` output for numbers. Integers
-/// print as integers; other numbers with Rust's shortest round-trip `f64` formatting,
-/// which is positional like `numeric` (1e21 → "1000000000000000000000"), unlike JSON's
-/// exponent form that a plain `to_string` of the JSON number would give.
+/// print as integers; other numbers with the digits serde_json writes into the
+/// checkpoint, in positional notation like `numeric` (1e21 → "1000000000000000000000"),
+/// not JSON's exponent form.
 fn version_text(v: &Value, field: &str) -> Result<String> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => i.to_string(),
             (_, Some(u), _) => u.to_string(),
-            (_, _, Some(f)) => f.to_string(),
+            (_, _, Some(f)) => crate::number::positional(f),
             _ => unreachable!("a serde_json number is an i64, u64 or f64"),
         }),
         other => {
@@ -236,7 +236,10 @@ fn metadata_json(metadata: TypedBytes) -> Result<Value> {
             ),
         ));
     }
-    let value: Value = serde_json::from_slice(&metadata.bytes)
+    let text = std::str::from_utf8(&metadata.bytes).map_err(|_| {
+        CheckpointError::invalid("metadata", "the serialized metadata is not JSON: it is not UTF-8 text")
+    })?;
+    let value: Value = serde_json::from_str(text)
         .map_err(|e| CheckpointError::invalid("metadata", format!("the serialized metadata is not JSON: {e}")))?;
     if !value.is_object() {
         return Err(CheckpointError::invalid("metadata", format!("metadata must be an object, got {}", kind(&value))));

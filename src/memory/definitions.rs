@@ -43,6 +43,12 @@ impl Format {
     }
 }
 
+/// The `strict` option of `definitions(format, options)`; options are JSON text, `None`
+/// when not given.
+pub fn strict_option(options: Option<&str>) -> Result<bool, crate::ErrorReport> {
+    crate::input::options(options, |v| crate::input::Object::new(v, "", "options", &["strict"])?.flag("strict"))
+}
+
 /// All five definitions in `format`. With `strict`, each schema keeps to the vendor's
 /// documented subset for grammar-constrained tool calls (`strict: true` on each tool):
 /// - OpenAI: every property listed in `required`, the optional ones made nullable (null
@@ -177,12 +183,22 @@ mod tests {
         }
     }
 
+    fn settings() -> Settings {
+        Settings {
+            agent_id: "a".into(),
+            session_id: None,
+            dimensions: 3,
+            match_threshold: 0.5,
+            now_ms: 0.0,
+            embed_timeout_ms: 1,
+        }
+    }
+
     /// Every property a definition advertises is accepted by the validator, and every
     /// required one is really required: the schema and the parser cannot drift apart.
     #[test]
     fn schemas_and_validation_agree() {
-        let settings =
-            Settings { agent_id: "a".into(), session_id: None, dimensions: 3, match_threshold: 0.5, now_ms: 0.0 };
+        let settings = settings();
         let samples = json!({
             "content": "User prefers US-based vendors", "memory_type": "preference", "importance_score": 0.9,
             "reference_type": "rfp", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", "expires_at": "2999-01-01",
@@ -334,8 +350,7 @@ mod tests {
     /// the validator reads null as "not given", so such a call means the same as without.
     #[test]
     fn strict_calls_with_nulls_mean_what_they_say() {
-        let settings =
-            Settings { agent_id: "a".into(), session_id: None, dimensions: 3, match_threshold: 0.5, now_ms: 0.0 };
+        let settings = settings();
         let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
         let calls = [
             ("create_memory", json!({"content": "x", "memory_type": "fact"})),

@@ -29,7 +29,10 @@ pub fn check(vectors: Vec<Vec<Option<f64>>>, texts: usize, dimensions: usize) ->
                 // f32 overflow to ±inf is as unusable as a non-finite input.
                 let narrowed = x as f32;
                 if !x.is_finite() || !narrowed.is_finite() {
-                    return Err(MemoryError::EmbeddingFailed(format!("embedding {i}[{j}] is {x}, not a finite number")));
+                    return Err(MemoryError::EmbeddingFailed(format!(
+                        "embedding {i}[{j}] is {}, not a finite number",
+                        crate::number::display(x)
+                    )));
                 }
                 out.push(narrowed);
             }

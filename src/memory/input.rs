@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{MemoryError, Rpc, Settings, time};
+use super::{MemoryError, Rpc, Settings};
+use crate::time;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolName {
@@ -176,10 +177,10 @@ impl<'a> Fields<'a> {
         Ok(Some(t.to_owned()))
     }
 
-    fn number(&self, k: &str, lo: f64, hi: f64) -> Result<Option<f64>, MemoryError> {
+    fn number(&self, k: &str, lo: i32, hi: i32) -> Result<Option<f64>, MemoryError> {
         let Some(v) = self.get(k) else { return Ok(None) };
         match v.as_f64() {
-            Some(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
+            Some(x) if x.is_finite() && (f64::from(lo)..=f64::from(hi)).contains(&x) => Ok(Some(x)),
             _ => Err(MemoryError::invalid(k, format!("{k} must be a number from {lo} to {hi} (got {v})"))),
         }
     }
@@ -264,7 +265,7 @@ pub fn parse(tool: ToolName, input: &Value, s: &Settings) -> Result<Call, Memory
                 .text("content", MAX_CONTENT_CHARS)?
                 .ok_or_else(|| MemoryError::invalid("content", "create_memory needs content"))?;
             let memory_type = MemoryType::parse("memory_type", f.required("memory_type")?)?;
-            let importance = f.number("importance_score", 0.0, 1.0)?.unwrap_or(memory_type.default_importance());
+            let importance = f.number("importance_score", 0, 1)?.unwrap_or(memory_type.default_importance());
             let reference = match (f.get("reference_type"), f.uuid("reference_id")?) {
                 (None, None) => None,
                 (Some(t), Some(id)) => {
@@ -323,7 +324,7 @@ pub fn parse(tool: ToolName, input: &Value, s: &Settings) -> Result<Call, Memory
                 content: f.text("content", MAX_CONTENT_CHARS)?,
                 known_content: None,
                 memory_type: f.get("memory_type").map(|v| MemoryType::parse("memory_type", v)).transpose()?,
-                importance: f.number("importance_score", 0.0, 1.0)?,
+                importance: f.number("importance_score", 0, 1)?,
                 expires_at,
                 metadata: f.metadata("metadata")?,
             };
@@ -357,7 +358,7 @@ pub fn parse(tool: ToolName, input: &Value, s: &Settings) -> Result<Call, Memory
                 query: f.text("query", MAX_QUERY_CHARS)?,
                 max_chars: f.integer("max_chars", 1, MAX_CONTEXT_CHARS)?.unwrap_or(4_000),
                 max_memories: f.integer("max_memories", 1, MAX_CONTEXT_MEMORIES)?.unwrap_or(20),
-                min_importance: f.number("min_importance", 0.0, 1.0)?.unwrap_or(0.0),
+                min_importance: f.number("min_importance", 0, 1)?.unwrap_or(0.0),
             }
         }
     })
@@ -509,6 +510,7 @@ mod tests {
             dimensions: 3,
             match_threshold: 0.5,
             now_ms: 1.7e12,
+            embed_timeout_ms: 1_000,
         }
     }
 

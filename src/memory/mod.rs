@@ -9,12 +9,12 @@
 pub mod definitions;
 pub mod embedding;
 pub mod input;
-// Shared with the research store's summary (ms → ISO 8601).
-pub(crate) mod time;
 
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ErrorReport};
+use crate::op::{Embed, Op, Step};
+use crate::transport::request::{self, ReadOptions, RpcOptions, Target};
 pub use input::{MemoryType, ToolName};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -56,6 +56,84 @@ pub struct Settings {
     pub match_threshold: f64,
     /// Milliseconds since the epoch, for "expires_at is in the past".
     pub now_ms: f64,
+    /// How long the embedding callback may take.
+    pub embed_timeout_ms: u32,
+}
+
+/// `MemoryTools` options other than `client` and `embed` (which the facade keeps apart).
+const OPTIONS: [&str; 6] = ["agentId", "sessionId", "userId", "dimensions", "matchThreshold", "embedTimeoutMs"];
+
+const DEFAULT_DIMENSIONS: u32 = 384;
+/// pgvector's limit.
+const MAX_DIMENSIONS: u32 = 16_000;
+/// Long enough for a hosted embedding API on a bad day; a callback that hangs (a stuck
+/// connection, a model that never loads) then fails the call instead of holding it forever.
+const DEFAULT_EMBED_TIMEOUT_MS: u32 = 30_000;
+const MAX_EMBED_TIMEOUT_MS: u32 = 600_000;
+
+impl Settings {
+    /// Checks `MemoryTools` options (JSON text) against the client's target; returns the
+    /// settings of one call and the id of the user the tools act for.
+    pub fn parse(options: Option<&str>, target: &Target, now_ms: f64) -> Result<(Settings, String), ErrorReport> {
+        let value = crate::input::given("options", options)?;
+        let o = crate::input::Object::new(&value, "", "options", &OPTIONS)?;
+        let agent_id = o.required_string("agentId")?.trim().to_owned();
+        let session_id = o.string("sessionId")?;
+        if agent_id.is_empty() || agent_id.chars().count() > 255 {
+            return Err(ErrorReport::invalid_input(
+                "agentId",
+                "agentId must be a non-empty string of at most 255 characters",
+            ));
+        }
+        if session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
+            return Err(ErrorReport::invalid_input("sessionId", "sessionId must be 1 to 255 characters"));
+        }
+        let dimensions =
+            crate::input::integer_option("dimensions", o.number("dimensions")?, DEFAULT_DIMENSIONS, 1, MAX_DIMENSIONS)?;
+        let embed_timeout_ms = crate::input::integer_option(
+            "embedTimeoutMs",
+            o.number("embedTimeoutMs")?,
+            DEFAULT_EMBED_TIMEOUT_MS,
+            1,
+            MAX_EMBED_TIMEOUT_MS,
+        )?;
+        let match_threshold = o.number("matchThreshold")?.unwrap_or(0.5);
+        if !(match_threshold.is_finite() && (-1.0..=1.0).contains(&match_threshold)) {
+            return Err(ErrorReport::invalid_input(
+                "matchThreshold",
+                "matchThreshold must be a cosine similarity from -1 to 1",
+            ));
+        }
+        // The key space the memories live in: the signed-in user's, or for a service-role
+        // client the user it acts for (actingFor), else the service tenant's own.
+        // No identity is what the server would refuse with 401 (anon has no key space).
+        let Some(tenant) = target.tenant() else {
+            return Err(ErrorReport {
+                field: Some("client".into()),
+                ..ErrorReport::new(
+                    ErrorCode::Unauthorized,
+                    "MemoryTools needs an identity: a signed-in user's accessToken, or the service role (with actingFor to act for a user)",
+                )
+            });
+        };
+        if let Some(user_id) = &o.string("userId")?
+            && !user_id.trim().eq_ignore_ascii_case(&tenant)
+        {
+            return Err(ErrorReport::invalid_input(
+                "userId",
+                "userId is not the user the client acts for (its accessToken's user, or actingFor)",
+            ));
+        }
+        let settings = Settings {
+            agent_id,
+            session_id,
+            dimensions: dimensions as usize,
+            match_threshold,
+            now_ms,
+            embed_timeout_ms,
+        };
+        Ok((settings, tenant))
+    }
 }
 
 /// The work one tool call needs: the text to embed (if any) and how to build the RPC.
@@ -121,14 +199,66 @@ impl Plan {
     }
 }
 
-/// `{ success: false, error: { code, message, field? } }`: what `handle` returns for a
-/// failed call, so the model can read the problem and correct itself.
-pub fn failure(report: &ErrorReport) -> Value {
-    let mut error = json!({ "code": report.code.as_str(), "message": report.message });
-    if let Some(f) = &report.field {
-        error["field"] = json!(f);
-    }
-    json!({ "success": false, "error": error })
+/// One tool call as an operation: embed (when the call needs a vector), then ONE RPC,
+/// then the tool's result. `known_content` is what the caller last saw of an
+/// `update_memory`'s memory (see [`plan_knowing`]); should it be stale, the database
+/// refuses the update with [`STALE_CONTENT`], nothing is written, and the call embeds the
+/// new content and sends once more.
+pub fn operation(
+    target: &Target,
+    settings: Settings,
+    tool: &str,
+    input: Value,
+    known_content: Option<&str>,
+) -> Result<Step, ErrorReport> {
+    let plan = plan_knowing(tool, &input, &settings, known_content)?;
+    let retry = known_content.is_some().then(|| (tool.to_owned(), input));
+    embed_then_send(target.clone(), settings, plan, retry)
+}
+
+/// The plan's embedding (if it needs one), then its RPC. `retry` is the call to plan again,
+/// without known content, if the database says that content was stale.
+fn embed_then_send(
+    target: Target,
+    settings: Settings,
+    plan: Plan,
+    retry: Option<(String, Value)>,
+) -> Result<Step, ErrorReport> {
+    let Some(text) = plan.embed.clone() else {
+        return send(target, settings, plan, None, retry);
+    };
+    let (dimensions, timeout_ms) = (settings.dimensions, settings.embed_timeout_ms);
+    Ok(Step::Embed(Embed::new(text, dimensions, timeout_ms, move |vectors| {
+        let mut checked = embedding::check(vectors, 1, dimensions)?;
+        send(target, settings, plan, Some(checked.remove(0)), retry)
+    })))
+}
+
+fn send(
+    target: Target,
+    settings: Settings,
+    plan: Plan,
+    vector: Option<Vec<f32>>,
+    retry: Option<(String, Value)>,
+) -> Result<Step, ErrorReport> {
+    let rpc = plan.request(&settings, vector.as_deref())?;
+    let options = RpcOptions {
+        idempotent: rpc.idempotent,
+        read: ReadOptions { columns: rpc.columns.map(str::to_owned), ..ReadOptions::default() },
+        ..RpcOptions::default()
+    };
+    let req = request::rpc(&target, rpc.function, &rpc.args, &options)?;
+    Ok(Step::Send(Op::answered(req, move |answer| match answer {
+        Ok(decoded) => Ok(Step::json(plan.result(decoded.json()?)?)),
+        // What the caller knew about the memory's content was stale: nothing was written;
+        // embed the new content and send once more.
+        Err(report) if report.pgrst_code.as_deref() == Some(STALE_CONTENT) && retry.is_some() => {
+            let (tool, input) = retry.unwrap_or_default();
+            let plan = plan_knowing(&tool, &input, &settings, None)?;
+            embed_then_send(target, settings, plan, None)
+        }
+        Err(report) => Err(refine(report)),
+    })))
 }
 
 /// Refines a server error for the memory tools: pgvector and the memory functions raise

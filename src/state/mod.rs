@@ -11,7 +11,7 @@
 //!   (spec 000 §2–§3).
 //!
 //! Everything here is pure: an operation is planned into an [`Op`] (the one HTTP request
-//! plus how to read its answer); the wasm boundary sends it. Input is validated before the
+//! plus how to read its answer), which `crate::op::run` carries out. Input is validated before the
 //! request exists, so bad input never reaches the database, and errors name the field at
 //! fault by its path (`state.identified_gaps[2].alternatives[0]`).
 
@@ -27,6 +27,7 @@ mod generate;
 use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorReport};
+use crate::op::Step;
 use crate::transport::request::{HttpRequest, Target};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -74,30 +75,20 @@ fn in_tenant(t: &Target, mut filters: Vec<Value>) -> Vec<Value> {
     filters
 }
 
-/// Reads the decoded response body into the operation's result.
+pub use crate::op::Op;
+
+/// How a store reads the JSON answer of its request into the operation's result.
 type Finish = Box<dyn FnOnce(Value) -> Result<Value, StateError>>;
 
-/// One store operation: the single request it takes, and how its answer becomes the result.
-pub struct Op {
-    pub request: HttpRequest,
-    finish: Finish,
+/// The one request of an operation, whose JSON answer `finish` reads into the result.
+fn json_op(request: HttpRequest, finish: impl FnOnce(Value) -> Result<Value, StateError> + 'static) -> Op {
+    boxed_op(request, Box::new(finish))
 }
 
-impl Op {
-    fn new(request: HttpRequest, finish: impl FnOnce(Value) -> Result<Value, StateError> + 'static) -> Op {
-        Op { request, finish: Box::new(finish) }
-    }
-
-    /// The operation's result from the response body (`null` for an empty body).
-    pub fn finish(self, body: Value) -> Result<Value, ErrorReport> {
-        (self.finish)(body).map_err(ErrorReport::from)
-    }
-}
-
-impl std::fmt::Debug for Op {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Op").field("request", &self.request).finish_non_exhaustive()
-    }
+/// [`json_op`] with `finish` boxed: one copy of the code around it for every store's
+/// closures, not one each.
+fn boxed_op(request: HttpRequest, finish: Finish) -> Op {
+    Op::json(request, finish)
 }
 
 /// The stores.
@@ -139,6 +130,11 @@ pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, 
         Store::Research => research::plan(op, args, cx),
         Store::Contractors => contractors::plan(op, args, cx),
     }
+}
+
+/// `op` of `store` as an operation, its server errors read as [`server_error`] does.
+pub fn operation(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Step, ErrorReport> {
+    Ok(Step::Send(plan(store, op, args, cx)?.map_err(server_error)))
 }
 
 /// Checks a store's constructor options; returns what the facade shows of them.

@@ -2,8 +2,10 @@
 //! loop over an injected HTTP implementation, and the RLS credential helpers.
 
 pub mod client;
+pub mod config;
 pub mod credentials;
 pub mod encode;
+pub mod operation;
 pub mod request;
 pub mod response;
 pub mod schema;

@@ -8,11 +8,12 @@
 //! changes the filter. We keep its shape (a builder producing a request) and write the
 //! quoting PostgREST actually specifies (see `encode`).
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::TransportError;
 use super::encode::{array_literal, list, percent_encode, quote, scalar_text, token};
+use crate::error::ErrorReport;
+use crate::input::{self, Object};
 
 /// A request ready to hand to `fetch`.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,134 +44,182 @@ pub enum Expect {
     MaybeSingle,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CountMode {
-    Exact,
-    Planned,
-    Estimated,
-}
+string_enum!(
+    /// `count`: how PostgREST counts the rows (`Prefer: count=…`).
+    CountMode { Exact = "exact", Planned = "planned", Estimated = "estimated" }
+);
 
-impl CountMode {
-    fn as_str(self) -> &'static str {
-        match self {
-            CountMode::Exact => "exact",
-            CountMode::Planned => "planned",
-            CountMode::Estimated => "estimated",
-        }
+string_enum!(
+    /// `returning`: what a write answers with.
+    Returning { Minimal = "minimal", Representation = "representation" }
+);
+
+#[allow(clippy::derivable_impls)] // string_enum! derives; a variant attribute would be its only use
+impl Default for Returning {
+    fn default() -> Self {
+        Returning::Minimal
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Returning {
-    #[default]
-    Minimal,
-    Representation,
-}
-
 /// `order` as a PostgREST string (`"created_at.desc,id"`) or a list of terms.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum OrderSpec {
     Raw(String),
     Terms(Vec<OrderTerm>),
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OrderTerm {
     pub column: String,
-    #[serde(default = "yes")]
     pub ascending: bool,
     pub nulls_first: Option<bool>,
 }
 
-fn yes() -> bool {
-    true
+impl OrderSpec {
+    fn parse(o: &Object) -> Result<Option<OrderSpec>, ErrorReport> {
+        let field = o.field("order");
+        Ok(match o.get("order") {
+            None => None,
+            Some(Value::String(s)) => Some(OrderSpec::Raw(s.clone())),
+            Some(Value::Array(terms)) => Some(OrderSpec::Terms(
+                terms
+                    .iter()
+                    .enumerate()
+                    .map(|(i, term)| {
+                        let t =
+                            Object::new(term, &format!("{field}[{i}]"), "", &["column", "ascending", "nullsFirst"])?;
+                        let nulls_first = match t.get("nullsFirst") {
+                            None => None,
+                            Some(_) => Some(t.flag("nullsFirst")?),
+                        };
+                        let ascending = t.get("ascending").is_none() || t.flag("ascending")?;
+                        Ok(OrderTerm { column: t.required_string("column")?, ascending, nulls_first })
+                    })
+                    .collect::<Result<_, ErrorReport>>()?,
+            )),
+            Some(other) => {
+                return Err(input::expected(
+                    &field,
+                    "a string or an array of { column, ascending, nullsFirst }",
+                    other,
+                ));
+            }
+        })
+    }
 }
 
 /// Options shared by reads and by the representation of writes.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReadOptions {
     pub columns: Option<String>,
-    #[serde(default)]
     pub filters: Vec<Value>,
     pub order: Option<OrderSpec>,
     pub limit: Option<u64>,
     pub offset: Option<u64>,
     pub count: Option<CountMode>,
-    #[serde(default)]
     pub single: bool,
-    #[serde(default)]
     pub maybe_single: bool,
     /// HEAD instead of GET: only the count and headers.
-    #[serde(default)]
     pub head: bool,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// The options of a read (a `select`, or the rows an RPC returns), in the order a message
+/// lists them; `head` is the select's alone.
+const READ_OPTIONS: [&str; 9] =
+    ["columns", "filters", "order", "limit", "offset", "count", "single", "maybeSingle", "head"];
+
+impl ReadOptions {
+    /// `select` options, as the caller writes them.
+    pub fn parse(v: &Value) -> Result<ReadOptions, ErrorReport> {
+        let o = Object::new(v, "", "options", &READ_OPTIONS)?;
+        Ok(ReadOptions { head: o.flag("head")?, ..ReadOptions::read(&o)? })
+    }
+
+    /// The read options of `o` but `head`.
+    fn read(o: &Object) -> Result<ReadOptions, ErrorReport> {
+        Ok(ReadOptions {
+            columns: o.string("columns")?,
+            filters: o.array("filters")?,
+            order: OrderSpec::parse(o)?,
+            limit: o.count("limit")?,
+            offset: o.count("offset")?,
+            count: o.choice("count")?,
+            single: o.flag("single")?,
+            maybe_single: o.flag("maybeSingle")?,
+            head: false,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct WriteOptions {
-    #[serde(default)]
     pub returning: Returning,
     /// Columns to return with `returning: "representation"`.
     pub columns: Option<String>,
     /// Insert only these keys (PostgREST `columns=`): tolerates rows with differing keys.
     pub insert_columns: Option<Vec<String>>,
     pub count: Option<CountMode>,
-    #[serde(default)]
     pub single: bool,
     /// For upserts: the conflict target (defaults to the primary key).
     pub on_conflict: Option<Vec<String>>,
     /// For upserts: keep existing rows instead of merging.
-    #[serde(default)]
     pub ignore_duplicates: bool,
     /// Columns missing from a row take their DEFAULT instead of NULL (`missing=default`).
-    #[serde(default)]
     pub missing_default: bool,
-    #[serde(default)]
     pub filters: Vec<Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+impl WriteOptions {
+    /// `insert` / `upsert` / `update` / `delete` options, as the caller writes them.
+    pub fn parse(v: &Value) -> Result<WriteOptions, ErrorReport> {
+        let keys = [
+            "returning",
+            "columns",
+            "insertColumns",
+            "count",
+            "single",
+            "onConflict",
+            "ignoreDuplicates",
+            "missingDefault",
+            "filters",
+        ];
+        let o = Object::new(v, "", "options", &keys)?;
+        Ok(WriteOptions {
+            returning: o.choice("returning")?.unwrap_or_default(),
+            columns: o.string("columns")?,
+            insert_columns: o.strings("insertColumns")?,
+            count: o.choice("count")?,
+            single: o.flag("single")?,
+            on_conflict: o.strings("onConflict")?,
+            ignore_duplicates: o.flag("ignoreDuplicates")?,
+            missing_default: o.flag("missingDefault")?,
+            filters: o.array("filters")?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RpcOptions {
     /// Declares the function safe to call twice, which allows retries.
-    #[serde(default)]
     pub idempotent: bool,
     /// Call with GET (arguments in the query string; the function must not write).
-    #[serde(default)]
     pub get: bool,
-    pub columns: Option<String>,
-    #[serde(default)]
-    pub filters: Vec<Value>,
-    pub order: Option<OrderSpec>,
-    pub limit: Option<u64>,
-    pub offset: Option<u64>,
-    pub count: Option<CountMode>,
-    #[serde(default)]
-    pub single: bool,
-    #[serde(default)]
-    pub maybe_single: bool,
+    /// The options of the result's rows, as for a read (`head` aside).
+    pub read: ReadOptions,
 }
 
 impl RpcOptions {
+    /// `rpc` options, as the caller writes them.
+    pub fn parse(v: &Value) -> Result<RpcOptions, ErrorReport> {
+        let mut keys = vec!["idempotent", "get"];
+        keys.extend(&READ_OPTIONS[..READ_OPTIONS.len() - 1]);
+        let o = Object::new(v, "", "options", &keys)?;
+        Ok(RpcOptions { idempotent: o.flag("idempotent")?, get: o.flag("get")?, read: ReadOptions::read(&o)? })
+    }
+
     /// An RPC that is safe to send twice (so it may be retried), with no other option.
-    pub const fn idempotent() -> RpcOptions {
-        RpcOptions {
-            idempotent: true,
-            get: false,
-            columns: None,
-            filters: Vec::new(),
-            order: None,
-            limit: None,
-            offset: None,
-            count: None,
-            single: false,
-            maybe_single: false,
-        }
+    pub fn idempotent() -> RpcOptions {
+        RpcOptions { idempotent: true, ..RpcOptions::default() }
     }
 }
 
@@ -764,16 +813,17 @@ pub fn delete(target: &Target, table: &str, o: &WriteOptions) -> Result<HttpRequ
 
 pub fn rpc(target: &Target, function: &str, args: &Value, o: &RpcOptions) -> Result<HttpRequest, TransportError> {
     check_name("function", function)?;
-    let expect = expect_of(o.single, o.maybe_single)?;
+    let r = &o.read;
+    let expect = expect_of(r.single, r.maybe_single)?;
     let Value::Object(arg_map) = args else {
         return Err(TransportError::invalid("args", "args must be an object of named arguments"));
     };
     let mut pairs = read_pairs(&Shape {
-        columns: o.columns.as_deref(),
-        filters: &o.filters,
-        order: o.order.as_ref(),
-        limit: o.limit,
-        offset: o.offset,
+        columns: r.columns.as_deref(),
+        filters: &r.filters,
+        order: r.order.as_ref(),
+        limit: r.limit,
+        offset: r.offset,
     })?;
     let method = if o.get { "GET" } else { "POST" };
     let body = if o.get {
@@ -797,7 +847,7 @@ pub fn rpc(target: &Target, function: &str, args: &Value, o: &RpcOptions) -> Res
     if body.is_some() {
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
     }
-    if let Some(p) = prefer(&[o.count.map(|c| format!("count={}", c.as_str()))]) {
+    if let Some(p) = prefer(&[r.count.map(|c| format!("count={}", c.as_str()))]) {
         headers.push(("Prefer".to_owned(), p));
     }
     Ok(HttpRequest {
@@ -821,7 +871,7 @@ mod tests {
     }
 
     fn read(v: Value) -> ReadOptions {
-        serde_json::from_value(v).unwrap()
+        ReadOptions::parse(&v).unwrap()
     }
 
     // {"role":"service_role"} and {"sub":"0F0E0D0C-…-000000000001","role":"authenticated"}
@@ -1049,19 +1099,19 @@ mod tests {
         let r = insert(&t, "notes", &json!([{"a": 1}, {"a": 2}]), &WriteOptions::default()).unwrap();
         assert_eq!((r.method, r.idempotent, r.header("prefer")), ("POST", false, Some("return=minimal")));
         assert_eq!(r.body.as_deref(), Some(r#"[{"a":1},{"a":2}]"#));
-        let o: WriteOptions = serde_json::from_value(json!({"onConflict": ["thread_id", "checkpoint_ns"], "returning": "representation", "columns": "id", "count": "exact"})).unwrap();
+        let o = WriteOptions::parse(&json!({"onConflict": ["thread_id", "checkpoint_ns"], "returning": "representation", "columns": "id", "count": "exact"})).unwrap();
         let r = upsert(&t, "cp", &json!({"thread_id": "1"}), &o).unwrap();
         assert!(r.idempotent);
         assert_eq!(r.header("prefer"), Some("resolution=merge-duplicates,return=representation,count=exact"));
         assert_eq!(query(&r), "on_conflict=thread_id,checkpoint_ns&select=id");
-        let o: WriteOptions = serde_json::from_value(json!({"ignoreDuplicates": true})).unwrap();
+        let o = WriteOptions::parse(&json!({"ignoreDuplicates": true})).unwrap();
         assert_eq!(
             upsert(&t, "cp", &json!({}), &o).unwrap().header("prefer"),
             Some("resolution=ignore-duplicates,return=minimal")
         );
         assert!(insert(&t, "cp", &json!({}), &o).is_err(), "insert refuses upsert options");
 
-        let o: WriteOptions = serde_json::from_value(json!({"filters": [["id", "eq", 5]]})).unwrap();
+        let o = WriteOptions::parse(&json!({"filters": [["id", "eq", 5]]})).unwrap();
         let r = update(&t, "notes", &json!({"body": "x"}), &o).unwrap();
         assert_eq!((r.method, r.idempotent, query(&r).as_str()), ("PATCH", true, "id=eq.5"));
         let r = delete(&t, "notes", &o).unwrap();
@@ -1088,12 +1138,11 @@ mod tests {
             (r.method, r.idempotent, r.url.as_str()),
             ("POST", false, "https://abc.supabase.co/rest/v1/rpc/search")
         );
-        let o: RpcOptions =
-            serde_json::from_value(json!({"idempotent": true, "limit": 2, "order": "id.desc"})).unwrap();
+        let o = RpcOptions::parse(&json!({"idempotent": true, "limit": 2, "order": "id.desc"})).unwrap();
         let r = rpc(&t, "search", &json!({}), &o).unwrap();
         assert!(r.idempotent);
         assert_eq!(query(&r), "order=id.desc&limit=2");
-        let o: RpcOptions = serde_json::from_value(json!({"get": true})).unwrap();
+        let o = RpcOptions::parse(&json!({"get": true})).unwrap();
         let r = rpc(&t, "add", &json!({"a": 1, "b": "x y"}), &o).unwrap();
         assert_eq!((r.method, r.idempotent, query(&r).as_str()), ("GET", true, "a=1&b=x y"));
         assert!(rpc(&t, "add", &json!({"a": [1]}), &o).is_err());
@@ -1101,8 +1150,34 @@ mod tests {
     }
 
     #[test]
-    fn unknown_options_are_rejected_by_serde() {
-        assert!(serde_json::from_value::<ReadOptions>(json!({"limt": 1})).is_err());
+    fn options_name_the_option_at_fault() {
+        let field = |r: Result<ReadOptions, ErrorReport>| r.unwrap_err().field.unwrap_or_default();
+        assert_eq!(field(ReadOptions::parse(&json!({"limt": 1}))), "limt");
+        assert_eq!(field(ReadOptions::parse(&json!({"limit": -1}))), "limit");
+        assert_eq!(field(ReadOptions::parse(&json!({"count": "all"}))), "count");
+        assert_eq!(field(ReadOptions::parse(&json!({"order": [{"column": "a"}, {"column": 1}]}))), "order[1].column");
+        assert_eq!(field(ReadOptions::parse(&json!({"order": 5}))), "order");
+        let e = ReadOptions::parse(&json!({"count": "all"})).unwrap_err();
+        assert_eq!(e.message, r#"count must be one of exact, planned, estimated, got the string "all""#);
+        let e = WriteOptions::parse(&json!({"onConflict": ["a", 2]})).unwrap_err();
+        assert_eq!(
+            (e.field.as_deref(), e.message.as_str()),
+            (Some("onConflict[1]"), "onConflict[1] must be a string, got the number 2")
+        );
+        let o = ReadOptions::parse(
+            &json!({"order": [{"column": "a", "ascending": false, "nullsFirst": true}], "count": "planned"}),
+        )
+        .unwrap();
+        assert_eq!(
+            o.order,
+            Some(OrderSpec::Terms(vec![OrderTerm { column: "a".into(), ascending: false, nulls_first: Some(true) }]))
+        );
+        assert_eq!(o.count, Some(CountMode::Planned));
+        assert_eq!(
+            RpcOptions::parse(&json!({"limit": null})).unwrap(),
+            RpcOptions::default(),
+            "null leaves an option out"
+        );
     }
 
     #[test]

@@ -33,6 +33,13 @@ pub fn safe_integer(field: &str, value: &JsValue) -> Result<u64, ErrorReport> {
     }
 }
 
+/// A JS number (any: the core checks its range).
+pub fn number(field: &str, value: &JsValue) -> Result<f64, ErrorReport> {
+    value
+        .as_f64()
+        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must be a number, got {}", type_name(value))))
+}
+
 /// An array whose every element is a valid string; errors name the index.
 pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, ErrorReport> {
     let array: &js_sys::Array = value.dyn_ref().ok_or_else(|| {
@@ -48,18 +55,5 @@ fn type_name(value: &JsValue) -> String {
         "array".into()
     } else {
         value.js_typeof().as_string().unwrap_or_default()
-    }
-}
-
-/// An option that must be a whole number in `min..=max` (`default` when absent). Read as
-/// any JSON number, so that -1 or 1.5 names the option instead of failing the whole
-/// options object in serde.
-pub fn integer_option(field: &str, value: Option<f64>, default: u32, min: u32, max: u32) -> Result<u32, ErrorReport> {
-    match value {
-        None => Ok(default),
-        Some(n) if n.fract() == 0.0 && (f64::from(min)..=f64::from(max)).contains(&n) => Ok(n as u32),
-        Some(_) => {
-            Err(ErrorReport::invalid_input(field, format!("{field} must be an integer between {min} and {max}")))
-        }
     }
 }

@@ -1,4 +1,5 @@
-//! Exports for `crate::checkpoint`, used by the LangGraph saver (`pkg-template/langgraph.js`).
+//! The checkpoint saver (`pkg-template/langgraph.js`) at the boundary: its calls'
+//! arguments converted for `crate::checkpoint`, and decoded tuples converted back.
 //!
 //! JSON-shaped arguments arrive as JSON text (the facade makes it) and leave through
 //! `to_js`. Serialized values cross as `[type, Uint8Array]` pairs, copied by the facade
@@ -10,10 +11,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, prelude::*};
 
+use super::transport::Client;
 use super::{JsResult, args, json_arg, to_js};
-use crate::checkpoint::{self, Payload, TupleConfig, TypedBytes, TypedValue};
+use crate::checkpoint::{self, Call, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
-use crate::transport::request::{self, CountMode, RpcOptions};
+use crate::op::Step;
 
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
     json_arg(field, v)
@@ -50,41 +52,55 @@ fn bytes_array(items: impl IntoIterator<Item = Vec<JsValue>>) -> Array {
     items.into_iter().map(|parts| parts.into_iter().collect::<Array>()).collect()
 }
 
-/// Checks the arguments of `op` as `checkpointCall` would, without a request (the memory
-/// backend keeps the database backend's rules): `true` when the call would make a request,
-/// `false` when there is nothing to send (getTuple without a thread, putWrites without
-/// writes).
+/// A saver call from its method name and arguments: `configurable` (JSON text) first
+/// for the checkpoint reads and writes, then the method's own:
+/// - `getTuple(configurable)`, `list(configurable, options, offset)`;
+/// - `put(configurable, checkpoint, newVersions, values, metadata)`;
+/// - `putWrites(configurable, taskId, taskPath, writes)`;
+/// - `deleteThread(threadId)`, `cleanupOldCheckpoints(daysOld)`, `metrics(threadId?)`.
+fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
+    let arg = |i: u32| args.get(i);
+    let configurable = || json("config.configurable", &arg(0));
+    Ok(match op {
+        "getTuple" => Call::GetTuple { configurable: configurable()? },
+        "list" => Call::List {
+            configurable: configurable()?,
+            options: json("options", &arg(1))?,
+            offset: if arg(2).is_undefined() { 0 } else { args::safe_integer("offset", &arg(2))? },
+        },
+        "put" => Call::Put {
+            configurable: configurable()?,
+            checkpoint: json("checkpoint", &arg(1))?,
+            new_versions: json("newVersions", &arg(2))?,
+            values: channel_values("values", &arg(3))?,
+            metadata: typed("metadata", &arg(4))?,
+        },
+        "putWrites" => Call::PutWrites {
+            configurable: configurable()?,
+            task_id: args::string("taskId", &arg(1))?,
+            task_path: args::optional_string("taskPath", &arg(2))?.unwrap_or_default(),
+            writes: channel_values("writes", &arg(3))?,
+        },
+        "deleteThread" => Call::DeleteThread { thread_id: args::string("threadId", &arg(0))? },
+        "cleanupOldCheckpoints" => Call::CleanupOldCheckpoints { days_old: args::number("daysOld", &arg(0))? },
+        "metrics" => Call::Metrics { thread_id: args::optional_string("threadId", &arg(0))? },
+        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}"))),
+    })
+}
+
+/// Checks the arguments of `op` as the database backend would, without a request (the
+/// memory backend keeps the database backend's rules): `true` when the call would make a
+/// request, `false` when there is nothing to send (getTuple without a thread, putWrites
+/// without writes).
 #[wasm_bindgen(js_name = checkpointCheck)]
-pub fn checkpoint_check(
-    op: JsValue,
-    configurable: JsValue,
-    a: JsValue,
-    b: JsValue,
-    c: JsValue,
-    d: JsValue,
-) -> JsResult<bool> {
-    let cfg = json("config.configurable", &configurable)?;
-    let sends = match args::string("op", &op)?.as_str() {
-        "getTuple" => checkpoint::get_tuple_args(&cfg).map(|x| x.is_some()),
-        "list" => checkpoint::list_args(&cfg, &json("options", &a)?).map(|_| true),
-        "put" => checkpoint::put_args(
-            &cfg,
-            &json("checkpoint", &a)?,
-            &json("newVersions", &b)?,
-            channel_values("values", &c)?,
-            typed("metadata", &d)?,
-        )
-        .map(|_| true),
-        "putWrites" => checkpoint::put_writes_args(
-            &cfg,
-            &args::string("taskId", &a)?,
-            &args::optional_string("taskPath", &b)?.unwrap_or_default(),
-            channel_values("writes", &c)?,
-        )
-        .map(|x| x.is_some()),
-        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}")).into()),
-    };
-    Ok(sends.map_err(ErrorReport::from)?)
+pub fn checkpoint_check(op: JsValue, args: JsValue) -> JsResult<bool> {
+    let args = array("args", &args, "an array")?;
+    Ok(checkpoint::check(call_of(&args::string("op", &op)?, args)?)?)
+}
+
+/// One saver call against the database: ONE request, its answer decoded here.
+pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
+    checkpoint::operation(&c.target, call_of(op, args)?)
 }
 
 /// The JSON part of a decoded tuple; the values are added to the object after.
@@ -142,90 +158,8 @@ fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
     Ok(out)
 }
 
-/// The database backend's operations, each ONE request, built, sent and (for reads)
-/// decoded here: nothing crosses to JS and back as an intermediate object. One async
-/// export for all of them (each async export compiles its own state machine).
-///
-/// - `getTuple(configurable)` and `list(configurable, options, offset)` resolve to
-///   `{ rows, count }`, rows as `tuples_js` describes (`offset` pages past max-rows);
-///   getTuple without a thread makes no request.
-/// - `put(configurable, checkpoint, newVersions, values, metadata)` resolves to the stored
-///   checkpoint's `{ thread_id, checkpoint_ns, checkpoint_id }`.
-/// - `putWrites(configurable, taskId, taskPath, writes)` resolves to `null` (no request
-///   when there is nothing to write).
-///
-/// All are safe to send twice, so the client may retry them after a lost answer: blobs are
-/// insert-once per (channel, version), the checkpoint row an upsert of the same content,
-/// ordinary writes insert-once and special writes an upsert of the same values.
-#[wasm_bindgen(js_name = checkpointCall)]
-pub async fn checkpoint_call(
-    client_state: JsValue,
-    op: JsValue,
-    configurable: JsValue,
-    a: JsValue,
-    b: JsValue,
-    c: JsValue,
-    d: JsValue,
-) -> JsResult<JsValue> {
-    let client = super::transport::client(&client_state)?;
-    let cfg = json("config.configurable", &configurable)?;
-    let t = &client.target;
-    let rpc = |name: &str, args: Value, options: &RpcOptions| -> Result<_, ErrorReport> {
-        Ok(request::rpc(t, name, &args, options)?)
-    };
-    let op = args::string("op", &op)?;
-    let req = match op.as_str() {
-        "getTuple" => match checkpoint::get_tuple_args(&cfg).map_err(ErrorReport::from)? {
-            None => return read_result(&[], Some(0)),
-            Some(args) => rpc("langgraph_get_tuple", value(Ok(args))?, &RpcOptions::idempotent())?,
-        },
-        "list" => {
-            let paged = RpcOptions {
-                count: Some(CountMode::Exact),
-                offset: Some(args::safe_integer("offset", &b)?).filter(|o| *o > 0),
-                ..RpcOptions::idempotent()
-            };
-            rpc("langgraph_list", value(checkpoint::list_args(&cfg, &json("options", &a)?))?, &paged)?
-        }
-        "put" => {
-            let args = checkpoint::put_args(
-                &cfg,
-                &json("checkpoint", &a)?,
-                &json("newVersions", &b)?,
-                channel_values("values", &c)?,
-                typed("metadata", &d)?,
-            )
-            .map_err(ErrorReport::from)?;
-            let stored = serde_json::json!({
-                "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
-            });
-            client.send(&rpc("langgraph_put", value(Ok(args))?, &RpcOptions::idempotent())?).await?;
-            return to_js(&stored);
-        }
-        "putWrites" => {
-            let task_id = args::string("taskId", &a)?;
-            let task_path = args::optional_string("taskPath", &b)?.unwrap_or_default();
-            let writes = channel_values("writes", &c)?;
-            if let Some(args) =
-                checkpoint::put_writes_args(&cfg, &task_id, &task_path, writes).map_err(ErrorReport::from)?
-            {
-                client.send(&rpc("langgraph_put_writes", value(Ok(args))?, &RpcOptions::idempotent())?).await?;
-            }
-            return Ok(JsValue::NULL);
-        }
-        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}")).into()),
-    };
-    let decoded = client.send(&req).await?;
-    let tuples = checkpoint::decode_rows(decoded.body.as_deref().unwrap_or("null")).map_err(ErrorReport::from)?;
-    read_result(&tuples, decoded.count)
-}
-
-/// RPC arguments (or the input error that prevents them) as a JSON value.
-fn value<T: Serialize>(args: Result<T, checkpoint::CheckpointError>) -> Result<Value, ErrorReport> {
-    Ok(serde_json::to_value(args?).unwrap_or_default())
-}
-
-fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
+/// `{ rows, count }`: the tuples as `tuples_js` describes them, and a list's count.
+pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
     let out = js_sys::Object::new();
     Reflect::set(&out, &"rows".into(), &tuples_js(tuples)?.into())?;
     Reflect::set(&out, &"count".into(), &count.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)))?;

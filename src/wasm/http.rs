@@ -1,13 +1,16 @@
-//! `transport::client::Http` over the caller's `fetch` (or the global one). The attempt
-//! itself (time limit, abort signal, reading the Response) runs in `pkg-template/io.js`,
-//! whose promises always resolve to a plain object: the caller's fetch never runs, nor
-//! throws, while a wasm frame is on the stack.
+//! The host side of `crate::op::run`: HTTP over the caller's `fetch` (or the global one),
+//! timers, and the caller's embedding callback. The attempts themselves (time limits,
+//! abort signals, reading the Response, copying the vectors) run in `pkg-template/io.js`,
+//! whose promises always resolve to a plain object: the caller's functions never run, nor
+//! throw, while a wasm frame is on the stack.
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Array, Float64Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::transport::client::{Http, SendError};
+use crate::error::{ErrorCode, ErrorReport};
+use crate::op::{Embed, Host};
+use crate::transport::client::{Failure, Http, SendError};
 use crate::transport::request::HttpRequest;
 use crate::transport::response::HttpResponse;
 
@@ -17,10 +20,16 @@ extern "C" {
     fn fetch_once(fetch: &Function, url: &str, init: &Object, timeout_ms: u32) -> Promise;
     #[wasm_bindgen(js_name = sleep)]
     pub(super) fn sleep_ms(ms: u32) -> Promise;
+    /// Calls the embedding callback; resolves (never rejects) to `{ vectors }` (one
+    /// Float64Array per text) or `{ code, message, cause }`.
+    #[wasm_bindgen(js_name = embedOnce)]
+    fn embed_once(embed: &JsValue, texts: &Array, timeout_ms: u32, dimensions: u32) -> Promise;
 }
 
 pub struct JsHttp {
     pub fetch: Function,
+    /// The memory tools' embedding callback (checked by the facade); `undefined` elsewhere.
+    pub embed: JsValue,
 }
 
 fn init_object(req: &HttpRequest) -> Object {
@@ -68,5 +77,26 @@ impl Http for JsHttp {
 
     fn random(&self) -> f64 {
         js_sys::Math::random()
+    }
+}
+
+impl Host for JsHttp {
+    async fn embed(&self, embed: &Embed) -> Result<Vec<Vec<Option<f64>>>, Failure<JsValue>> {
+        let texts = Array::of1(&JsValue::from_str(&embed.text));
+        let promise = embed_once(&self.embed, &texts, embed.timeout_ms, embed.dimensions as u32);
+        let outcome = JsFuture::from(promise).await.unwrap_or(JsValue::UNDEFINED);
+        if let Some(vectors) = get(&outcome, "vectors").dyn_ref::<Array>() {
+            return Ok(vectors
+                .iter()
+                .map(|v| v.unchecked_into::<Float64Array>().to_vec().into_iter().map(Some).collect())
+                .collect());
+        }
+        let code = match get(&outcome, "code").as_string().as_deref() {
+            Some("dimension_mismatch") => ErrorCode::DimensionMismatch,
+            _ => ErrorCode::EmbeddingFailed,
+        };
+        let message = get(&outcome, "message").as_string().unwrap_or_else(|| "the embedding callback failed".into());
+        let cause = get(&outcome, "cause");
+        Err(Failure { report: ErrorReport::new(code, message), cause: (!cause.is_undefined()).then_some(cause) })
     }
 }

@@ -22,9 +22,14 @@ mod state;
 mod transport;
 
 use serde::Serialize;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::error::ErrorReport;
+use crate::op::Output;
+
+#[global_allocator]
+static ALLOCATOR: agentmem_alloc::SizeClasses = agentmem_alloc::SizeClasses::new();
 
 #[wasm_bindgen(raw_module = "./errors.js")]
 extern "C" {
@@ -93,31 +98,55 @@ fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
     js_sys::JSON::parse(&text)
 }
 
-/// JSON text from a facade as `T` (the facade made it with `JSON.stringify`, so `Date`s
-/// are ISO strings and `undefined` properties are gone, as in any JSON API). Unknown
-/// option names are rejected by the types' `deny_unknown_fields`.
-fn from_js<T: serde::de::DeserializeOwned>(field: &str, v: &JsValue) -> Result<T, ErrorReport> {
-    if v.is_undefined() {
-        return Err(ErrorReport::invalid_input(field, format!("{field} is missing")));
+/// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
+/// every caller value into JSON text before calling in, so the module never reads a
+/// caller's object (whose getters or Proxy traps could throw through wasm frames).
+fn text(field: &str, v: &JsValue) -> Result<Option<String>, ErrorReport> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
     }
-    let text =
-        v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
-    // Options objects name their keys bare (`url`), other values by path (`rows[0].title`).
-    let root = if field == "options" { "" } else { field };
-    serde_json::from_str(&text).map_err(|e| crate::error::json_input_error(root, field, &text, &e))
+    v.as_string()
+        .map(Some)
+        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))
 }
 
-/// JSON text from a facade (`undefined`/`null` mean "not given": JSON null). The facades
-/// turn every caller value into JSON text before calling in, so the module never reads a
-/// caller's object (whose getters or Proxy traps could throw through wasm frames).
+/// JSON text from a facade as a value (not given: JSON null).
 fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(serde_json::Value::Null);
+    crate::input::value(field, text(field, v)?.as_deref())
+}
+
+/// Runs one operation of any capability: plans it (`capability` names the planner, `op`
+/// the operation, `args` its arguments as the facade made them), carries it out through
+/// the client's fetch and, for the memory tools, the `embed` callback, and resolves to its
+/// result. The module's one asynchronous export (each async export compiles a state
+/// machine of its own).
+#[wasm_bindgen(js_name = call)]
+pub async fn call(
+    client_state: JsValue,
+    capability: JsValue,
+    op: JsValue,
+    args: JsValue,
+    embed: JsValue,
+) -> JsResult<JsValue> {
+    let client = transport::client(&client_state, embed)?;
+    let capability = args::string("capability", &capability)?;
+    // A memory operation is a tool, named by the model.
+    let op = args::string(if capability == "memory" { "name" } else { "op" }, &op)?;
+    let args: js_sys::Array =
+        args.dyn_into().map_err(|_| ErrorReport::invalid_input("args", "args must be an array"))?;
+    let step = match capability.as_str() {
+        "client" => transport::plan(&client, &op, &args)?,
+        "memory" => memory::plan(&client, &op, &args)?,
+        "state" => state::plan(&client, &op, &args)?,
+        "checkpoint" => checkpoint::plan(&client, &op, &args)?,
+        other => return Err(ErrorReport::invalid_input("capability", format!("unknown capability {other:?}")).into()),
+    };
+    match crate::op::run(&client.http, &client.policy, &client.secrets(), step).await {
+        Ok(Output::Json(value)) => to_js(&value),
+        Ok(Output::Response(decoded)) => transport::response_js(decoded),
+        Ok(Output::Tuples(tuples, count)) => checkpoint::read_result(&tuples, count),
+        Err(f) => Err(js_error(f.report, f.cause)),
     }
-    let text =
-        v.as_string().ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))?;
-    serde_json::from_str(&text)
-        .map_err(|e| ErrorReport::invalid_input(field, format!("{field} is not valid JSON: {e}")))
 }
 
 #[wasm_bindgen(start)]

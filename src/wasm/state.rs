@@ -1,5 +1,6 @@
-//! Exports for `crate::state`: one entry point that runs any store operation (plan → one
-//! request → result), the stores' option checks, and the pure research/workflow helpers.
+//! The state stores at the boundary: the conversion of a store operation's arguments for
+//! `crate::state::operation`, the stores' option checks, and the pure research/workflow
+//! helpers.
 //!
 //! State values arrive as JSON text: the facade (`pkg-template/state.js`) stringifies them
 //! itself, so NaN/Infinity anywhere in a state is refused with the path of the value
@@ -8,9 +9,12 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::transport::client;
+use js_sys::Array;
+
+use super::transport::Client;
 use super::{JsResult, args, json_arg, to_js};
 use crate::error::ErrorReport;
+use crate::op::Step;
 use crate::state::{self, Context, Store, research, workflow};
 
 fn store(name: &JsValue) -> Result<Store, ErrorReport> {
@@ -24,28 +28,15 @@ pub fn state_check_options(store_name: JsValue, options: JsValue) -> JsResult<Js
     to_js(&state::check_options(store(&store_name)?, &options).map_err(ErrorReport::from)?)
 }
 
-/// Runs `op` of a store: validates, sends the one request, shapes the answer.
-/// `args` is an array of JSON texts (or undefined for an absent argument).
-#[wasm_bindgen(js_name = stateCall)]
-pub async fn state_call(
-    client_options: JsValue,
-    store_name: JsValue,
-    options: JsValue,
-    op: JsValue,
-    args: JsValue,
-) -> JsResult<JsValue> {
-    let c = client(&client_options)?;
-    let store = store(&store_name)?;
-    let options = json_arg("options", &options)?;
-    let args: Vec<Value> = match args.dyn_ref::<js_sys::Array>() {
-        Some(a) => a.iter().enumerate().map(|(i, v)| json_arg(&format!("args[{i}]"), &v)).collect::<Result<_, _>>()?,
-        None => Vec::new(),
-    };
+/// `op` of a store; `args` is `[store, options, ...the operation's arguments]`, the
+/// options and arguments as JSON text (or undefined for an absent argument).
+pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
+    let store = store(&args.get(0))?;
+    let options = json_arg("options", &args.get(1))?;
+    let values: Vec<Value> =
+        (2..args.length()).map(|i| json_arg(&format!("args[{}]", i - 2), &args.get(i))).collect::<Result<_, _>>()?;
     let cx = Context { target: &c.target, options: &options, now_ms: js_sys::Date::now() };
-    let op = state::plan(store, &args::string("op", &op)?, &args, &cx)?;
-    let decoded = c.send_raw(&op.request).await.map_err(|f| super::js_error(state::server_error(f.report), f.cause))?;
-    let body = decoded.json()?;
-    to_js(&op.finish(body)?)
+    state::operation(store, op, &values, &cx)
 }
 
 /// Spec 001's `merge_states`: `{...state, ...updates}` after checking both.

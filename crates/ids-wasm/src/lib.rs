@@ -16,10 +16,8 @@
 
 #![cfg(target_arch = "wasm32")]
 
-mod alloc;
-
 #[global_allocator]
-static ALLOCATOR: alloc::SizeClasses = alloc::SizeClasses::new();
+static ALLOCATOR: agentmem_alloc::SizeClasses = agentmem_alloc::SizeClasses::new();
 
 use agentmem::ErrorReport;
 use agentmem::ids;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
-use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
 use crate::error::ErrorReport;
 use crate::transport::request::{self, ReadOptions, RpcOptions};
 
@@ -57,7 +57,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let id = lead_id(arg(args, 0))?;
             let profile = codec::profile(arg(args, 1))?;
             let args = json!({ "p_contractor_lead_id": id, "p_profile": profile });
-            Op::new(request::rpc(t, "build_contractor_profile", &args, &idempotent)?, |v| {
+            json_op(request::rpc(t, "build_contractor_profile", &args, &idempotent)?, |v| {
                 row(v, "contractor lead", "id")
             })
         }
@@ -65,7 +65,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let id = lead_id(arg(args, 0))?;
             let account = codec::account(arg(args, 1))?;
             let args = json!({ "p_contractor_lead_id": id, "p_account": account });
-            Op::new(request::rpc(t, "convert_contractor_lead", &args, &idempotent)?, |v| {
+            json_op(request::rpc(t, "convert_contractor_lead", &args, &idempotent)?, |v| {
                 row(v, "contractor", "contractor_lead_id")
             })
         }
@@ -82,7 +82,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 maybe_single: true,
                 ..Default::default()
             };
-            Op::new(request::select(t, table, &read)?, move |v| match v {
+            json_op(request::select(t, table, &read)?, move |v| match v {
                 Value::Null => Ok(Value::Null),
                 v => row(v, table, key),
             })

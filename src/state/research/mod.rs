@@ -17,9 +17,9 @@ use serde_json::{Map, Value, json};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
 use crate::error::ErrorReport;
-use crate::memory::time::format_ms;
+use crate::time::format_ms;
 use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 
 /// A draft's size limit in characters (the spec expects 1-5 MB per phase).
@@ -63,7 +63,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let session = SessionState::parse(arg(args, 0), "session", cx.now_ms.floor() as i64)?;
             let req =
                 request::rpc(t, "save_research_session", &json!({ "p_session": session.to_json() }), &idempotent)?;
-            Op::new(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
+            json_op(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
         }
         "loadSession" => {
             let id = session_id(arg(args, 0))?;
@@ -73,7 +73,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 maybe_single: true,
                 ..Default::default()
             };
-            Op::new(request::select(t, "research_sessions", &read)?, |row| match row {
+            json_op(request::select(t, "research_sessions", &read)?, |row| match row {
                 Value::Null => Ok(Value::Null),
                 row => Ok(SessionState::from_row(&row)?.to_json()),
             })
@@ -86,7 +86,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 ..Default::default()
             };
-            Op::new(request::delete(t, "research_sessions", &write)?, |rows| {
+            json_op(request::delete(t, "research_sessions", &write)?, |rows| {
                 Ok(json!(rows.as_array().is_some_and(|r| !r.is_empty())))
             })
         }
@@ -122,7 +122,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let args = json!({
                 "p_id": draft_id, "p_session_id": id, "p_phase": phase.as_str(), "p_content": content, "p_metadata": metadata,
             });
-            Op::new(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
+            json_op(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
         }
         "loadDraft" => {
             let id = session_id(arg(args, 0))?;
@@ -134,7 +134,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 limit: Some(1),
                 ..Default::default()
             };
-            Op::new(request::select(t, "research_drafts", &read)?, |body| match rows(&body)?.first() {
+            json_op(request::select(t, "research_drafts", &read)?, |body| match rows(&body)?.first() {
                 None => Ok(Value::Null),
                 Some(d) => draft_info(d),
             })
@@ -155,7 +155,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 order: Some(OrderSpec::Raw("phase,version".into())),
                 ..Default::default()
             };
-            Op::new(request::select(t, "research_drafts", &read)?, |body| {
+            json_op(request::select(t, "research_drafts", &read)?, |body| {
                 rows(&body)?.iter().map(draft_info).collect::<Result<Vec<_>, _>>().map(Value::Array)
             })
         }
@@ -164,7 +164,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let args = json!({ "p_session_id": id });
             let req =
                 request::rpc(t, "research_workflow_summary", &args, &RpcOptions { get: true, ..Default::default() })?;
-            Op::new(req, move |body| match body {
+            json_op(req, move |body| match body {
                 Value::Null => {
                     Err(StateError::NotFound(format!("no research session {id:?} (or it belongs to another user)")))
                 }

@@ -19,7 +19,7 @@ use uuid::Uuid;
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
 use super::contractors::state_lead;
-use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
 use crate::error::ErrorReport;
 use crate::ids;
 use crate::transport::request::{self, ReadOptions, RpcOptions};
@@ -160,7 +160,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             });
             let req = request::rpc(t, "save_unified_state", &args, &rpc_write)?;
             let saved = encoded.saved;
-            Op::new(req, move |body| {
+            json_op(req, move |body| {
                 let stamp = body.get("last_state_update").cloned().filter(Value::is_string).ok_or_else(|| {
                     StateError::Server(format!("save_unified_state returned {body} instead of its summary"))
                 })?;
@@ -173,14 +173,14 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "restore" => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_state", &json!({ "p_conversation_id": id }), &rpc_read)?;
-            Op::new(req, codec::decode)
+            json_op(req, codec::decode)
         }
         "createCheckpoint" => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let snapshot = codec::checkpoint(arg(args, 1))?;
             let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
             let req = request::rpc(t, "create_unified_checkpoint", &args, &rpc_write)?;
-            Op::new(req, |body| match body {
+            json_op(req, |body| match body {
                 Value::Object(_) => Ok(body),
                 other => Err(StateError::Server(format!("create_unified_checkpoint returned {other}"))),
             })
@@ -188,7 +188,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "restoreCheckpoint" => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_checkpoint", &json!({ "p_conversation_id": id }), &rpc_read)?;
-            Op::new(req, Ok)
+            json_op(req, Ok)
         }
         "leadForConversation" => {
             let id = uuid_arg(arg(args, 0), "conversationId")?;
@@ -206,13 +206,13 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 ..Default::default()
             };
             let req = request::select(t, "unified_conversation_memory", &read)?;
-            Op::new(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
+            json_op(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
         }
         "delete" => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
-            Op::new(req, |n| match n.as_u64() {
+            json_op(req, |n| match n.as_u64() {
                 Some(n) => Ok(json!(n)),
                 None => Err(StateError::Server(format!("delete_unified_state returned {n}"))),
             })

@@ -11,26 +11,6 @@ use serde_json::{Map, Value};
 use crate::state::StateError;
 use crate::state::json::{self, get, key, only, required};
 
-macro_rules! string_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-        pub enum $name {
-            $(#[serde(rename = $text)] $variant),+
-        }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-        }
-    };
-}
-
 string_enum!(
     /// `WorkflowStage` (spec 004 `stage` / `previous_stage`).
     WorkflowStage {

@@ -16,7 +16,7 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, in_tenant, json, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
 use crate::error::ErrorReport;
 use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 
@@ -80,7 +80,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 &json!({ "p_state": state.to_json() }),
                 &RpcOptions { idempotent: true, ..Default::default() },
             )?;
-            Op::new(req, move |body| one_state(body, &format!("{id:?}")))
+            json_op(req, move |body| one_state(body, &format!("{id:?}")))
         }
         "get" => {
             let id = session_id(arg(args, 0))?;
@@ -89,7 +89,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 maybe_single: true,
                 ..Default::default()
             };
-            Op::new(request::select(t, TABLE, &read)?, |row| match row {
+            json_op(request::select(t, TABLE, &read)?, |row| match row {
                 Value::Null => Ok(Value::Null),
                 row => Ok(WorkflowState::from_row(&row)?.to_json()),
             })
@@ -106,7 +106,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 &args,
                 &RpcOptions { idempotent: true, ..Default::default() },
             )?;
-            Op::new(req, move |body| one_state(body, &format!("{id:?}")))
+            json_op(req, move |body| one_state(body, &format!("{id:?}")))
         }
         "list" => {
             let q = arg(args, 0);
@@ -137,7 +137,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 offset: offset.map(|o| o as u64),
                 ..Default::default()
             };
-            Op::new(request::select(t, TABLE, &read)?, |rows| {
+            json_op(request::select(t, TABLE, &read)?, |rows| {
                 let rows = json::array(&rows, "rows").map_err(|e| StateError::Server(e.to_string()))?;
                 rows.iter()
                     .map(|r| WorkflowState::from_row(r).map(|s| s.to_json()))
@@ -153,7 +153,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
                 ..Default::default()
             };
-            Op::new(request::delete(t, TABLE, &write)?, |rows| {
+            json_op(request::delete(t, TABLE, &write)?, |rows| {
                 Ok(json!(rows.as_array().is_some_and(|r| !r.is_empty())))
             })
         }

@@ -1,4 +1,6 @@
-//! A size-class allocator, because dlmalloc was a fifth of this module's code (3 KB gzip).
+//! A size-class allocator for agentmem's WebAssembly modules (the main one and
+//! agentmem-supabase/ids), because dlmalloc was a fifth of the ids module's code (3 KB
+//! gzip) and ~8 KB of the main one's.
 //!
 //! Every request is rounded up to a power of two (at least 8 bytes, at least its
 //! alignment) and served from that size's free list, or else carved from fresh memory,
@@ -6,9 +8,14 @@
 //! returned to the host. That trades up to 2x per block for a few hundred bytes of code,
 //! and it is enough here: a call frees what it allocated by the time it returns (the
 //! strings it reads, the strings it builds, the result once the glue has copied it), so
-//! the heap holds one call's working set at a time, and memory stays at the largest
-//! working set seen so far per size class. deno/ids_entry_test.ts checks that repeated
-//! large calls do not grow it.
+//! the heap holds the working set of the calls in flight, and memory stays at the largest
+//! such working set seen so far per size class. deno/ids_entry_test.ts and
+//! deno/reliability_test.ts check that repeated large calls do not grow it.
+//!
+//! Only wasm32 has an implementation; elsewhere the crate is empty.
+
+#![no_std]
+#![cfg(target_arch = "wasm32")]
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32::{memory_grow, memory_size};
@@ -30,6 +37,12 @@ pub struct SizeClasses(UnsafeCell<Heap>);
 impl SizeClasses {
     pub const fn new() -> Self {
         SizeClasses(UnsafeCell::new(Heap { free: [null_mut(); usize::BITS as usize], next: 0, end: 0 }))
+    }
+}
+
+impl Default for SizeClasses {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

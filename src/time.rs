@@ -1,5 +1,6 @@
-//! ISO 8601 instants for `expires_at`, without a date-time crate: the only needs are
-//! "parse what a model writes" and "is it in the future".
+//! ISO 8601 instants without a date-time crate: the memory tools parse what a model
+//! writes as `expires_at` (and check it is in the future); the research store prints
+//! millisecond timestamps in its summary.
 
 /// Milliseconds since the epoch of `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM[:SS[.fff]]` with
 /// `Z` or `±HH:MM` (a space may replace `T`; no zone means UTC).
@@ -42,7 +43,7 @@ pub fn parse_iso8601_ms(s: &str) -> Option<f64> {
             }
             frac = format!("0.{}", &s[start..i]);
         }
-        second = whole as f64 + frac.parse::<f64>().ok()?;
+        second = whole as f64 + crate::number::parse(&frac)?;
     }
     if hour > 23 || minute > 59 || second >= 60.0 {
         return None;

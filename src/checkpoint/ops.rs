@@ -1,0 +1,211 @@
+//! The saver's operations on the database, each ONE request to an RPC of the checkpoint
+//! migration, and the same checks for the in-memory backend (which makes no request).
+//!
+//! All of them are safe to send twice, so the client may retry them after a lost answer:
+//! blobs are insert-once per (channel, version), the checkpoint row an upsert of the same
+//! content, ordinary writes insert-once and special writes an upsert of the same values;
+//! deleting a thread, retention and metrics likewise.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
+use crate::error::ErrorReport;
+use crate::op::{Op, Output, Step};
+use crate::transport::request::{self, CountMode, ReadOptions, RpcOptions, Target};
+
+/// A saver call, its arguments converted from what LangGraph passed (`configurable` is
+/// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    GetTuple {
+        configurable: Value,
+    },
+    /// `options` is `{ filter, before (a checkpoint id), limit }`; `offset` pages past the
+    /// server's max-rows.
+    List {
+        configurable: Value,
+        options: Value,
+        offset: u64,
+    },
+    /// `values`: the serialized values of the channels in `new_versions` that have one.
+    Put {
+        configurable: Value,
+        checkpoint: Value,
+        new_versions: Value,
+        values: Vec<(String, TypedBytes)>,
+        metadata: TypedBytes,
+    },
+    PutWrites {
+        configurable: Value,
+        task_id: String,
+        task_path: String,
+        writes: Vec<(String, TypedBytes)>,
+    },
+    DeleteThread {
+        thread_id: String,
+    },
+    /// Deletes checkpoints older than `days_old` days, keeping each thread's latest.
+    CleanupOldCheckpoints {
+        days_old: f64,
+    },
+    /// Counts and bytes of one thread, or of every visible one.
+    Metrics {
+        thread_id: Option<String>,
+    },
+}
+
+/// What a call sends: the RPC, its arguments, whether it pages, and what its answer is.
+enum Plan {
+    /// Nothing to send (getTuple without a thread, putWrites without writes).
+    Nothing(Output),
+    Rpc {
+        function: &'static str,
+        args: Value,
+        offset: Option<u64>,
+        answer: Answer,
+    },
+}
+
+enum Answer {
+    /// Checkpoint rows, decoded into tuples.
+    Tuples,
+    /// This value, whatever the server answered.
+    Fixed(Value),
+    /// The RPC's JSON result.
+    Data,
+}
+
+fn rpc<T: Serialize>(
+    function: &'static str,
+    args: Result<T, CheckpointError>,
+    answer: Answer,
+) -> Result<Plan, ErrorReport> {
+    Ok(Plan::Rpc { function, args: serde_json::to_value(args?).unwrap_or_default(), offset: None, answer })
+}
+
+fn plan(call: Call) -> Result<Plan, ErrorReport> {
+    match call {
+        Call::GetTuple { configurable } => match get_tuple_args(&configurable)? {
+            None => Ok(Plan::Nothing(Output::Tuples(Vec::new(), Some(0)))),
+            Some(args) => rpc("langgraph_get_tuple", Ok(args), Answer::Tuples),
+        },
+        Call::List { configurable, options, offset } => {
+            let plan = rpc("langgraph_list", list_args(&configurable, &options), Answer::Tuples)?;
+            Ok(match plan {
+                Plan::Rpc { function, args, answer, .. } => Plan::Rpc { function, args, offset: Some(offset), answer },
+                nothing => nothing,
+            })
+        }
+        Call::Put { configurable, checkpoint, new_versions, values, metadata } => {
+            let args = put_args(&configurable, &checkpoint, &new_versions, values, metadata)?;
+            let stored = json!({
+                "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
+            });
+            rpc("langgraph_put", Ok(args), Answer::Fixed(stored))
+        }
+        Call::PutWrites { configurable, task_id, task_path, writes } => {
+            match put_writes_args(&configurable, &task_id, &task_path, writes)? {
+                None => Ok(Plan::Nothing(Output::Json(Value::Null))),
+                Some(args) => rpc("langgraph_put_writes", Ok(args), Answer::Fixed(Value::Null)),
+            }
+        }
+        Call::DeleteThread { thread_id } => {
+            rpc("langgraph_delete_thread", Ok(json!({ "p_thread_id": thread_id })), Answer::Fixed(Value::Null))
+        }
+        Call::CleanupOldCheckpoints { days_old } => {
+            if days_old.fract() != 0.0 || !(1.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&days_old) {
+                return Err(ErrorReport::invalid_input(
+                    "daysOld",
+                    format!("daysOld must be an integer of at least 1, got {}", crate::number::display(days_old)),
+                ));
+            }
+            rpc("cleanup_old_checkpoints", Ok(json!({ "days_old": days_old as u64 })), Answer::Data)
+        }
+        Call::Metrics { thread_id } => {
+            rpc("langgraph_checkpoint_metrics", Ok(json!({ "p_thread_id": thread_id })), Answer::Data)
+        }
+    }
+}
+
+/// Checks `call` as [`operation`] would, without a request: `true` when it would make
+/// one, `false` when there is nothing to send.
+pub fn check(call: Call) -> Result<bool, ErrorReport> {
+    Ok(matches!(plan(call)?, Plan::Rpc { .. }))
+}
+
+/// `call` as an operation: its one request and the reading of its answer.
+pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
+    let (function, args, offset, answer) = match plan(call)? {
+        Plan::Nothing(output) => return Ok(Step::Done(output)),
+        Plan::Rpc { function, args, offset, answer } => (function, args, offset, answer),
+    };
+    let options = match offset {
+        // A list counts its rows, so that the saver sees when max-rows cut the answer short.
+        Some(offset) => RpcOptions {
+            read: ReadOptions {
+                count: Some(CountMode::Exact),
+                offset: Some(offset).filter(|o| *o > 0),
+                ..ReadOptions::default()
+            },
+            ..RpcOptions::idempotent()
+        },
+        None => RpcOptions::idempotent(),
+    };
+    let req = request::rpc(target, function, &args, &options)?;
+    Ok(Step::Send(Op::new(req, move |decoded| {
+        Ok(Step::Done(match answer {
+            Answer::Tuples => Output::Tuples(decode_rows(decoded.body.as_deref().unwrap_or("null"))?, decoded.count),
+            Answer::Fixed(value) => Output::Json(value),
+            Answer::Data => Output::Json(decoded.json()?),
+        }))
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> Target {
+        Target::new("https://x.supabase.co", "anon-key", None).unwrap()
+    }
+
+    fn sent(call: Call) -> crate::transport::request::HttpRequest {
+        match operation(&target(), call).unwrap() {
+            Step::Send(op) => op.request,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn maintenance_calls_are_one_idempotent_rpc_each() {
+        let r = sent(Call::DeleteThread { thread_id: "t".into() });
+        assert!(r.url.ends_with("/rpc/langgraph_delete_thread") && r.idempotent, "{}", r.url);
+        assert_eq!(r.body.as_deref(), Some(r#"{"p_thread_id":"t"}"#));
+        let r = sent(Call::CleanupOldCheckpoints { days_old: 30.0 });
+        assert!(r.url.ends_with("/rpc/cleanup_old_checkpoints") && r.idempotent);
+        assert_eq!(r.body.as_deref(), Some(r#"{"days_old":30}"#));
+        let r = sent(Call::Metrics { thread_id: None });
+        assert!(r.url.ends_with("/rpc/langgraph_checkpoint_metrics") && r.idempotent);
+        assert_eq!(r.body.as_deref(), Some(r#"{"p_thread_id":null}"#));
+        for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            let e = operation(&target(), Call::CleanupOldCheckpoints { days_old: bad }).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("daysOld"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn reads_and_writes_with_nothing_to_send_make_no_request() {
+        assert!(!check(Call::GetTuple { configurable: Value::Null }).unwrap());
+        let writes = Call::PutWrites {
+            configurable: json!({"thread_id": "t", "checkpoint_id": "c"}),
+            task_id: "task".into(),
+            task_path: String::new(),
+            writes: vec![],
+        };
+        assert!(!check(writes.clone()).unwrap());
+        assert!(matches!(operation(&target(), writes).unwrap(), Step::Done(Output::Json(Value::Null))));
+        let r = sent(Call::List { configurable: Value::Null, options: Value::Null, offset: 20 });
+        assert_eq!((r.header("prefer"), r.url.ends_with("/rpc/langgraph_list?offset=20")), (Some("count=exact"), true));
+    }
+}

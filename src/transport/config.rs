@@ -1,0 +1,49 @@
+//! `createClient` options: where requests go, with which credentials, and how they are
+//! retried. Checked once when the client is made, and again on every call (the facade
+//! keeps the options as JSON text; no Rust object outlives a call).
+
+use super::client::RetryPolicy;
+use super::credentials;
+use super::request::Target;
+use crate::error::ErrorReport;
+use crate::input::{self, Object};
+
+/// `createClient` options as the user writes them (`fetch` is the facade's), in the order
+/// a message lists them.
+const OPTIONS: [&str; 9] = [
+    "url",
+    "apiKey",
+    "accessToken",
+    "timeoutMs",
+    "retries",
+    "schema",
+    "headers",
+    "actingFor",
+    "dangerouslyAllowSecretKeyInBrowser",
+];
+
+/// The target and retry policy of `options` (JSON text). `in_browser` refuses keys that
+/// bypass row-level security unless the options opt in.
+pub fn configure(options: Option<&str>, in_browser: bool) -> Result<(Target, RetryPolicy), ErrorReport> {
+    if !options.is_some_and(|t| t.trim_start().starts_with('{')) {
+        return Err(ErrorReport::invalid_input("options", "createClient needs an options object { url, apiKey, ... }"));
+    }
+    let value = input::value("options", options)?;
+    let o = Object::new(&value, "", "options", &OPTIONS)?;
+    let (url, api_key, access_token) =
+        (o.required_string("url")?, o.required_string("apiKey")?, o.string("accessToken")?);
+    let (timeout_ms, retries, schema) = (o.number("timeoutMs")?, o.number("retries")?, o.string("schema")?);
+    let (headers, acting_for) = (o.string_map("headers")?, o.string("actingFor")?);
+    let allow_secret_key = o.flag("dangerouslyAllowSecretKeyInBrowser")?;
+    let mut target = Target::new(&url, &api_key, access_token.as_deref())?;
+    credentials::check_browser_use(&api_key, access_token.as_deref(), in_browser, allow_secret_key)?;
+    target.set_schema_and_headers(schema, headers)?;
+    if let Some(user) = &acting_for {
+        target.act_for(user)?;
+    }
+    let defaults = RetryPolicy::default();
+    let retries = input::integer_option("retries", retries, defaults.retries, 0, RetryPolicy::MAX_RETRIES)?;
+    let timeout_ms =
+        input::integer_option("timeoutMs", timeout_ms, defaults.timeout_ms, 1, RetryPolicy::MAX_TIMEOUT_MS)?;
+    Ok((target, RetryPolicy { retries, timeout_ms, ..defaults }))
+}
