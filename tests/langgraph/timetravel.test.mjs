@@ -24,7 +24,7 @@ test("sibling forks keep their own values (the case LangGraph's integer versions
   expect(t.continueAsDraft.text).toBe("AS-DRAFT+b");
 });
 
-test("channel versions are ordered numbers, unique per write, and continue integer threads", () => {
+test("channel versions are ordered numbers, practically unique per write, and continue integer threads", () => {
   const saver = AgentmemSaver.inMemory();
   const seen = new Set();
   for (let i = 0; i < 10_000; i += 1) {
@@ -33,7 +33,10 @@ test("channel versions are ordered numbers, unique per write, and continue integ
     expect(Math.floor(v)).toBe(8);
     seen.add(v);
   }
-  expect(seen.size).toBe(10_000);
+  // 33 random bits per version: among 10,000 draws from one version a repeat has a chance
+  // of about 0.6% (birthday bound), three or more of about 1 in 10^7. A weak or fixed
+  // fraction would repeat by the thousands.
+  expect(seen.size).toBeGreaterThanOrEqual(9_998);
   expect(Math.floor(saver.getNextVersion(undefined))).toBe(1);
   const next = saver.getNextVersion(8.25);
   expect(next > 9 && next < 10).toBe(true);
