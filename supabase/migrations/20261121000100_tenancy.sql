@@ -47,12 +47,12 @@
 -- indexes `if not exists`, functions `or replace`, policies, grants and triggers dropped
 -- and made again the same way).
 
--- Schema -----------------------------------------------------------------------------------
+-- Schema ----------------------------------------------------------------------------------
 create schema if not exists agentmem;
 revoke all on schema agentmem from public, anon;
 grant usage on schema agentmem to authenticated, service_role;
 
--- Tables -----------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 -- Every agentmem table is registered here; agentmem.protect() gives it the same policies
 -- and grants, and deleting a user (auth.users) deletes their rows from each of them.
 create table if not exists agentmem.tenant_tables (
@@ -63,7 +63,7 @@ create table if not exists agentmem.tenant_tables (
 );
 revoke all on agentmem.tenant_tables from public, anon, authenticated, service_role;
 
--- Who is calling ---------------------------------------------------------------------------
+-- Who is calling --------------------------------------------------------------------------
 -- The role the request runs as. PostgREST switches roles with SET ROLE, which the `role`
 -- setting reflects even inside SECURITY DEFINER functions (where current_user is the
 -- owner); a direct connection has no SET ROLE and is its session user.
@@ -159,7 +159,7 @@ as $$
      and nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant' is null
 $$;
 
--- LangGraph threads ------------------------------------------------------------------------
+-- LangGraph threads -----------------------------------------------------------------------
 -- A thread's rows are keyed by `thread_key`, the thread id made global:
 --   a user's thread T                  '<user uuid>/T'
 --   a thread of the service tenant     'T'
@@ -247,7 +247,7 @@ begin
 end;
 $$;
 
--- Grants of tables and functions -------------------------------------------------------------
+-- Grants of tables and functions ----------------------------------------------------------
 -- The privileges rule of the header, for one table or view: Supabase's default privileges
 -- grant ALL (TRUNCATE included) to anon, authenticated and service_role on every new table,
 -- so everything is revoked first and then stated. p_user_privileges: what authenticated
@@ -316,7 +316,7 @@ begin
 end;
 $$;
 
--- Row-level security ------------------------------------------------------------------------
+-- Row-level security ----------------------------------------------------------------------
 create or replace function agentmem.refuse_truncate()
 returns trigger
 language plpgsql
@@ -368,7 +368,7 @@ begin
 end;
 $$;
 
--- Deleting a user ------------------------------------------------------------------------
+-- Deleting a user -------------------------------------------------------------------------
 -- A deleted user takes their rows along (the tenant columns cannot reference auth.users:
 -- the service tenant is not a user).
 create or replace function agentmem.forget_user()
@@ -392,7 +392,7 @@ create trigger agentmem_forget_user
   after delete on auth.users
   for each row execute function agentmem.forget_user();
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 -- The policies and the public functions run these as the caller.
 select agentmem.expose(
   'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',

@@ -36,7 +36,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.langgraph_checkpoints (
   thread_key           text collate "C" not null,
   checkpoint_ns        text collate "C" not null default '',
@@ -95,7 +95,7 @@ comment on column public.langgraph_checkpoints.thread_key is
 comment on column public.langgraph_checkpoints.metadata is
   'CheckpointMetadata (source, step, parents, ...). Filtered with @> by rpc/langgraph_list.';
 
--- Indexes ----------------------------------------------------------------------------------
+-- Indexes ---------------------------------------------------------------------------------
 -- get_tuple/list/delete of one thread use the primary keys; these serve the rest (a
 -- thread's newest checkpoints across its namespaces; a tenant's across its threads).
 create index if not exists langgraph_checkpoints_thread_idx
@@ -111,7 +111,7 @@ create index if not exists langgraph_checkpoint_blobs_tenant_idx
 create index if not exists langgraph_checkpoint_writes_tenant_idx
   on public.langgraph_checkpoint_writes (tenant_id);
 
--- Triggers, row-level security and grants -------------------------------------------------------------
+-- Triggers, row-level security and grants -------------------------------------------------
 do $$
 declare
   t text;
@@ -128,7 +128,7 @@ begin
 end
 $$;
 
--- Helpers --------------------------------------------------------------------------------
+-- Helpers ---------------------------------------------------------------------------------
 -- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
 -- standard base64 `blob` (null for an "empty" channel).
 create or replace function agentmem.langgraph_value(p_blob bytea, p_utf8 boolean)
@@ -219,7 +219,7 @@ as $$
   order by p.n
 $$;
 
--- RPC: put -------------------------------------------------------------------------------
+-- RPC: put --------------------------------------------------------------------------------
 -- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
 -- base64 or null (type "empty"), text a value that is text (stored as its UTF-8 bytes).
 -- Existing (channel, version) rows are kept as they are.
@@ -297,7 +297,7 @@ begin
 end
 $$;
 
--- RPC: put_writes ------------------------------------------------------------------------
+-- RPC: put_writes -------------------------------------------------------------------------
 -- p_writes: [{idx, channel, type, blob | text}] in the task's order; blob is base64, text a
 -- value that is text. idx may be
 -- omitted: it then defaults to WRITES_IDX_MAP[channel] or the element's position (0-based).
@@ -390,7 +390,7 @@ begin
 end
 $$;
 
--- RPC: get_tuple -------------------------------------------------------------------------
+-- RPC: get_tuple --------------------------------------------------------------------------
 -- The checkpoint p_checkpoint_id of (thread, namespace), or the latest one (greatest
 -- checkpoint_id) when p_checkpoint_id is null; null when there is none.
 create or replace function public.langgraph_get_tuple(
@@ -433,7 +433,7 @@ begin
 end
 $$;
 
--- RPC: list ------------------------------------------------------------------------------
+-- RPC: list -------------------------------------------------------------------------------
 -- Null arguments do not filter: p_thread_id null = every thread of the caller's tenant
 -- (and of the scopes shared with them), p_checkpoint_ns null = every namespace. p_filter:
 -- metadata @> p_filter. p_before: checkpoint_id < p_before. p_limit null = no limit (but
@@ -490,7 +490,7 @@ begin
 end
 $$;
 
--- RPC: delete_thread ---------------------------------------------------------------------
+-- RPC: delete_thread ----------------------------------------------------------------------
 -- Deletes the caller's thread in every namespace; returns how many rows were deleted
 -- across the three tables (0 for a thread the caller does not have).
 create or replace function public.langgraph_delete_thread(p_thread_id text)
@@ -517,7 +517,7 @@ begin
 end
 $$;
 
--- RPC: retention -------------------------------------------------------------------------
+-- RPC: retention --------------------------------------------------------------------------
 -- Deletes checkpoints created more than days_old days ago, except the latest checkpoint
 -- (greatest checkpoint_id) of every thread/namespace; with them their pending writes,
 -- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
@@ -589,7 +589,7 @@ $$;
 comment on function public.cleanup_old_checkpoints(integer) is
   'Delete LangGraph checkpoints older than N days (keeping the latest per thread/namespace), their writes and unreferenced blobs. Off by default: nothing calls it.';
 
--- RPC: metrics ---------------------------------------------------------------------------
+-- RPC: metrics ----------------------------------------------------------------------------
 -- Over the caller's threads (every tenant's for the service role not acting for a user),
 -- for one thread or
 -- (null) all of them. total_bytes = stored size of checkpoint + metadata jsonb
@@ -642,7 +642,7 @@ begin
 end
 $$;
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.langgraph_value(bytea, boolean)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',

@@ -52,7 +52,7 @@
 -- embedding dimension (set_agent_memory_dimensions) survives a re-run: the table is only
 -- created where missing.
 
--- Tables -------
+-- Tables ----------------------------------------------------------------------------------
 
 create table if not exists public.agent_memories (
   id               uuid not null default gen_random_uuid(),
@@ -140,7 +140,7 @@ create table if not exists public.memory_access_log (
 comment on table public.memory_access_log is
   'One row per retrieval of a memory, with the relevance score of that retrieval. Append-only for users.';
 
--- Indexes -------
+-- Indexes ---------------------------------------------------------------------------------
 
 create index if not exists agent_memories_embedding_hnsw_idx on public.agent_memories
   using hnsw (embedding extensions.vector_cosine_ops);
@@ -157,7 +157,7 @@ create index if not exists memory_access_log_user_idx on public.memory_access_lo
 create index if not exists memory_access_log_session_idx on public.memory_access_log (session_id)
   where session_id is not null;
 
--- Triggers -------
+-- Triggers --------------------------------------------------------------------------------
 -- updated_at moves when the memory itself changes, not when it is merely accessed.
 
 create or replace function public.agent_memories_set_updated_at()
@@ -190,13 +190,13 @@ create trigger agent_memories_set_updated_at
   before update on public.agent_memories
   for each row execute function public.agent_memories_set_updated_at();
 
--- Row-level security and grants -------
+-- Row-level security and grants -----------------------------------------------------------
 -- The tenancy template; the access log is append-only for users (no update).
 select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
 select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
 
--- Types -------
+-- Types -----------------------------------------------------------------------------------
 -- The RPCs' result: a memory without its embedding and tsvector, plus the similarity.
 do $$
 begin
@@ -224,7 +224,7 @@ $$;
 comment on type public.agent_memory_match is
   'A memory as returned by search_agent_memories / get_memory_context: no embedding, plus similarity (cosine, 1 - distance; null when not computed).';
 
--- Functions -------
+-- Functions -------------------------------------------------------------------------------
 
 -- The embedding column's dimension (its vector(N) type modifier).
 create or replace function public.agent_memory_dimensions()
@@ -864,7 +864,7 @@ $$;
 comment on function public.delete_agent_memory(uuid) is
   'Deletes one memory of the caller; true when it existed and was visible.';
 
--- Grants -------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'public.agent_memory_dimensions()',
   'public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb)',

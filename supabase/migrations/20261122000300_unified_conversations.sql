@@ -45,7 +45,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.unified_conversations (
   id                 uuid not null,
   conversation_type  text not null default 'COIA_LANDING'
@@ -99,16 +99,16 @@ create table if not exists public.unified_conversation_memory (
 comment on table public.unified_conversation_memory is
   'Per-field memory of a unified conversation: coia_state fields, the state_checkpoint, contractor_mapping links. memory_value is the JSON value itself.';
 
--- Indexes ---------
+-- Indexes ---------------------------------------------------------------------------------
 create index if not exists unified_conversations_contractor_lead_id_idx on public.unified_conversations (tenant_id, contractor_lead_id);
 create index if not exists unified_conversations_updated_idx on public.unified_conversations (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by conversation_id (+ memory_type).
 
--- Row-level security and grants -------
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.unified_conversations', 'tenant_id');
 select agentmem.protect('public.unified_conversation_memory', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 -- ISO 8601 UTC with microseconds, as the original's datetime.utcnow().isoformat() plus "Z".
 create or replace function agentmem.unified_iso_now()
 returns text
@@ -347,7 +347,7 @@ $$;
 comment on function public.delete_unified_state(uuid, text) is
   'Deletes a conversation of the caller''s tenant, its memory rows and the contractor_mapping rows of its lead; returns the row count.';
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.unified_iso_now()',
   'public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb)',

@@ -31,7 +31,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables -----------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.workflow_agent_states (
     -- Primary Key (with the tenant)
     id UUID NOT NULL DEFAULT gen_random_uuid(),
@@ -98,7 +98,7 @@ create table if not exists public.workflow_agent_states (
 comment on table public.workflow_agent_states is
   'Workflow agent state per session, aligned with WorkflowState. Timestamps in ms. RLS: per tenant (tenant_id).';
 
--- Indexes ----------------------------------------------------------------------------------
+-- Indexes ---------------------------------------------------------------------------------
 -- As the workflow agent's schema names them (the session_id one also serves the service role's
 -- lookups across tenants).
 create index if not exists idx_workflow_agent_states_session_id on public.workflow_agent_states (session_id);
@@ -115,10 +115,10 @@ create index if not exists idx_workflow_agent_states_current_workflow_gin on pub
 create index if not exists idx_workflow_agent_states_workflow_context_gin on public.workflow_agent_states using gin (workflow_context);
 create index if not exists idx_workflow_agent_states_debug_result_gin on public.workflow_agent_states using gin (debug_result);
 
--- Row-level security and grants -------
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.workflow_agent_states', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 
 -- The keys a WorkflowState may carry (the columns but id), and the removed ones.
 create or replace function agentmem.workflow_state_check_keys(p_state jsonb, p_what text)
@@ -263,7 +263,7 @@ $$;
 comment on function public.update_workflow_state(text, jsonb) is
   'Partial update of a session''s workflow state: bumps updated_at (ms), sets previous_stage on a stage change; null when not found.';
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.workflow_state_check_keys(jsonb, text)',
   'public.create_workflow_state(jsonb)',

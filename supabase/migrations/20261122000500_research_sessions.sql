@@ -29,7 +29,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables -----------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.research_sessions (
   session_id       text not null
                      constraint research_sessions_session_id_check check (char_length(session_id) between 1 and 255),
@@ -76,14 +76,14 @@ create table if not exists public.research_drafts (
 comment on table public.research_drafts is
   'Draft history per research session and phase: version n of a phase, newest = highest version.';
 
--- Indexes ----------------------------------------------------------------------------------
+-- Indexes ---------------------------------------------------------------------------------
 create index if not exists research_sessions_tenant_idx on public.research_sessions (tenant_id, last_update desc);
 
--- Row-level security and grants -------
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.research_sessions', 'tenant_id');
 select agentmem.protect('public.research_drafts', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 create or replace function agentmem.research_now_ms()
 returns bigint
 language sql
@@ -251,7 +251,7 @@ $$;
 comment on function public.research_workflow_summary(text) is
   'The session and its per-phase draft statistics (count, latest version, first/last save in ms, latest size), or null.';
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.research_now_ms()',
   'public.save_research_session(jsonb)',

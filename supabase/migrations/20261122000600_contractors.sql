@@ -48,7 +48,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.contractor_leads (
   -- The contractor_lead_id the COIA flows and the unified memory use.
   id                      text not null
@@ -163,15 +163,15 @@ create table if not exists public.contractors (
 comment on table public.contractors is
   'COIA contractor accounts, per tenant; made from a lead by convert_contractor_lead, at most one per lead.';
 
--- Indexes ----------------------------------------------------------------------------------
+-- Indexes ---------------------------------------------------------------------------------
 create index if not exists contractor_leads_updated_idx on public.contractor_leads (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by lead.
 
--- Row-level security and grants -------
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.contractor_leads', 'tenant_id');
 select agentmem.protect('public.contractors', 'tenant_id');
 
--- Helpers --------------------------------------------------------------------------------
+-- Helpers ---------------------------------------------------------------------------------
 
 -- The elements of a, then those of b not in a: a set that keeps first-seen order.
 create or replace function agentmem.jsonb_array_union(a jsonb, b jsonb)
@@ -311,7 +311,7 @@ begin
 end;
 $$;
 
--- Functions ------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 
 -- build_contractor_profile: the profile write: creates the lead or merges into it.
 -- Returns the lead (without tenant_id).
@@ -404,7 +404,7 @@ $$;
 comment on function public.convert_contractor_lead(text, jsonb) is
   'Converts a contractor lead: inserts its contractor (account fields overriding the lead''s) and marks the lead converted, atomically; at most once per lead (a repeat returns the same contractor).';
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.jsonb_array_union(jsonb, jsonb)',
   'agentmem.contractor_only_keys(jsonb, text, text[])',

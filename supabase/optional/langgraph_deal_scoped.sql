@@ -32,7 +32,7 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables (only where missing), row-level security and grants -----------------------------------
+-- Tables (only where missing), row-level security and grants ------------------------------
 do $$
 declare
   v_new_orgs boolean := to_regclass('public.organizations') is null;
@@ -89,7 +89,7 @@ begin
 end
 $$;
 
--- Functions --------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 -- Deal id from a thread id: exactly the CIM schema's function.
 -- (src/ids/thread.rs `extract_deal_id` reproduces it byte for byte: uppercase hex never
 -- matches, 36 characters of [0-9a-f-] that are not a valid uuid give null.)
@@ -154,7 +154,7 @@ as $$
   select array[agentmem.tenant()] || agentmem.member_deal_tenants()
 $$;
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'public.extract_deal_id_from_thread(text)',
   'agentmem.deal_tenant(uuid)',

@@ -36,12 +36,12 @@
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Schema -----------------------------------------------------------------------------------
+-- Schema ----------------------------------------------------------------------------------
 create schema if not exists agentmem_langgraph;
 revoke all on schema agentmem_langgraph from public, anon, authenticated;
 grant usage on schema agentmem_langgraph to service_role;
 
--- Tables -----------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 
 create or replace view agentmem_langgraph.checkpoints as
   select thread_key as thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -62,7 +62,7 @@ insert into agentmem_langgraph.checkpoint_migrations (v)
 select v from generate_series(0, 4) v
 on conflict (v) do nothing;
 
--- Grants -----------------------------------------------------------------------------------
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.grant_table(v, null)
   from unnest(array['agentmem_langgraph.checkpoints', 'agentmem_langgraph.checkpoint_blobs',
                     'agentmem_langgraph.checkpoint_writes', 'agentmem_langgraph.checkpoint_migrations']::regclass[]) v;

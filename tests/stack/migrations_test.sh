@@ -95,6 +95,26 @@ else
   head -n 60 "$WORK/diff" >&2
 fi
 
+# The privileges rule of 20261121000100_tenancy.sql, over everything the files create (the
+# scratch database holds nothing else): anon nothing; no API role TRUNCATE, REFERENCES or
+# TRIGGER; service_role exactly select/insert/update/delete on every table and view it may
+# use; no function executable by anon or PUBLIC.
+RELS="from pg_class c where c.relnamespace in ('public'::regnamespace, 'agentmem'::regnamespace, 'agentmem_langgraph'::regnamespace) and c.relkind in ('r', 'v', 'p')"
+expect "anon: no privilege on any table or view" 0 \
+  "$(q -d "$DB" -c "select count(*) $RELS and has_table_privilege('anon', c.oid, 'select,insert,update,delete,truncate,references,trigger')")"
+expect "no API role has TRUNCATE, REFERENCES or TRIGGER anywhere" 0 \
+  "$(q -d "$DB" -c "select count(*) $RELS and exists (select from unnest(array['anon', 'authenticated', 'service_role']) r
+                      where has_table_privilege(r, c.oid, 'truncate,references,trigger'))")"
+expect "service_role: select, insert, update and delete on every table and view but the tenancy registry" \
+  "$(q -d "$DB" -c "select count(*) - 1 $RELS")|0" \
+  "$(q -d "$DB" -c "select count(*) filter (where has_table_privilege('service_role', c.oid, 'select') and has_table_privilege('service_role', c.oid, 'insert')
+                                          and has_table_privilege('service_role', c.oid, 'update') and has_table_privilege('service_role', c.oid, 'delete')),
+                           count(*) filter (where c.oid = 'agentmem.tenant_tables'::regclass and has_table_privilege('service_role', c.oid, 'select,insert,update,delete'))
+                    $RELS")"
+expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
+  "$(q -d "$DB" -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
+                      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
+
 if [ "$failed" != 0 ]; then
   log "migrations re-run test: $failed of $checks checks FAILED"
   exit 1
