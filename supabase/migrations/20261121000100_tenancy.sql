@@ -31,8 +31,9 @@
 -- HTTP endpoint. The API roles may execute the identity functions because row-level
 -- security policies and the public functions call them as the caller.
 --
--- Privileges, the same for every agentmem object (granted only through the helpers below,
--- so no file states them by hand):
+-- Privileges, the same for every agentmem table and function (granted only through the
+-- helpers below, agentmem.protect / grant_table / expose / expose_to_service /
+-- keep_private, so no file states them by hand):
 --   anon           nothing: no table, no function, no usage of schema agentmem
 --   authenticated  select, insert, update, delete on the tables (what row-level security
 --                  then narrows to the caller's tenant; fewer where a table says so);
