@@ -5,7 +5,9 @@
 #   2. every migration not yet recorded in supabase_migrations.schema_migrations, in
 #      file-name order, each in its own transaction together with its record row.
 # A second run applies nothing, and refuses to go on when an applied migration's file has
-# changed since (start from a fresh database: scripts/stack.sh up --fresh). Files not
+# changed since: until the first published release the files are rewritten in place, and a
+# database made from an older text is not patched up but started again
+# (scripts/stack.sh up --fresh, plus --test-fixtures for the test stack). Files not
 # named <digits>_<name>.sql are skipped, as the CLI skips them. The CLI stores the
 # migration split into statements; this stores the whole file as one element of
 # `statements`.
@@ -68,7 +70,7 @@ for entry in "${entries[@]}"; do
   if stored=$(grep -m1 "^$version " <<<"$applied"); then
     stored=${stored#* }
     if [ -n "$stored" ] && [ "$stored" != "$(md5sum <"$file" | cut -d' ' -f1)" ]; then
-      echo "migrate.sh: $base changed after it was applied to this database; start from a fresh one: scripts/stack.sh up --fresh" >&2
+      echo "migrate.sh: $base changed after it was applied to this database; start from a fresh one: scripts/stack.sh up --fresh$([ "$with_optional" = 1 ] && echo ' --test-fixtures')" >&2
       exit 1
     fi
     continue

@@ -27,8 +27,9 @@ trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
 
 log "layer 1: native cargo test (crate, gateway against the stack)"
 cargo test --quiet --workspace
-log "layer 1: Postgres script checks (stack shape, checkpoint SQL, memory SQL, state SQL, contractors SQL)"
+log "layer 1: Postgres script checks (stack shape, SQL files re-runnable, checkpoint SQL, memory SQL, state SQL, contractors SQL)"
 "$ROOT/tests/stack/postgres_test.sh"
+"$ROOT/tests/stack/migrations_test.sh"
 "$ROOT/tests/stack/checkpoints_sql_test.sh"
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"

@@ -1,4 +1,14 @@
--- Tenancy: who a request acts for, and the one way every agentmem table is protected.
+-- Tenancy: who a request acts for, and the one way every agentmem table and function is
+-- protected and granted.
+--
+-- Creates: schema agentmem; table agentmem.tenant_tables (the registry of protected
+--          tables); agentmem.tenant() and the other identity functions; the LangGraph
+--          thread-key functions; the helpers every later file uses: agentmem.protect()
+--          (row-level security + table grants), agentmem.grant_table(),
+--          agentmem.expose() / expose_to_service() / keep_private() (function grants);
+--          the trigger on auth.users that deletes a deleted user's rows.
+-- Needs:   what every Supabase project has: the roles anon, authenticated, service_role
+--          and the auth schema (locally: supabase/local/bootstrap.sql).
 --
 -- A tenant is the key space a row lives in. Every agentmem table carries its tenant in a
 -- column that is part of every key a client can choose (thread ids, conversation ids,
@@ -18,16 +28,43 @@
 -- members of the deal's organization); see agentmem.thread_scope below.
 --
 -- The `agentmem` schema is private: PostgREST does not expose it, so nothing here is an
--- HTTP endpoint. The API roles may execute these functions because row-level security
--- policies and the public functions call them as the caller.
+-- HTTP endpoint. The API roles may execute the identity functions because row-level
+-- security policies and the public functions call them as the caller.
 --
--- Re-runnable: every object is created with `if not exists` / `or replace`.
+-- Privileges, the same for every agentmem table and function (granted only through the
+-- helpers below, agentmem.protect / grant_table / expose / expose_to_service /
+-- keep_private, so no file states them by hand):
+--   anon           nothing: no table, no function, no usage of schema agentmem
+--   authenticated  select, insert, update, delete on the tables (what row-level security
+--                  then narrows to the caller's tenant; fewer where a table says so);
+--                  execute on the RPCs and on the helpers they and the policies call
+--   service_role   select, insert, update, delete on the tables (it bypasses row-level
+--                  security; agentmem's functions still keep it in its tenant); execute
+--                  on the RPCs, the helpers, and the service-only functions
+--   nobody         TRUNCATE, REFERENCES, TRIGGER; a later migration that grants TRUNCATE
+--                  anyway is stopped by a trigger for every role but the service role
+--
+-- Re-runnable, like every agentmem SQL file: applying it again changes nothing (tables and
+-- indexes `if not exists`, functions `or replace`, policies, grants and triggers dropped
+-- and made again the same way).
 
+-- Schema ----------------------------------------------------------------------------------
 create schema if not exists agentmem;
 revoke all on schema agentmem from public, anon;
 grant usage on schema agentmem to authenticated, service_role;
 
--- Who is calling ---------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
+-- Every agentmem table is registered here; agentmem.protect() gives it the same policies
+-- and grants, and deleting a user (auth.users) deletes their rows from each of them.
+create table if not exists agentmem.tenant_tables (
+  table_name  regclass primary key,
+  tenant_col  name not null,
+  -- The rows the caller may use, as an SQL expression over the row; null: its own tenant.
+  visible     text
+);
+revoke all on agentmem.tenant_tables from public, anon, authenticated, service_role;
+
+-- Who is calling --------------------------------------------------------------------------
 -- The role the request runs as. PostgREST switches roles with SET ROLE, which the `role`
 -- setting reflects even inside SECURITY DEFINER functions (where current_user is the
 -- owner); a direct connection has no SET ROLE and is its session user.
@@ -123,7 +160,7 @@ as $$
      and nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant' is null
 $$;
 
--- LangGraph threads ------------------------------------------------------------------------
+-- LangGraph threads -----------------------------------------------------------------------
 -- A thread's rows are keyed by `thread_key`, the thread id made global:
 --   a user's thread T                  '<user uuid>/T'
 --   a thread of the service tenant     'T'
@@ -211,70 +248,28 @@ begin
 end;
 $$;
 
--- Protection of a table ----------------------------------------------------------------------
--- Every agentmem table is registered here; agentmem.protect() gives it the same policies
--- and grants, and deleting a user (auth.users) deletes their rows from each of them.
-create table if not exists agentmem.tenant_tables (
-  table_name  regclass primary key,
-  tenant_col  name not null,
-  -- The rows the caller may use, as an SQL expression over the row; null: its own tenant.
-  visible     text
-);
-revoke all on agentmem.tenant_tables from public, anon, authenticated, service_role;
-
-create or replace function agentmem.refuse_truncate()
-returns trigger
-language plpgsql
-set search_path = ''
-as $$
-begin
-  if not agentmem.is_service() then
-    raise exception 'agentmem: % cannot be truncated by role %', tg_table_name, agentmem.caller_role()
-      using errcode = '42501';
-  end if;
-  return null;
-end;
-$$;
-
--- Row-level security for one table: the caller's tenant (or `p_visible`) for every
--- command; anon nothing; TRUNCATE (which RLS does not govern) refused to non-service roles
--- even if a later migration grants it. Re-running replaces the policies.
-create or replace function agentmem.protect(p_table regclass, p_tenant_col name, p_visible text default null)
+-- Grants of tables and functions ----------------------------------------------------------
+-- The privileges rule of the header, for one table or view: Supabase's default privileges
+-- grant ALL (TRUNCATE included) to anon, authenticated and service_role on every new table,
+-- so everything is revoked first and then stated. p_user_privileges: what authenticated
+-- gets (null: nothing, for tables only the service role uses).
+create or replace function agentmem.grant_table(p_table regclass, p_user_privileges text default 'select, insert, update, delete')
 returns void
 language plpgsql
 set search_path = ''
 as $$
-declare
-  v_rule text := coalesce(p_visible, format('%I = (select agentmem.tenant())', p_tenant_col));
-  v_policy record;
 begin
-  insert into agentmem.tenant_tables (table_name, tenant_col, visible)
-  values (p_table, p_tenant_col, p_visible)
-  on conflict (table_name) do update set tenant_col = excluded.tenant_col, visible = excluded.visible;
-
-  execute format('alter table %s enable row level security', p_table);
-  for v_policy in select policyname from pg_catalog.pg_policies
-                   where format('%I.%I', schemaname, tablename)::regclass = p_table loop
-    execute format('drop policy %I on %s', v_policy.policyname, p_table);
-  end loop;
-  execute format('create policy tenant_select on %s for select to authenticated using (%s)', p_table, v_rule);
-  execute format('create policy tenant_insert on %s for insert to authenticated with check (%s)', p_table, v_rule);
-  execute format('create policy tenant_update on %s for update to authenticated using (%s) with check (%s)',
-                 p_table, v_rule, v_rule);
-  execute format('create policy tenant_delete on %s for delete to authenticated using (%s)', p_table, v_rule);
-
-  -- Supabase's default privileges grant ALL (TRUNCATE included) to anon, authenticated and
-  -- service_role on every new table: state them.
   execute format('revoke all on %s from public, anon, authenticated, service_role', p_table);
-  execute format('grant select, insert, update, delete on %s to authenticated, service_role', p_table);
-
-  execute format('drop trigger if exists refuse_truncate on %s', p_table);
-  execute format('create trigger refuse_truncate before truncate on %s for each statement execute function agentmem.refuse_truncate()', p_table);
+  execute format('grant select, insert, update, delete on %s to service_role', p_table);
+  if p_user_privileges is not null then
+    execute format('grant %s on %s to authenticated', p_user_privileges, p_table);
+  end if;
 end;
 $$;
 
--- An RPC of the API: executable by signed-in users and the service role only (Postgres
--- grants EXECUTE to PUBLIC, and Supabase's default privileges to anon).
+-- An RPC of the API, or a helper that RPCs and policies call as the caller: executable by
+-- signed-in users and the service role only (Postgres grants EXECUTE to PUBLIC, and
+-- Supabase's default privileges to anon).
 create or replace function agentmem.expose(variadic p_functions regprocedure[])
 returns void
 language plpgsql
@@ -306,6 +301,75 @@ begin
 end;
 $$;
 
+-- A function no API role executes: trigger functions (a trigger runs its function without
+-- an EXECUTE check) and the helpers of the migrations themselves.
+create or replace function agentmem.keep_private(variadic p_functions regprocedure[])
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_fn regprocedure;
+begin
+  foreach v_fn in array p_functions loop
+    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
+  end loop;
+end;
+$$;
+
+-- Row-level security ----------------------------------------------------------------------
+create or replace function agentmem.refuse_truncate()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if not agentmem.is_service() then
+    raise exception 'agentmem: % cannot be truncated by role %', tg_table_name, agentmem.caller_role()
+      using errcode = '42501';
+  end if;
+  return null;
+end;
+$$;
+
+-- Row-level security for one table: the caller's tenant (or `p_visible`) for every
+-- command; anon nothing; the grants of agentmem.grant_table (p_user_privileges: what
+-- authenticated gets); TRUNCATE (which RLS does not govern) refused to non-service roles
+-- even if a later migration grants it. Re-running replaces the policies.
+create or replace function agentmem.protect(p_table regclass, p_tenant_col name, p_visible text default null,
+                                            p_user_privileges text default 'select, insert, update, delete')
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_rule text := coalesce(p_visible, format('%I = (select agentmem.tenant())', p_tenant_col));
+  v_policy record;
+begin
+  insert into agentmem.tenant_tables as t (table_name, tenant_col, visible)
+  values (p_table, p_tenant_col, p_visible)
+  on conflict (table_name) do update set tenant_col = excluded.tenant_col, visible = excluded.visible
+  where (t.tenant_col, t.visible) is distinct from (excluded.tenant_col, excluded.visible);
+
+  execute format('alter table %s enable row level security', p_table);
+  for v_policy in select policyname from pg_catalog.pg_policies
+                   where format('%I.%I', schemaname, tablename)::regclass = p_table loop
+    execute format('drop policy %I on %s', v_policy.policyname, p_table);
+  end loop;
+  execute format('create policy tenant_select on %s for select to authenticated using (%s)', p_table, v_rule);
+  execute format('create policy tenant_insert on %s for insert to authenticated with check (%s)', p_table, v_rule);
+  execute format('create policy tenant_update on %s for update to authenticated using (%s) with check (%s)',
+                 p_table, v_rule, v_rule);
+  execute format('create policy tenant_delete on %s for delete to authenticated using (%s)', p_table, v_rule);
+
+  perform agentmem.grant_table(p_table, p_user_privileges);
+
+  execute format('drop trigger if exists refuse_truncate on %s', p_table);
+  execute format('create trigger refuse_truncate before truncate on %s for each statement execute function agentmem.refuse_truncate()', p_table);
+end;
+$$;
+
+-- Deleting a user -------------------------------------------------------------------------
 -- A deleted user takes their rows along (the tenant columns cannot reference auth.users:
 -- the service tenant is not a user).
 create or replace function agentmem.forget_user()
@@ -329,10 +393,13 @@ create trigger agentmem_forget_user
   after delete on auth.users
   for each row execute function agentmem.forget_user();
 
+-- Grants ----------------------------------------------------------------------------------
 -- The policies and the public functions run these as the caller.
-revoke all on all functions in schema agentmem from public, anon, authenticated, service_role;
-grant execute on function
-  agentmem.caller_role(), agentmem.is_service(), agentmem.service_tenant(), agentmem.is_uuid(text),
-  agentmem.tenant(), agentmem.sees_all_tenants(), agentmem.thread_scope(text), agentmem.thread_tenants(), agentmem.thread_key(text),
-  agentmem.thread_key_tenant(text)
-  to authenticated, service_role;
+select agentmem.expose(
+  'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',
+  'agentmem.tenant()', 'agentmem.sees_all_tenants()', 'agentmem.thread_scope(text)', 'agentmem.thread_tenants()',
+  'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)');
+select agentmem.keep_private(
+  'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.expose(regprocedure[])',
+  'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
+  'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text)', 'agentmem.forget_user()');

@@ -1,5 +1,10 @@
 -- LangGraph checkpoints over PostgREST RPC, with row-level security per tenant.
 --
+-- Creates: tables langgraph_checkpoints, langgraph_checkpoint_blobs,
+--          langgraph_checkpoint_writes; the RPCs below; helpers agentmem.langgraph_value,
+--          agentmem.langgraph_tuples.
+-- Needs:   20261121000100_tenancy.sql.
+--
 -- Three tables in the shape of @langchain/langgraph-checkpoint-postgres (checkpoints
 -- without channel values; one blob row per channel version, so unchanged channels are
 -- not rewritten; pending writes with task_path). Each saver operation is ONE RPC (= one
@@ -28,8 +33,10 @@
 -- Key columns use the "C" collation, so ordering (checkpoint_id DESC, pending writes by
 -- task_path, task_id, idx) and `before` comparisons are by code point, as LangGraph
 -- requires, whatever the database's default collation is.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
+-- Tables ----------------------------------------------------------------------------------
 create table if not exists public.langgraph_checkpoints (
   thread_key           text collate "C" not null,
   checkpoint_ns        text collate "C" not null default '',
@@ -88,6 +95,23 @@ comment on column public.langgraph_checkpoints.thread_key is
 comment on column public.langgraph_checkpoints.metadata is
   'CheckpointMetadata (source, step, parents, ...). Filtered with @> by rpc/langgraph_list.';
 
+-- Indexes ---------------------------------------------------------------------------------
+-- get_tuple/list/delete of one thread use the primary keys; these serve the rest (a
+-- thread's newest checkpoints across its namespaces; a tenant's across its threads).
+create index if not exists langgraph_checkpoints_thread_idx
+  on public.langgraph_checkpoints (thread_key, checkpoint_id desc);
+create index if not exists langgraph_checkpoints_tenant_idx
+  on public.langgraph_checkpoints (tenant_id, checkpoint_id desc);
+create index if not exists langgraph_checkpoints_created_at_idx
+  on public.langgraph_checkpoints (created_at);
+create index if not exists langgraph_checkpoints_metadata_idx
+  on public.langgraph_checkpoints using gin (metadata jsonb_path_ops);
+create index if not exists langgraph_checkpoint_blobs_tenant_idx
+  on public.langgraph_checkpoint_blobs (tenant_id);
+create index if not exists langgraph_checkpoint_writes_tenant_idx
+  on public.langgraph_checkpoint_writes (tenant_id);
+
+-- Triggers, row-level security and grants -------------------------------------------------
 do $$
 declare
   t text;
@@ -104,22 +128,7 @@ begin
 end
 $$;
 
--- get_tuple/list/delete of one thread use the primary keys; these serve the rest (a
--- thread's newest checkpoints across its namespaces; a tenant's across its threads).
-create index if not exists langgraph_checkpoints_thread_idx
-  on public.langgraph_checkpoints (thread_key, checkpoint_id desc);
-create index if not exists langgraph_checkpoints_tenant_idx
-  on public.langgraph_checkpoints (tenant_id, checkpoint_id desc);
-create index if not exists langgraph_checkpoints_created_at_idx
-  on public.langgraph_checkpoints (created_at);
-create index if not exists langgraph_checkpoints_metadata_idx
-  on public.langgraph_checkpoints using gin (metadata jsonb_path_ops);
-create index if not exists langgraph_checkpoint_blobs_tenant_idx
-  on public.langgraph_checkpoint_blobs (tenant_id);
-create index if not exists langgraph_checkpoint_writes_tenant_idx
-  on public.langgraph_checkpoint_writes (tenant_id);
-
--- Internals ------------------------------------------------------------------------------
+-- Helpers ---------------------------------------------------------------------------------
 -- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
 -- standard base64 `blob` (null for an "empty" channel).
 create or replace function agentmem.langgraph_value(p_blob bytea, p_utf8 boolean)
@@ -210,13 +219,7 @@ as $$
   order by p.n
 $$;
 
-drop function if exists agentmem.langgraph_tuple(public.langgraph_checkpoints, text, text[]);
-revoke all on function agentmem.langgraph_value(bytea, boolean) from public;
-revoke all on function agentmem.langgraph_tuples(public.langgraph_checkpoints[], text) from public; -- created after the tenancy file's revoke
-grant execute on function agentmem.langgraph_value(bytea, boolean) to authenticated, service_role;
-grant execute on function agentmem.langgraph_tuples(public.langgraph_checkpoints[], text) to authenticated, service_role;
-
--- RPC: put -------------------------------------------------------------------------------
+-- RPC: put --------------------------------------------------------------------------------
 -- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
 -- base64 or null (type "empty"), text a value that is text (stored as its UTF-8 bytes).
 -- Existing (channel, version) rows are kept as they are.
@@ -294,7 +297,7 @@ begin
 end
 $$;
 
--- RPC: put_writes ------------------------------------------------------------------------
+-- RPC: put_writes -------------------------------------------------------------------------
 -- p_writes: [{idx, channel, type, blob | text}] in the task's order; blob is base64, text a
 -- value that is text. idx may be
 -- omitted: it then defaults to WRITES_IDX_MAP[channel] or the element's position (0-based).
@@ -387,7 +390,7 @@ begin
 end
 $$;
 
--- RPC: get_tuple -------------------------------------------------------------------------
+-- RPC: get_tuple --------------------------------------------------------------------------
 -- The checkpoint p_checkpoint_id of (thread, namespace), or the latest one (greatest
 -- checkpoint_id) when p_checkpoint_id is null; null when there is none.
 create or replace function public.langgraph_get_tuple(
@@ -430,7 +433,7 @@ begin
 end
 $$;
 
--- RPC: list ------------------------------------------------------------------------------
+-- RPC: list -------------------------------------------------------------------------------
 -- Null arguments do not filter: p_thread_id null = every thread of the caller's tenant
 -- (and of the scopes shared with them), p_checkpoint_ns null = every namespace. p_filter:
 -- metadata @> p_filter. p_before: checkpoint_id < p_before. p_limit null = no limit (but
@@ -487,7 +490,7 @@ begin
 end
 $$;
 
--- RPC: delete_thread ---------------------------------------------------------------------
+-- RPC: delete_thread ----------------------------------------------------------------------
 -- Deletes the caller's thread in every namespace; returns how many rows were deleted
 -- across the three tables (0 for a thread the caller does not have).
 create or replace function public.langgraph_delete_thread(p_thread_id text)
@@ -514,7 +517,7 @@ begin
 end
 $$;
 
--- RPC: retention -------------------------------------------------------------------------
+-- RPC: retention --------------------------------------------------------------------------
 -- Deletes checkpoints created more than days_old days ago, except the latest checkpoint
 -- (greatest checkpoint_id) of every thread/namespace; with them their pending writes,
 -- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
@@ -586,7 +589,7 @@ $$;
 comment on function public.cleanup_old_checkpoints(integer) is
   'Delete LangGraph checkpoints older than N days (keeping the latest per thread/namespace), their writes and unreferenced blobs. Off by default: nothing calls it.';
 
--- RPC: metrics ---------------------------------------------------------------------------
+-- RPC: metrics ----------------------------------------------------------------------------
 -- Over the caller's threads (every tenant's for the service role not acting for a user),
 -- for one thread or
 -- (null) all of them. total_bytes = stored size of checkpoint + metadata jsonb
@@ -639,7 +642,10 @@ begin
 end
 $$;
 
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
+  'agentmem.langgraph_value(bytea, boolean)',
+  'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',
   'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb)',
   'public.langgraph_put_writes(text, text, text, text, text, jsonb)',
   'public.langgraph_get_tuple(text, text, text)',

@@ -1,5 +1,11 @@
 -- Agent memory: long-term memories of an AI agent per tenant (a signed-in user, or the
--- service tenant; see 20261121000100_tenancy.sql), with pgvector semantic search,
+-- service tenant; see 20261121000100_tenancy.sql).
+--
+-- Creates: tables agent_memories, memory_references, memory_access_log; type
+--          agent_memory_match; the functions listed below.
+-- Needs:   20261121000000_extensions.sql (pgvector), 20261121000100_tenancy.sql.
+--
+-- Memories with pgvector semantic search,
 -- full-text search, importance, expiry and access tracking. Three tables, RLS per tenant
 -- (column user_id, as the RFP agent's schema names it), and the RPC functions the
 -- agentmem memory tools call through PostgREST (POST /rest/v1/rpc/<name>, JSON object of
@@ -41,12 +47,14 @@
 --
 -- search_path: functions pin `public, extensions` (pgvector lives in `extensions` on
 -- Supabase); objects are schema-qualified in DDL so the file applies under any path.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql). A changed
+-- embedding dimension (set_agent_memory_dimensions) survives a re-run: the table is only
+-- created where missing.
 
--- =====================================================================================
--- Tables
--- =====================================================================================
+-- Tables ----------------------------------------------------------------------------------
 
-create table public.agent_memories (
+create table if not exists public.agent_memories (
   id               uuid not null default gen_random_uuid(),
   user_id          uuid not null default agentmem.tenant(),
   agent_id         text not null
@@ -90,7 +98,7 @@ comment on column public.agent_memories.embedding is
 comment on column public.agent_memories.content_tsv is
   'Full-text search column (english), generated from content.';
 
-create table public.memory_references (
+create table if not exists public.memory_references (
   id             uuid not null default gen_random_uuid(),
   memory_id      uuid not null,
   user_id        uuid not null default agentmem.tenant(),
@@ -110,7 +118,7 @@ create table public.memory_references (
 comment on table public.memory_references is
   'Links a memory to another entity (rfp, bid, artifact, message, user_profile, ...).';
 
-create table public.memory_access_log (
+create table if not exists public.memory_access_log (
   id              uuid not null default gen_random_uuid(),
   memory_id       uuid not null,
   user_id         uuid not null default agentmem.tenant(),
@@ -132,30 +140,27 @@ create table public.memory_access_log (
 comment on table public.memory_access_log is
   'One row per retrieval of a memory, with the relevance score of that retrieval. Append-only for users.';
 
--- =====================================================================================
--- Indexes
--- =====================================================================================
+-- Indexes ---------------------------------------------------------------------------------
 
-create index agent_memories_embedding_hnsw_idx on public.agent_memories
+create index if not exists agent_memories_embedding_hnsw_idx on public.agent_memories
   using hnsw (embedding extensions.vector_cosine_ops);
-create index agent_memories_content_tsv_idx on public.agent_memories using gin (content_tsv);
-create index agent_memories_user_agent_idx on public.agent_memories (user_id, agent_id, created_at desc);
-create index agent_memories_expires_at_idx on public.agent_memories (expires_at)
+create index if not exists agent_memories_content_tsv_idx on public.agent_memories using gin (content_tsv);
+create index if not exists agent_memories_user_agent_idx on public.agent_memories (user_id, agent_id, created_at desc);
+create index if not exists agent_memories_expires_at_idx on public.agent_memories (expires_at)
   where expires_at is not null;
 
 -- memory_references_unique serves the foreign key's lookups by (user_id, memory_id).
-create index memory_references_target_idx on public.memory_references (user_id, reference_type, reference_id);
+create index if not exists memory_references_target_idx on public.memory_references (user_id, reference_type, reference_id);
 
-create index memory_access_log_memory_idx on public.memory_access_log (user_id, memory_id, accessed_at desc);
-create index memory_access_log_user_idx on public.memory_access_log (user_id, accessed_at desc);
-create index memory_access_log_session_idx on public.memory_access_log (session_id)
+create index if not exists memory_access_log_memory_idx on public.memory_access_log (user_id, memory_id, accessed_at desc);
+create index if not exists memory_access_log_user_idx on public.memory_access_log (user_id, accessed_at desc);
+create index if not exists memory_access_log_session_idx on public.memory_access_log (session_id)
   where session_id is not null;
 
--- =====================================================================================
--- updated_at: moves when the memory itself changes, not when it is merely accessed
--- =====================================================================================
+-- Triggers --------------------------------------------------------------------------------
+-- updated_at moves when the memory itself changes, not when it is merely accessed.
 
-create function public.agent_memories_set_updated_at()
+create or replace function public.agent_memories_set_updated_at()
 returns trigger
 language plpgsql
 security invoker
@@ -180,52 +185,49 @@ begin
 end;
 $$;
 
+drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
 create trigger agent_memories_set_updated_at
   before update on public.agent_memories
   for each row execute function public.agent_memories_set_updated_at();
 
-revoke all on function public.agent_memories_set_updated_at() from public, anon, authenticated, service_role;
-
--- =====================================================================================
--- Row-level security and grants
--- =====================================================================================
-
+-- Row-level security and grants -----------------------------------------------------------
 -- The tenancy template; the access log is append-only for users (no update).
 select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
-select agentmem.protect('public.memory_access_log', 'user_id');
-revoke update on table public.memory_access_log from authenticated;
+select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
 
--- =====================================================================================
--- RPC result type: a memory without its embedding and tsvector, plus the similarity
--- =====================================================================================
-
-create type public.agent_memory_match as (
-  id               uuid,
-  user_id          uuid,
-  agent_id         text,
-  session_id       text,
-  content          text,
-  memory_type      text,
-  importance_score double precision,
-  metadata         jsonb,
-  expires_at       timestamptz,
-  access_count     integer,
-  last_accessed_at timestamptz,
-  created_at       timestamptz,
-  updated_at       timestamptz,
-  similarity       double precision
-);
+-- Types -----------------------------------------------------------------------------------
+-- The RPCs' result: a memory without its embedding and tsvector, plus the similarity.
+do $$
+begin
+  if to_regtype('public.agent_memory_match') is null then
+    create type public.agent_memory_match as (
+      id               uuid,
+      user_id          uuid,
+      agent_id         text,
+      session_id       text,
+      content          text,
+      memory_type      text,
+      importance_score double precision,
+      metadata         jsonb,
+      expires_at       timestamptz,
+      access_count     integer,
+      last_accessed_at timestamptz,
+      created_at       timestamptz,
+      updated_at       timestamptz,
+      similarity       double precision
+    );
+  end if;
+end
+$$;
 
 comment on type public.agent_memory_match is
   'A memory as returned by search_agent_memories / get_memory_context: no embedding, plus similarity (cosine, 1 - distance; null when not computed).';
 
--- =====================================================================================
--- Functions
--- =====================================================================================
+-- Functions -------------------------------------------------------------------------------
 
 -- The embedding column's dimension (its vector(N) type modifier).
-create function public.agent_memory_dimensions()
+create or replace function public.agent_memory_dimensions()
 returns integer
 language sql
 stable
@@ -244,7 +246,7 @@ comment on function public.agent_memory_dimensions() is
   'The dimension of agent_memories.embedding (384 unless set_agent_memory_dimensions changed it).';
 
 -- create_agent_memory: one memory and, optionally, its reference(s), atomically.
-create function public.create_agent_memory(
+create or replace function public.create_agent_memory(
   p_agent_id         text,
   p_content          text,
   p_memory_type      text,
@@ -368,7 +370,7 @@ comment on function public.create_agent_memory(text, text, text, double precisio
 -- access of what it returns (counter, time, log row) in the same statement. The rows to
 -- bump are locked in id order first: concurrent searches that rank the same memories
 -- differently would otherwise lock them in opposite orders and deadlock.
-create function public.search_agent_memories(
+create or replace function public.search_agent_memories(
   p_query_embedding extensions.vector,
   p_agent_id        text default null,
   p_match_threshold double precision default 0.5,
@@ -487,7 +489,7 @@ comment on function public.search_agent_memories(extensions.vector, text, double
   'Cosine-similarity search over the caller''s unexpired memories (similarity >= p_match_threshold, at most min(p_match_count, 100), optional agent and type filters), most similar first. With p_record_access (default) bumps access_count/last_accessed_at and logs one memory_access_log row per result (access_type search, session p_session_id).';
 
 -- update_memory_access: record that memories were used (read, update, ...).
-create function public.update_memory_access(
+create or replace function public.update_memory_access(
   p_memory_ids  uuid[],
   p_access_type text default 'read'
 )
@@ -540,7 +542,7 @@ comment on function public.update_memory_access(uuid[], text) is
   'Bumps access_count/last_accessed_at of the given memories the caller can see and logs one access row each; returns how many memories it touched.';
 
 -- get_memory_context: the session-start context, most important first, within budgets.
-create function public.get_memory_context(
+create or replace function public.get_memory_context(
   p_agent_id        text default null,
   p_query_embedding extensions.vector default null,
   p_max_chars       integer default 4000,
@@ -649,7 +651,7 @@ comment on function public.get_memory_context(text, extensions.vector, integer, 
 
 -- cleanup_expired_memories: deletes expired memories: the caller's; every tenant's for the
 -- service role not acting for a user.
-create function public.cleanup_expired_memories()
+create or replace function public.cleanup_expired_memories()
 returns integer
 language plpgsql
 volatile
@@ -676,7 +678,7 @@ comment on function public.cleanup_expired_memories() is
   'Deletes the caller''s expired memories (every tenant''s for the service role not acting for a user); returns the count.';
 
 -- get_memory_statistics: one JSON object about the caller's memories.
-create function public.get_memory_statistics(p_agent_id text default null)
+create or replace function public.get_memory_statistics(p_agent_id text default null)
 returns jsonb
 language sql
 stable
@@ -714,7 +716,7 @@ comment on function public.get_memory_statistics(text) is
 -- set_agent_memory_dimensions: changes the embedding dimension while no embeddings exist.
 -- SECURITY DEFINER on purpose: altering the table needs its owner, and the emptiness check
 -- must see every user's rows; execute is granted to service_role only.
-create function public.set_agent_memory_dimensions(p_dimensions integer)
+create or replace function public.set_agent_memory_dimensions(p_dimensions integer)
 returns jsonb
 language plpgsql
 volatile
@@ -763,7 +765,7 @@ comment on function public.set_agent_memory_dimensions(integer) is
 -- and learn (SQLSTATE AM001, nothing written) when its knowledge was stale.
 -- Returns the memory (agent_memory_match, similarity null), or null when the caller has
 -- no such unexpired memory.
-create function public.update_agent_memory(
+create or replace function public.update_agent_memory(
   p_memory_id        uuid,
   p_content          text default null,
   p_embedding        extensions.vector default null,
@@ -845,7 +847,7 @@ comment on function public.update_agent_memory(uuid, text, extensions.vector, te
 
 -- delete_agent_memory: true when the caller had that memory (its references and access
 -- log go with it by cascade), false otherwise.
-create function public.delete_agent_memory(p_memory_id uuid)
+create or replace function public.delete_agent_memory(p_memory_id uuid)
 returns boolean
 language sql
 volatile
@@ -862,6 +864,7 @@ $$;
 comment on function public.delete_agent_memory(uuid) is
   'Deletes one memory of the caller; true when it existed and was visible.';
 
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'public.agent_memory_dimensions()',
   'public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb)',
@@ -873,5 +876,6 @@ select agentmem.expose(
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
 select agentmem.expose_to_service('public.set_agent_memory_dimensions(integer)');
+select agentmem.keep_private('public.agent_memories_set_updated_at()');
 
 notify pgrst, 'reload schema';

@@ -1,6 +1,12 @@
 -- Unified conversation memory: the state the COIA agent keeps for a contractor lead
 -- between visits, outside LangGraph checkpoints.
 --
+-- Creates: tables unified_conversations, unified_conversation_memory; the functions
+--          listed below; helper agentmem.unified_iso_now.
+-- Needs:   20261121000100_tenancy.sql; save_unified_state's p_lead (the contractor lead)
+--          calls agentmem.contractor_lead_merge of 20261122000600_contractors.sql when it
+--          runs, so that file must be applied too before p_lead is used.
+--
 -- Tables
 --   unified_conversations        one row per conversation; for COIA, id = UUIDv5 of the
 --                                contractor_lead_id (namespace 00000000-0000-0000-0000-000000000001,
@@ -20,7 +26,8 @@
 -- Functions (SECURITY INVOKER: row-level security decides as the caller). Each is ONE
 -- request and one transaction; the original made one upsert per field (~40 requests).
 --   save_unified_state(...)          every present field + last_state_update (+ mapping)
---                                    + the conversation row, atomically
+--                                    + the conversation row (+ the contractor lead),
+--                                    atomically
 --   restore_unified_state(id)        {memory_key: memory_value} of 'coia_state', or null
 --   create_unified_checkpoint(...)   the lightweight checkpoint record (creates the
 --                                    conversation row if the lead has none yet)
@@ -35,9 +42,11 @@
 --
 -- Errors: 22023 for bad arguments (message names the argument), PT401/42501 without an
 -- identity.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
-create table public.unified_conversations (
+-- Tables ----------------------------------------------------------------------------------
+create table if not exists public.unified_conversations (
   id                 uuid not null,
   conversation_type  text not null default 'COIA_LANDING'
                        constraint unified_conversations_conversation_type_check
@@ -64,7 +73,7 @@ create table public.unified_conversations (
 comment on table public.unified_conversations is
   'Conversations of the unified memory, per tenant. COIA: id = uuid5(contractor_lead_id), written by save_unified_state.';
 
-create table public.unified_conversation_memory (
+create table if not exists public.unified_conversation_memory (
   id               uuid not null default gen_random_uuid(),
   -- No foreign key to unified_conversations: a contractor_mapping row lives under the
   -- caller's own conversation id, which may belong to another system's table.
@@ -90,17 +99,18 @@ create table public.unified_conversation_memory (
 comment on table public.unified_conversation_memory is
   'Per-field memory of a unified conversation: coia_state fields, the state_checkpoint, contractor_mapping links. memory_value is the JSON value itself.';
 
-create index unified_conversations_contractor_lead_id_idx on public.unified_conversations (tenant_id, contractor_lead_id);
-create index unified_conversations_updated_idx on public.unified_conversations (tenant_id, updated_at desc);
+-- Indexes ---------------------------------------------------------------------------------
+create index if not exists unified_conversations_contractor_lead_id_idx on public.unified_conversations (tenant_id, contractor_lead_id);
+create index if not exists unified_conversations_updated_idx on public.unified_conversations (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by conversation_id (+ memory_type).
 
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.unified_conversations', 'tenant_id');
 select agentmem.protect('public.unified_conversation_memory', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
-
+-- Functions -------------------------------------------------------------------------------
 -- ISO 8601 UTC with microseconds, as the original's datetime.utcnow().isoformat() plus "Z".
-create function agentmem.unified_iso_now()
+create or replace function agentmem.unified_iso_now()
 returns text
 language sql
 stable
@@ -118,14 +128,19 @@ $$;
 --                             only): journey_stage, interface, company_name, research_completed
 --   p_linked_conversation_id  another conversation to link to this lead: a
 --                             contractor_mapping row (key contractor_lead_id) under it
+--   p_lead                    the lead columns taken from the state (agentmem sends them
+--                             when the state has a company_name): upserted into
+--                             contractor_leads (20261122000600_contractors.sql)
 -- Also upserts last_state_update (importance 50). Returns
--- {conversation_id, last_state_update, rows}: rows = memory rows written.
-create function public.save_unified_state(
+-- {conversation_id, last_state_update, rows, lead_id}: rows = memory rows written,
+-- lead_id null when no lead was written.
+create or replace function public.save_unified_state(
   p_conversation_id        uuid,
   p_contractor_lead_id     text,
   p_fields                 jsonb,
   p_metadata               jsonb default '{}'::jsonb,
-  p_linked_conversation_id uuid default null
+  p_linked_conversation_id uuid default null,
+  p_lead                   jsonb default null
 )
 returns jsonb
 language plpgsql
@@ -197,15 +212,20 @@ begin
     updated_at = now();
   get diagnostics v_rows = row_count;
 
-  return jsonb_build_object('conversation_id', p_conversation_id, 'last_state_update', v_stamp, 'rows', v_rows);
+  if p_lead is not null then
+    perform agentmem.contractor_lead_merge(v_tenant, p_contractor_lead_id, p_lead, false, 'lead');
+  end if;
+
+  return jsonb_build_object('conversation_id', p_conversation_id, 'last_state_update', v_stamp, 'rows', v_rows,
+                            'lead_id', case when p_lead is not null then p_contractor_lead_id end);
 end;
 $$;
 
-comment on function public.save_unified_state(uuid, text, jsonb, jsonb, uuid) is
-  'Saves state fields (coia_state rows), last_state_update, an optional contractor_mapping link and the unified_conversations row in one transaction.';
+comment on function public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb) is
+  'Saves state fields (coia_state rows), last_state_update, an optional contractor_mapping link, the unified_conversations row and (p_lead) the contractor lead in one transaction.';
 
 -- restore_unified_state: the saved fields as one object, or null when nothing is saved.
-create function public.restore_unified_state(p_conversation_id uuid)
+create or replace function public.restore_unified_state(p_conversation_id uuid)
 returns jsonb
 language sql
 stable
@@ -223,10 +243,10 @@ $$;
 comment on function public.restore_unified_state(uuid) is
   'The coia_state fields of a conversation as {memory_key: memory_value}, or null.';
 
--- create_unified_checkpoint: the lightweight checkpoint (spec 000: current mode, flags,
--- timestamps). Creates the conversation row if this lead has none yet, adds
+-- create_unified_checkpoint: the lightweight checkpoint (what the caller sends: current
+-- mode, flags, timestamps). Creates the conversation row if this lead has none yet, adds
 -- checkpoint_timestamp, and returns the stored snapshot.
-create function public.create_unified_checkpoint(
+create or replace function public.create_unified_checkpoint(
   p_conversation_id    uuid,
   p_contractor_lead_id text,
   p_checkpoint         jsonb
@@ -276,7 +296,7 @@ $$;
 comment on function public.create_unified_checkpoint(uuid, text, jsonb) is
   'Upserts the state_checkpoint record of a conversation (adds checkpoint_timestamp) and returns it.';
 
-create function public.restore_unified_checkpoint(p_conversation_id uuid)
+create or replace function public.restore_unified_checkpoint(p_conversation_id uuid)
 returns jsonb
 language sql
 stable
@@ -297,7 +317,7 @@ comment on function public.restore_unified_checkpoint(uuid) is
 
 -- delete_unified_state: the conversation row, all its memory rows, and the
 -- contractor_mapping rows that point at the lead. Returns the number of rows deleted.
-create function public.delete_unified_state(p_conversation_id uuid, p_contractor_lead_id text)
+create or replace function public.delete_unified_state(p_conversation_id uuid, p_contractor_lead_id text)
 returns integer
 language plpgsql
 volatile
@@ -327,10 +347,10 @@ $$;
 comment on function public.delete_unified_state(uuid, text) is
   'Deletes a conversation of the caller''s tenant, its memory rows and the contractor_mapping rows of its lead; returns the row count.';
 
-revoke all on function agentmem.unified_iso_now() from public; -- created after the tenancy file's revoke
-grant execute on function agentmem.unified_iso_now() to authenticated, service_role;
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
-  'public.save_unified_state(uuid, text, jsonb, jsonb, uuid)',
+  'agentmem.unified_iso_now()',
+  'public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb)',
   'public.restore_unified_state(uuid)',
   'public.create_unified_checkpoint(uuid, text, jsonb)',
   'public.restore_unified_checkpoint(uuid)',

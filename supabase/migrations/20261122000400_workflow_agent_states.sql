@@ -1,14 +1,19 @@
--- Workflow agent states: the `workflow_agent_states` table exactly as the workflow
--- agent's schema defines it (columns, types, JSONB defaults, indexes), plus what that
--- schema leaves implicit, stated as constraints: the enum values of stage /
--- previous_stage / gap_status ('completed', never 'end'), the JSON type of each JSONB
--- column, and row-level security per tenant.
+-- Workflow agent states: the state of the workflow agent per session.
+--
+-- Creates: table workflow_agent_states; functions create_workflow_state,
+--          update_workflow_state; helper agentmem.workflow_state_check_keys.
+-- Needs:   20261121000100_tenancy.sql.
+--
+-- The table has exactly the columns, types, JSONB defaults and indexes of the workflow
+-- agent's own schema, plus what that schema leaves implicit, stated as constraints: the
+-- enum values of stage / previous_stage / gap_status ('completed', never 'end'), the JSON
+-- type of each JSONB column, and row-level security per tenant.
 --
 -- Tenancy (20261121000100_tenancy.sql): tenant_id, part of every key, so a session_id
 -- names a different state in each tenant. user_id is the schema's VARCHAR(255) data
 -- field; it defaults to the tenant's user id as text (null for the service tenant).
 --
--- Timestamps are milliseconds since the epoch (BIGINT), as in the spec.
+-- Timestamps are milliseconds since the epoch (BIGINT), as the workflow agent keeps them.
 --
 -- Functions (SECURITY INVOKER, one request each):
 --   create_workflow_state(p_state)              insert; a retry of the same create
@@ -19,12 +24,15 @@
 --                                               null when the session is not visible
 -- Reads, lists and deletes go to the table itself (GET/DELETE /workflow_agent_states).
 --
--- Removed fields (spec 004): user_message, clarification_questions,
+-- Fields the workflow agent no longer has: user_message, clarification_questions,
 -- alternative_solutions, selected_alternative_index, previous_errors and the TEXT
 -- current_workflow_json do not exist; the functions refuse them (22023) rather than drop
 -- them silently.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
-create table public.workflow_agent_states (
+-- Tables ----------------------------------------------------------------------------------
+create table if not exists public.workflow_agent_states (
     -- Primary Key (with the tenant)
     id UUID NOT NULL DEFAULT gen_random_uuid(),
     tenant_id uuid not null default agentmem.tenant(),
@@ -90,28 +98,30 @@ create table public.workflow_agent_states (
 comment on table public.workflow_agent_states is
   'Workflow agent state per session, aligned with WorkflowState. Timestamps in ms. RLS: per tenant (tenant_id).';
 
--- Indexes, as the schema names them (the session_id one also serves the service role's
+-- Indexes ---------------------------------------------------------------------------------
+-- As the workflow agent's schema names them (the session_id one also serves the service role's
 -- lookups across tenants).
-create index idx_workflow_agent_states_session_id on public.workflow_agent_states (session_id);
-create index idx_workflow_agent_states_user_id on public.workflow_agent_states (user_id);
-create index idx_workflow_agent_states_stage on public.workflow_agent_states (stage);
-create index idx_workflow_agent_states_gap_status on public.workflow_agent_states (gap_status);
-create index idx_workflow_agent_states_updated_at on public.workflow_agent_states (updated_at);
-create index idx_workflow_agent_states_template_id on public.workflow_agent_states (template_id);
+create index if not exists idx_workflow_agent_states_session_id on public.workflow_agent_states (session_id);
+create index if not exists idx_workflow_agent_states_user_id on public.workflow_agent_states (user_id);
+create index if not exists idx_workflow_agent_states_stage on public.workflow_agent_states (stage);
+create index if not exists idx_workflow_agent_states_gap_status on public.workflow_agent_states (gap_status);
+create index if not exists idx_workflow_agent_states_updated_at on public.workflow_agent_states (updated_at);
+create index if not exists idx_workflow_agent_states_template_id on public.workflow_agent_states (template_id);
 -- "GIN indexes on JSONB fields for complex queries"
-create index idx_workflow_agent_states_conversations_gin on public.workflow_agent_states using gin (conversations);
-create index idx_workflow_agent_states_clarification_context_gin on public.workflow_agent_states using gin (clarification_context);
-create index idx_workflow_agent_states_identified_gaps_gin on public.workflow_agent_states using gin (identified_gaps);
-create index idx_workflow_agent_states_current_workflow_gin on public.workflow_agent_states using gin (current_workflow);
-create index idx_workflow_agent_states_workflow_context_gin on public.workflow_agent_states using gin (workflow_context);
-create index idx_workflow_agent_states_debug_result_gin on public.workflow_agent_states using gin (debug_result);
+create index if not exists idx_workflow_agent_states_conversations_gin on public.workflow_agent_states using gin (conversations);
+create index if not exists idx_workflow_agent_states_clarification_context_gin on public.workflow_agent_states using gin (clarification_context);
+create index if not exists idx_workflow_agent_states_identified_gaps_gin on public.workflow_agent_states using gin (identified_gaps);
+create index if not exists idx_workflow_agent_states_current_workflow_gin on public.workflow_agent_states using gin (current_workflow);
+create index if not exists idx_workflow_agent_states_workflow_context_gin on public.workflow_agent_states using gin (workflow_context);
+create index if not exists idx_workflow_agent_states_debug_result_gin on public.workflow_agent_states using gin (debug_result);
 
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.workflow_agent_states', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 
 -- The keys a WorkflowState may carry (the columns but id), and the removed ones.
-create function agentmem.workflow_state_check_keys(p_state jsonb, p_what text)
+create or replace function agentmem.workflow_state_check_keys(p_state jsonb, p_what text)
 returns void
 language plpgsql
 immutable
@@ -142,7 +152,7 @@ $$;
 -- create_workflow_state: inserts a full state (agentmem sends every column, defaults
 -- applied, timestamps set). Sending the same state again (a retry after a lost response)
 -- returns the row already written; another state under a taken session_id is 23505.
-create function public.create_workflow_state(p_state jsonb)
+create or replace function public.create_workflow_state(p_state jsonb)
 returns jsonb
 language plpgsql
 volatile
@@ -196,13 +206,13 @@ end;
 $$;
 
 comment on function public.create_workflow_state(jsonb) is
-  'Creates the workflow state of a session (spec 004 columns as JSON); idempotent for the same state, 23505 for another one under a taken session_id.';
+  'Creates the workflow state of a session (its columns but id and tenant_id, as JSON); idempotent for the same state, 23505 for another one under a taken session_id.';
 
 -- update_workflow_state: overlays p_patch on the row (absent keys keep their values, JSON
 -- null clears a nullable column), moves previous_stage to the old stage when stage
 -- changes, and bumps updated_at to now in ms (strictly increasing). Returns the new
 -- state, or null when no visible row has that session_id.
-create function public.update_workflow_state(p_session_id text, p_patch jsonb)
+create or replace function public.update_workflow_state(p_session_id text, p_patch jsonb)
 returns jsonb
 language plpgsql
 volatile
@@ -253,8 +263,10 @@ $$;
 comment on function public.update_workflow_state(text, jsonb) is
   'Partial update of a session''s workflow state: bumps updated_at (ms), sets previous_stage on a stage change; null when not found.';
 
-revoke all on function agentmem.workflow_state_check_keys(jsonb, text) from public; -- created after the tenancy file's revoke
-grant execute on function agentmem.workflow_state_check_keys(jsonb, text) to authenticated, service_role;
-select agentmem.expose('public.create_workflow_state(jsonb)', 'public.update_workflow_state(text, jsonb)');
+-- Grants ----------------------------------------------------------------------------------
+select agentmem.expose(
+  'agentmem.workflow_state_check_keys(jsonb, text)',
+  'public.create_workflow_state(jsonb)',
+  'public.update_workflow_state(text, jsonb)');
 
 notify pgrst, 'reload schema';

@@ -3,6 +3,10 @@
 -- history (outputs/.../drafts/<phase>/<timestamp>_*.md), in tables, because an edge
 -- function has no disk.
 --
+-- Creates: tables research_sessions, research_drafts; the functions listed below; helper
+--          agentmem.research_now_ms.
+-- Needs:   20261121000100_tenancy.sql.
+--
 -- Tables
 --   research_sessions  one SessionState per session_id: query, current_phase,
 --                      completed_phases (JSON array), research_state (the ResearchState
@@ -22,8 +26,11 @@
 -- Tenancy (20261121000100_tenancy.sql): tenant_id is part of every key, so a session_id
 -- or draft id names a different object in each tenant; drafts belong to a session of
 -- their own tenant (the foreign key includes it).
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
-create table public.research_sessions (
+-- Tables ----------------------------------------------------------------------------------
+create table if not exists public.research_sessions (
   session_id       text not null
                      constraint research_sessions_session_id_check check (char_length(session_id) between 1 and 255),
   tenant_id        uuid not null default agentmem.tenant(),
@@ -45,7 +52,7 @@ create table public.research_sessions (
 comment on table public.research_sessions is
   'Resumable research sessions (SessionState); research_state is the ResearchState object. Times in ms.';
 
-create table public.research_drafts (
+create table if not exists public.research_drafts (
   id            uuid not null default gen_random_uuid(),
   session_id    text not null,
   tenant_id     uuid not null default agentmem.tenant(),
@@ -69,14 +76,15 @@ create table public.research_drafts (
 comment on table public.research_drafts is
   'Draft history per research session and phase: version n of a phase, newest = highest version.';
 
-create index research_sessions_tenant_idx on public.research_sessions (tenant_id, last_update desc);
+-- Indexes ---------------------------------------------------------------------------------
+create index if not exists research_sessions_tenant_idx on public.research_sessions (tenant_id, last_update desc);
 
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.research_sessions', 'tenant_id');
 select agentmem.protect('public.research_drafts', 'tenant_id');
 
--- Functions --------------------------------------------------------------------------------
-
-create function agentmem.research_now_ms()
+-- Functions -------------------------------------------------------------------------------
+create or replace function agentmem.research_now_ms()
 returns bigint
 language sql
 stable
@@ -89,7 +97,7 @@ $$;
 -- save_research_session: upserts a SessionState
 -- {session_id, query, current_phase, completed_phases?, research_state?, start_time?}.
 -- Returns the stored session (without tenant_id).
-create function public.save_research_session(p_session jsonb)
+create or replace function public.save_research_session(p_session jsonb)
 returns jsonb
 language plpgsql
 volatile
@@ -146,7 +154,7 @@ comment on function public.save_research_session(jsonb) is
 -- caller, so resending the same draft (a retry after a lost response) returns the draft
 -- already written instead of adding a version. A missing or invisible session: PT404.
 -- Returns the draft without its content.
-create function public.save_research_draft(
+create or replace function public.save_research_draft(
   p_id         uuid,
   p_session_id text,
   p_phase      text,
@@ -209,7 +217,7 @@ comment on function public.save_research_draft(uuid, text, text, text, jsonb) is
 -- research_workflow_summary: what WORKFLOW_SUMMARY.md reported, as data: the session
 -- (without research_state, plus its field names) and, per phase with drafts, the count,
 -- the latest version, first and last save time (ms) and the latest draft's size.
-create function public.research_workflow_summary(p_session_id text)
+create or replace function public.research_workflow_summary(p_session_id text)
 returns jsonb
 language sql
 stable
@@ -243,9 +251,9 @@ $$;
 comment on function public.research_workflow_summary(text) is
   'The session and its per-phase draft statistics (count, latest version, first/last save in ms, latest size), or null.';
 
-revoke all on function agentmem.research_now_ms() from public; -- created after the tenancy file's revoke
-grant execute on function agentmem.research_now_ms() to authenticated, service_role;
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
+  'agentmem.research_now_ms()',
   'public.save_research_session(jsonb)',
   'public.save_research_draft(uuid, text, text, text, jsonb)',
   'public.research_workflow_summary(text)');

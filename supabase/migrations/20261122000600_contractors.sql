@@ -1,37 +1,42 @@
--- COIA's business rows: contractor leads and the contractors they convert into
--- (spec 000 §2–§3), written by ONE path each instead of the original's two.
+-- COIA's business rows: contractor leads and the contractors they convert into, written
+-- by ONE path each instead of the original's two.
+--
+-- Creates: tables contractor_leads, contractors; functions build_contractor_profile,
+--          convert_contractor_lead; helpers agentmem.contractor_lead_merge (also called by
+--          save_unified_state's p_lead), agentmem.jsonb_array_union,
+--          agentmem.contractor_only_keys, agentmem.contractor_lead_fields.
+-- Needs:   20261121000100_tenancy.sql.
 --
 -- The original wrote `contractor_leads` from two places (UnifiedStateManager upserted a
 -- lead on save when the state had a company_name; build_contractor_profile() inserted
 -- one) and `contractors` from two (create_contractor_account() and bid_submission_node,
--- which also set contractor_leads.converted_to_contractor). Spec 000 §3 and §7 call that a
--- defect ("choose one authoritative path"). Here:
+-- which also set contractor_leads.converted_to_contractor), so the writers could drift
+-- apart. Here:
 --
 --   save_unified_state(..., p_lead)      the state's lead fields, in the same transaction
---                                        as the state (replaces the 20261122000300 version;
---                                        p_lead defaults to null, so old callers still work)
+--                                        as the state (20261122000300_unified_conversations.sql;
+--                                        p_lead defaults to null)
 --   build_contractor_profile(id, p)      the one profile write: merges enrichment
 --   convert_contractor_lead(id, acct)    the one conversion: inserts the contractor and
 --                                        marks the lead converted, one transaction; a lead
 --                                        converts at most once, a repeat returns the same
 --                                        contractor
--- Both go through agentmem.contractor_lead_merge, so the two lead writers cannot drift.
+-- Both lead writers go through agentmem.contractor_lead_merge, so they cannot drift.
 --
--- Spec 000 gives no column list for either table. The columns below are what the spec
--- implies, each with where it comes from:
---   §1       the lead id (contractor_lead_id: "landing-{uuid12}", "bidcard-{uuid12}", or
---            the app's own id; also thread_id and uuid5 input of the conversation id)
---   §2 PSF   PERSISTENT_STATE_FIELDS, the fields UnifiedStateManager persists per lead
---   §2 note  "UnifiedStateManager also upserts to contractor_leads when company_name is
---            present"
---   §3 bcp   build_contractor_profile(): "Enrichment merges (social links, scores,
---            data_sources)", "Converts some numeric fields to ints; strips None values;
---            captures discovered_at"
---   §3 cca   create_contractor_account(): "Sets default availability_status, tier,
---            verified flags, specialties, etc."
---   §3 bsn   bid_submission_node: "Updates contractor_leads {converted_to_contractor: True}"
--- What the spec leaves open (a value, a type, a name) is said at the column, and such
--- columns are nullable unless a default of agentmem's is stated there.
+-- The columns are the fields the original's flows handle:
+--   the lead id       contractor_lead_id: "landing-{uuid12}", "bidcard-{uuid12}", or the
+--                     app's own id; also the thread id and the uuid5 input of the
+--                     conversation id
+--   profile fields    UnifiedStateManager.PERSISTENT_STATE_FIELDS, the fields persisted
+--                     per lead; a state with a company_name is a lead
+--   enrichment        what a profile build merges: social links, scores, data_sources;
+--                     numbers become integers, null values are dropped, discovered_at is
+--                     recorded
+--   account defaults  what making an account sets: availability_status, tier, verified
+--                     flags, specialties
+--   conversion        contractor_leads.converted_to_contractor
+-- Where the original leaves a value, a type or a name open, the column says what agentmem
+-- chose; such columns are nullable unless a default is stated there.
 --
 -- Tenancy (20261121000100_tenancy.sql): tenant_id is part of every key, so a lead id names
 -- a different lead in each tenant; a contractor references a lead of its own tenant; the
@@ -40,28 +45,29 @@
 -- Errors: 22023 for bad arguments (the message names the field; `detail` is
 -- 'field: <path>' so clients can report it), PT404 for a lead that is not the caller's,
 -- PT401/42501 without an identity.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Tables ---------------------------------------------------------------------------------
-create table public.contractor_leads (
-  -- §1: the contractor_lead_id the COIA flows and the unified memory use.
+-- Tables ----------------------------------------------------------------------------------
+create table if not exists public.contractor_leads (
+  -- The contractor_lead_id the COIA flows and the unified memory use.
   id                      text not null
                             constraint contractor_leads_id_check check (char_length(id) between 1 and 255),
   tenant_id               uuid not null default agentmem.tenant(),
-  -- §2 note + PSF: its presence is what makes a state a lead; required for a new lead.
+  -- Its presence is what makes a state a lead; required for a new lead.
   company_name            text not null
                             constraint contractor_leads_company_name_check check (char_length(company_name) between 1 and 500),
-  -- §2 PSF contact_name / contact_email / contact_phone / business_address / license_number.
+  -- Profile fields.
   contact_name            text constraint contractor_leads_contact_name_check check (char_length(contact_name) <= 500),
   contact_email           text constraint contractor_leads_contact_email_check check (char_length(contact_email) <= 320),
   contact_phone           text constraint contractor_leads_contact_phone_check check (char_length(contact_phone) <= 100),
   business_address        text constraint contractor_leads_business_address_check check (char_length(business_address) <= 1000),
   license_number          text constraint contractor_leads_license_number_check check (char_length(license_number) <= 255),
-  -- §2 PSF years_in_business / employee_count; §3 bcp "converts some numeric fields to
-  -- ints": these two are the integers (which fields the original converted is not said).
+  -- The profile's numbers, kept as integers (a profile build turns numbers into integers;
+  -- which fields the original converted is not known: these two).
   years_in_business       integer constraint contractor_leads_years_in_business_check check (years_in_business >= 0),
   employee_count          integer constraint contractor_leads_employee_count_check check (employee_count >= 0),
-  -- §2 PSF specialties / certifications / service_areas / project_types: lists (of
-  -- strings, as agentmem writes them; the spec gives no element type).
+  -- The profile's lists (of strings, as agentmem writes them; any element type is kept).
   specialties             jsonb not null default '[]'::jsonb
                             constraint contractor_leads_specialties_check check (jsonb_typeof(specialties) = 'array'),
   certifications          jsonb not null default '[]'::jsonb
@@ -70,48 +76,48 @@ create table public.contractor_leads (
                             constraint contractor_leads_service_areas_check check (jsonb_typeof(service_areas) = 'array'),
   project_types           jsonb not null default '[]'::jsonb
                             constraint contractor_leads_project_types_check check (jsonb_typeof(project_types) = 'array'),
-  -- §3 bcp enrichment, merged by every profile build: social links {platform: url} and
-  -- scores {name: integer} by key, data_sources as a set (first-seen order).
+  -- Enrichment, merged by every profile build: social links {platform: url} and scores
+  -- {name: integer} by key, data_sources as a set (first-seen order).
   social_links            jsonb not null default '{}'::jsonb
                             constraint contractor_leads_social_links_check check (jsonb_typeof(social_links) = 'object'),
   scores                  jsonb not null default '{}'::jsonb
                             constraint contractor_leads_scores_check check (jsonb_typeof(scores) = 'object'),
   data_sources            jsonb not null default '[]'::jsonb
                             constraint contractor_leads_data_sources_check check (jsonb_typeof(data_sources) = 'array'),
-  -- Every other profile field (website, city, ratings, research findings, ...): the spec
-  -- does not list them, so they are kept as given, merged by key. Unknown shape.
+  -- Every other profile field (website, city, ratings, research findings, ...): kept as
+  -- given, merged by key; their shape is the caller's.
   details                 jsonb not null default '{}'::jsonb
                             constraint contractor_leads_details_check check (jsonb_typeof(details) = 'object'),
-  -- §3 bcp "captures discovered_at": set by the first profile build, never changed.
+  -- Set by the first profile build, never changed.
   -- Null for a lead only a state save has written so far.
   discovered_at           timestamptz,
-  -- §3 bsn: set by convert_contractor_lead only.
+  -- Set by convert_contractor_lead only.
   converted_to_contractor boolean not null default false,
-  -- Not in the spec: when the lead converted (the flag alone cannot say).
+  -- When the lead converted (the flag alone cannot say).
   converted_at            timestamptz,
-  -- Not in the spec: bookkeeping.
+  -- Bookkeeping.
   created_at              timestamptz not null default now(),
   updated_at              timestamptz not null default now(),
   primary key (tenant_id, id)
 );
 
 comment on table public.contractor_leads is
-  'COIA contractor leads (spec 000 §2-§3), per tenant: written by save_unified_state (state with a company_name) and build_contractor_profile; converted by convert_contractor_lead.';
+  'COIA contractor leads, per tenant: written by save_unified_state (state with a company_name) and build_contractor_profile; converted by convert_contractor_lead.';
 comment on column public.contractor_leads.details is
-  'Profile fields spec 000 does not name (shape unknown), merged by key.';
+  'Profile fields without a column of their own (shape: the caller''s), merged by key.';
 comment on column public.contractor_leads.scores is
-  'Enrichment scores {name: integer}, merged by key (spec 000 §3: scores; integer coercion).';
+  'Enrichment scores {name: integer}, merged by key.';
 
-create table public.contractors (
-  -- Not in the spec (its insert's id is not shown): the account's id, chosen here.
+create table if not exists public.contractors (
+  -- The account's id.
   id                  uuid not null default gen_random_uuid(),
   tenant_id           uuid not null default agentmem.tenant(),
-  -- §3 bsn/cca: the lead the account was made from. Unique per tenant, so a lead converts
+  -- The lead the account was made from. Unique per tenant, so a lead converts
   -- at most once; null for a contractor the application made without a lead, or whose
   -- lead was deleted since.
   contractor_lead_id  text,
-  -- §3 cca: the account is made from the lead's profile (§2 PSF names), the account
-  -- argument overriding.
+  -- The account is made from the lead's profile fields, the account argument
+  -- overriding.
   company_name        text not null
                         constraint contractors_company_name_check check (char_length(company_name) between 1 and 500),
   contact_name        text constraint contractors_contact_name_check check (char_length(contact_name) <= 500),
@@ -121,7 +127,7 @@ create table public.contractors (
   license_number      text constraint contractors_license_number_check check (char_length(license_number) <= 255),
   years_in_business   integer constraint contractors_years_in_business_check check (years_in_business >= 0),
   employee_count      integer constraint contractors_employee_count_check check (employee_count >= 0),
-  -- §3 cca "default ... specialties": the lead's, else none.
+  -- The lead's specialties, else none.
   specialties         jsonb not null default '[]'::jsonb
                         constraint contractors_specialties_check check (jsonb_typeof(specialties) = 'array'),
   certifications      jsonb not null default '[]'::jsonb
@@ -132,16 +138,16 @@ create table public.contractors (
                         constraint contractors_project_types_check check (jsonb_typeof(project_types) = 'array'),
   social_links        jsonb not null default '{}'::jsonb
                         constraint contractors_social_links_check check (jsonb_typeof(social_links) = 'object'),
-  -- §3 cca "default availability_status": the spec names it, not its values; agentmem's
-  -- default 'available'.
+  -- Set by default when an account is made; its values are open: agentmem's default is
+  -- 'available'.
   availability_status text not null default 'available'
                         constraint contractors_availability_status_check check (char_length(availability_status) between 1 and 50),
-  -- §3 cca "default ... tier": the spec names it, not its type or values; agentmem's
-  -- default 3, the entry tier (lower is better) as InstaBids' later contractor tool has it.
+  -- Set by default when an account is made; its type and values are open: agentmem's
+  -- default is 3, the entry tier (lower is better) as InstaBids' later contractor tool has it.
   tier                integer not null default 3
                         constraint contractors_tier_check check (tier >= 0),
-  -- §3 cca "verified flags": the spec names none; these three start false and are not
-  -- set by the conversion (verifying is someone else's job).
+  -- Verified flags: these three start false and are not set by the conversion
+  -- (verifying is someone else's job).
   verified            boolean not null default false,
   license_verified    boolean not null default false,
   insurance_verified  boolean not null default false,
@@ -155,18 +161,20 @@ create table public.contractors (
 );
 
 comment on table public.contractors is
-  'COIA contractor accounts (spec 000 §3), per tenant; made from a lead by convert_contractor_lead, at most one per lead.';
+  'COIA contractor accounts, per tenant; made from a lead by convert_contractor_lead, at most one per lead.';
 
-create index contractor_leads_updated_idx on public.contractor_leads (tenant_id, updated_at desc);
+-- Indexes ---------------------------------------------------------------------------------
+create index if not exists contractor_leads_updated_idx on public.contractor_leads (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by lead.
 
+-- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.contractor_leads', 'tenant_id');
 select agentmem.protect('public.contractors', 'tenant_id');
 
--- Helpers --------------------------------------------------------------------------------
+-- Helpers ---------------------------------------------------------------------------------
 
 -- The elements of a, then those of b not in a: a set that keeps first-seen order.
-create function agentmem.jsonb_array_union(a jsonb, b jsonb)
+create or replace function agentmem.jsonb_array_union(a jsonb, b jsonb)
 returns jsonb
 language sql
 immutable
@@ -181,7 +189,7 @@ as $$
 $$;
 
 -- Refuses keys of p_value outside p_allowed: 22023 naming the first, as '<p_path>.<key>'.
-create function agentmem.contractor_only_keys(p_value jsonb, p_path text, p_allowed text[])
+create or replace function agentmem.contractor_only_keys(p_value jsonb, p_path text, p_allowed text[])
 returns void
 language plpgsql
 immutable
@@ -202,7 +210,7 @@ end;
 $$;
 
 -- The lead columns a write may give (everything but keys, flags and bookkeeping).
-create function agentmem.contractor_lead_fields()
+create or replace function agentmem.contractor_lead_fields()
 returns text[]
 language sql
 immutable
@@ -219,7 +227,7 @@ $$;
 -- given replace; social_links, scores and details merge by key; data_sources is a set;
 -- discovered_at is set by the first profile build. A new lead needs a company_name.
 -- The lead's row lock orders concurrent writes and conversions of one lead.
-create function agentmem.contractor_lead_merge(p_tenant uuid, p_id text, p_lead jsonb, p_profile boolean, p_path text)
+create or replace function agentmem.contractor_lead_merge(p_tenant uuid, p_id text, p_lead jsonb, p_profile boolean, p_path text)
 returns public.contractor_leads
 language plpgsql
 volatile
@@ -303,106 +311,11 @@ begin
 end;
 $$;
 
--- Functions ------------------------------------------------------------------------------
+-- Functions -------------------------------------------------------------------------------
 
--- save_unified_state: as in 20261122000300_unified_conversations.sql, plus p_lead: the
--- lead columns taken from the state (agentmem sends them when the state has a
--- company_name), upserted in the same transaction. Returns the summary plus
--- lead_id (null when no lead was written).
-drop function public.save_unified_state(uuid, text, jsonb, jsonb, uuid);
-
-create function public.save_unified_state(
-  p_conversation_id        uuid,
-  p_contractor_lead_id     text,
-  p_fields                 jsonb,
-  p_metadata               jsonb default '{}'::jsonb,
-  p_linked_conversation_id uuid default null,
-  p_lead                   jsonb default null
-)
-returns jsonb
-language plpgsql
-volatile
-security invoker
-set search_path = public
-as $$
-declare
-  v_tenant uuid := agentmem.tenant();
-  v_stamp text := agentmem.unified_iso_now();
-  v_meta  jsonb := coalesce(p_metadata, '{}'::jsonb);
-  v_lead  text;
-  v_rows  integer;
-begin
-  if p_conversation_id is null then
-    raise exception 'conversation_id is required' using errcode = '22023';
-  end if;
-  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
-    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
-  end if;
-  if p_fields is null or jsonb_typeof(p_fields) <> 'object' then
-    raise exception 'fields must be a JSON object {field: value}' using errcode = '22023';
-  end if;
-  if p_fields ? 'last_state_update' then
-    raise exception 'fields must not contain last_state_update (the save records it)' using errcode = '22023';
-  end if;
-  if exists (select from jsonb_object_keys(p_fields) k where char_length(k) not between 1 and 255) then
-    raise exception 'field names must be 1 to 255 characters' using errcode = '22023';
-  end if;
-  if jsonb_typeof(v_meta) <> 'object' then
-    raise exception 'metadata must be a JSON object' using errcode = '22023';
-  end if;
-
-  insert into public.unified_conversations as c
-    (tenant_id, id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
-  values (
-    v_tenant, p_conversation_id, 'COIA_LANDING', 'contractor_lead',
-    'COIA Landing: ' || coalesce(nullif(v_meta ->> 'company_name', ''), 'Anonymous'),
-    'active', p_contractor_lead_id,
-    jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
-                       'interface', 'landing_page', 'company_name', null, 'research_completed', false) || v_meta,
-    case when p_fields ? 'messages' then now() end)
-  on conflict (tenant_id, id) do update set
-    metadata = c.metadata || v_meta,
-    title = case when nullif(v_meta ->> 'company_name', '') is not null
-                 then 'COIA Landing: ' || (v_meta ->> 'company_name') else c.title end,
-    updated_at = now(),
-    last_message_at = case when p_fields ? 'messages' then now() else c.last_message_at end
-  returning c.contractor_lead_id into v_lead;
-
-  if v_lead is distinct from p_contractor_lead_id then
-    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
-      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
-      using errcode = '22023';
-  end if;
-
-  insert into public.unified_conversation_memory as m
-    (tenant_id, conversation_id, memory_type, memory_key, memory_value, importance_score)
-  select v_tenant, p_conversation_id, 'coia_state', f.key, f.value, 100 from jsonb_each(p_fields) f
-  union all
-  select v_tenant, p_conversation_id, 'coia_state', 'last_state_update', to_jsonb(v_stamp), 50
-  union all
-  select v_tenant, p_linked_conversation_id, 'contractor_mapping', 'contractor_lead_id', to_jsonb(p_contractor_lead_id), 100
-  where p_linked_conversation_id is not null and p_linked_conversation_id <> p_conversation_id
-  on conflict (tenant_id, conversation_id, memory_type, memory_key) do update set
-    memory_value = excluded.memory_value,
-    importance_score = excluded.importance_score,
-    updated_at = now();
-  get diagnostics v_rows = row_count;
-
-  if p_lead is not null then
-    perform agentmem.contractor_lead_merge(v_tenant, p_contractor_lead_id, p_lead, false, 'lead');
-  end if;
-
-  return jsonb_build_object('conversation_id', p_conversation_id, 'last_state_update', v_stamp, 'rows', v_rows,
-                            'lead_id', case when p_lead is not null then p_contractor_lead_id end);
-end;
-$$;
-
-comment on function public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb) is
-  'Saves state fields (coia_state rows), last_state_update, an optional contractor_mapping link, the unified_conversations row and (p_lead) the contractor lead in one transaction.';
-
--- build_contractor_profile: the profile write (§3): creates the lead or merges into it.
+-- build_contractor_profile: the profile write: creates the lead or merges into it.
 -- Returns the lead (without tenant_id).
-create function public.build_contractor_profile(p_contractor_lead_id text, p_profile jsonb)
+create or replace function public.build_contractor_profile(p_contractor_lead_id text, p_profile jsonb)
 returns jsonb
 language plpgsql
 volatile
@@ -418,13 +331,13 @@ $$;
 comment on function public.build_contractor_profile(text, jsonb) is
   'Creates or enriches a contractor lead: scalars and lists replace, social_links/scores/details merge by key, data_sources is a set, discovered_at set once.';
 
--- convert_contractor_lead: the one conversion path (§3 create_contractor_account and
--- bid_submission_node, merged). Inserts the contractor made from the lead (p_account
--- overriding its fields; the spec's defaults for the rest) and marks the lead converted,
+-- convert_contractor_lead: the one conversion path (the original's
+-- create_contractor_account and bid_submission_node, merged). Inserts the contractor made
+-- from the lead (p_account overriding its fields; the column defaults for the rest) and marks the lead converted,
 -- in one transaction. A lead that already converted returns its contractor unchanged, so
 -- a resend or a concurrent second conversion gets the same account. A lead that is not
 -- the caller's (another tenant's, or none) is PT404 with the same message either way.
-create function public.convert_contractor_lead(p_contractor_lead_id text, p_account jsonb default '{}'::jsonb)
+create or replace function public.convert_contractor_lead(p_contractor_lead_id text, p_account jsonb default '{}'::jsonb)
 returns jsonb
 language plpgsql
 volatile
@@ -491,14 +404,12 @@ $$;
 comment on function public.convert_contractor_lead(text, jsonb) is
   'Converts a contractor lead: inserts its contractor (account fields overriding the lead''s) and marks the lead converted, atomically; at most once per lead (a repeat returns the same contractor).';
 
-revoke all on function agentmem.jsonb_array_union(jsonb, jsonb), agentmem.contractor_only_keys(jsonb, text, text[]),
-  agentmem.contractor_lead_fields(), agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)
-  from public, anon;
-grant execute on function agentmem.jsonb_array_union(jsonb, jsonb), agentmem.contractor_only_keys(jsonb, text, text[]),
-  agentmem.contractor_lead_fields(), agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)
-  to authenticated, service_role;
+-- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
-  'public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb)',
+  'agentmem.jsonb_array_union(jsonb, jsonb)',
+  'agentmem.contractor_only_keys(jsonb, text, text[])',
+  'agentmem.contractor_lead_fields()',
+  'agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)',
   'public.build_contractor_profile(text, jsonb)',
   'public.convert_contractor_lead(text, jsonb)');
 

@@ -1,11 +1,17 @@
 -- OPT-IN: deal-scoped LangGraph threads, shared by the members of a deal's organization.
 --
+-- Creates: tables organizations, organization_members, deals (only those missing);
+--          function extract_deal_id_from_thread; agentmem.deal_tenant,
+--          agentmem.member_deal_tenants; replaces the tenancy hooks
+--          agentmem.thread_scope and agentmem.thread_tenants.
+-- Needs:   20261121000100_tenancy.sql, 20261122000100_langgraph_checkpoints.sql.
+--
 -- Not a migration by itself. To use it, copy it into supabase/migrations/ with a version
--- after 20261122000100_langgraph_checkpoints.sql (which it requires), e.g.
+-- after 20261122000100_langgraph_checkpoints.sql, e.g.
 --   cp supabase/optional/langgraph_deal_scoped.sql \
 --      supabase/migrations/20261122000900_langgraph_deal_scoped.sql
--- It is idempotent (safe to apply twice). Apply it before users create deal threads: a
--- `cim-…` thread written before it is a private thread of its writer and stays so.
+-- Apply it before users create deal threads: a `cim-…` thread written before it is a
+-- private thread of its writer and stays so.
 --
 -- What it changes: a thread whose id is `cim-{dealId}-{cimId}` or
 -- `supervisor-{dealId}-{timestamp}` (deal id: a lowercase UUID) no longer belongs to the
@@ -20,9 +26,13 @@
 -- Tables `organizations`, `organization_members` and `deals` are created only if they do
 -- not exist (a minimal shape: deals.organization_id -> organizations.id,
 -- organization_members(organization_id, user_id)); existing ones are used as they are,
--- with these columns, and are not altered.
+-- with these columns, and are not altered. The tables it creates get agentmem's grants
+-- (agentmem.grant_table): authenticated may only read them (their policies: the caller's
+-- own memberships and what they open), service_role reads and writes them, anon nothing.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
--- Minimal deal/organization tables, only where missing ---------------------------------------
+-- Tables (only where missing), row-level security and grants ------------------------------
 do $$
 declare
   v_new_orgs boolean := to_regclass('public.organizations') is null;
@@ -34,9 +44,7 @@ begin
       created_at timestamptz not null default now()
     );
     alter table public.organizations enable row level security;
-    revoke all on public.organizations from public, anon, authenticated;
-    grant select on public.organizations to authenticated;
-    grant all on public.organizations to service_role;
+    perform agentmem.grant_table('public.organizations', 'select');
   end if;
 
   if to_regclass('public.organization_members') is null then
@@ -51,9 +59,7 @@ begin
     alter table public.organization_members enable row level security;
     create policy organization_members_select_own on public.organization_members
       for select to authenticated using (user_id = (select auth.uid()));
-    revoke all on public.organization_members from public, anon, authenticated;
-    grant select on public.organization_members to authenticated;
-    grant all on public.organization_members to service_role;
+    perform agentmem.grant_table('public.organization_members', 'select');
   end if;
 
   if v_new_orgs then -- never touch the policies of an existing organizations table
@@ -78,14 +84,13 @@ begin
       using (exists (select 1 from public.organization_members om
                       where om.organization_id = deals.organization_id
                         and om.user_id = (select auth.uid())));
-    revoke all on public.deals from public, anon, authenticated;
-    grant select on public.deals to authenticated;
-    grant all on public.deals to service_role;
+    perform agentmem.grant_table('public.deals', 'select');
   end if;
 end
 $$;
 
--- Deal id from a thread id: exactly the CIM schema's function --------------------------------
+-- Functions -------------------------------------------------------------------------------
+-- Deal id from a thread id: exactly the CIM schema's function.
 -- (src/ids/thread.rs `extract_deal_id` reproduces it byte for byte: uppercase hex never
 -- matches, 36 characters of [0-9a-f-] that are not a valid uuid give null.)
 -- Helper function to extract deal_id from thread_id
@@ -149,15 +154,10 @@ as $$
   select array[agentmem.tenant()] || agentmem.member_deal_tenants()
 $$;
 
-revoke all on function agentmem.deal_tenant(uuid), agentmem.member_deal_tenants(),
-  public.extract_deal_id_from_thread(text)
-  from public, anon, authenticated, service_role;
-grant execute on function agentmem.deal_tenant(uuid), agentmem.member_deal_tenants(),
-  public.extract_deal_id_from_thread(text)
-  to authenticated, service_role;
-
--- An earlier version of this file shared threads through extra policies and helpers.
-drop function if exists public.langgraph_deal_owner_ok(text, uuid) cascade;
-drop function if exists public.langgraph_deal_member(text) cascade;
+-- Grants ----------------------------------------------------------------------------------
+select agentmem.expose(
+  'public.extract_deal_id_from_thread(text)',
+  'agentmem.deal_tenant(uuid)',
+  'agentmem.member_deal_tenants()');
 
 notify pgrst, 'reload schema';

@@ -1,11 +1,14 @@
 -- OPT-IN: LangGraph's own PostgresSaver (@langchain/langgraph-checkpoint-postgres) on the
 -- same threads as AgentmemSaver.
 --
+-- Creates: schema agentmem_langgraph: views checkpoints, checkpoint_blobs,
+--          checkpoint_writes, table checkpoint_migrations.
+-- Needs:   20261121000100_tenancy.sql, 20261122000100_langgraph_checkpoints.sql.
+--
 -- Not a migration by itself. To use it, copy it into supabase/migrations/ with a version
 -- after 20261122000100_langgraph_checkpoints.sql, e.g.
 --   cp supabase/optional/langgraph_postgres_saver.sql \
 --      supabase/migrations/20261122000910_langgraph_postgres_saver.sql
--- It is idempotent (safe to apply twice).
 --
 -- Server code that connects to Postgres directly (RLS bypassed: the `postgres` role or
 -- another BYPASSRLS role) then runs
@@ -27,10 +30,18 @@
 -- task_path (''), as in its own schema. Checked with @langchain/langgraph-checkpoint-postgres
 -- 1.0.5, whose setup() knows migrations 0-4; a later version that adds a migration will
 -- try to alter these views and fail loudly rather than run half-migrated.
+--
+-- Only the service role (and direct connections) may use the schema: service_role reads
+-- and writes the views, anon and authenticated nothing.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
+-- Schema ----------------------------------------------------------------------------------
 create schema if not exists agentmem_langgraph;
 revoke all on schema agentmem_langgraph from public, anon, authenticated;
 grant usage on schema agentmem_langgraph to service_role;
+
+-- Tables ----------------------------------------------------------------------------------
 
 create or replace view agentmem_langgraph.checkpoints as
   select thread_key as thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -51,5 +62,7 @@ insert into agentmem_langgraph.checkpoint_migrations (v)
 select v from generate_series(0, 4) v
 on conflict (v) do nothing;
 
-revoke all on all tables in schema agentmem_langgraph from public, anon, authenticated;
-grant select, insert, update, delete on all tables in schema agentmem_langgraph to service_role;
+-- Grants ----------------------------------------------------------------------------------
+select agentmem.grant_table(v, null)
+  from unnest(array['agentmem_langgraph.checkpoints', 'agentmem_langgraph.checkpoint_blobs',
+                    'agentmem_langgraph.checkpoint_writes', 'agentmem_langgraph.checkpoint_migrations']::regclass[]) v;
