@@ -23,32 +23,20 @@ pub struct ThreadConfig {
     pub checkpoint_id: Option<String>,
 }
 
-/// COIA's entry flows, each with its own checkpoint namespace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoiaFlow {
-    Chat,
-    Research,
-    Intelligence,
-    Landing,
-    Bidcard,
-}
+string_enum!(
+    /// COIA's entry flows, each with its own checkpoint namespace.
+    CoiaFlow {
+        Chat = "chat",
+        Research = "research",
+        Intelligence = "intelligence",
+        Landing = "landing",
+        Bidcard = "bidcard",
+    }
+);
 
 impl CoiaFlow {
-    pub const ALL: [CoiaFlow; 5] =
-        [CoiaFlow::Chat, CoiaFlow::Research, CoiaFlow::Intelligence, CoiaFlow::Landing, CoiaFlow::Bidcard];
-
     pub fn parse(name: &str) -> Result<CoiaFlow, IdError> {
-        CoiaFlow::ALL.into_iter().find(|flow| flow.name() == name).ok_or_else(|| IdError::UnknownFlow(name.to_owned()))
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            CoiaFlow::Chat => "chat",
-            CoiaFlow::Research => "research",
-            CoiaFlow::Intelligence => "intelligence",
-            CoiaFlow::Landing => "landing",
-            CoiaFlow::Bidcard => "bidcard",
-        }
+        <CoiaFlow as crate::input::Choice>::named(name).ok_or_else(|| IdError::UnknownFlow(name.to_owned()))
     }
 
     pub const fn namespace(self) -> &'static str {
@@ -305,8 +293,8 @@ mod tests {
 
     #[test]
     fn flow_names_round_trip_and_unknown_is_rejected() {
-        for flow in CoiaFlow::ALL {
-            assert_eq!(CoiaFlow::parse(flow.name()), Ok(flow));
+        for &flow in CoiaFlow::ALL {
+            assert_eq!(CoiaFlow::parse(flow.as_str()), Ok(flow));
         }
         assert_eq!(CoiaFlow::parse("Chat"), Err(IdError::UnknownFlow("Chat".into())));
     }

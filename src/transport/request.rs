@@ -102,7 +102,8 @@ impl OrderSpec {
                     &field,
                     "a string or an array of { column, ascending, nullsFirst }",
                     other,
-                ));
+                )
+                .into());
             }
         })
     }
@@ -1199,7 +1200,7 @@ mod tests {
         let field = |schema: Option<&str>, h: &[(&str, &str)]| {
             let headers = h.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             match target().set_schema_and_headers(schema.map(str::to_owned), headers) {
-                Err(TransportError::InvalidInput { field, .. }) => Some(field),
+                Err(TransportError::InvalidInput(e)) => Some(e.field),
                 _ => None,
             }
         };
