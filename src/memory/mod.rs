@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::input;
 use crate::op::{Embed, Op, Step};
-use crate::transport::request::{self, ReadOptions, RpcOptions, Target};
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
+use crate::transport::target::Target;
 pub use names::{MemoryType, ToolName};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

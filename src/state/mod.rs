@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::op::Step;
-use crate::transport::request::{HttpRequest, Target};
+use crate::transport::request::HttpRequest;
+use crate::transport::target::Target;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StateError {

@@ -4,7 +4,7 @@
 
 use super::client::RetryPolicy;
 use super::credentials;
-use super::request::Target;
+use super::target::Target;
 use crate::error::ErrorReport;
 use crate::input::{self, Object};
 

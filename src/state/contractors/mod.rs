@@ -17,7 +17,8 @@ pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
-use crate::transport::request::{self, ReadOptions, RpcOptions};
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
 
 /// The columns a lead is read with (all but tenant_id, as the RPCs return it).
 pub const LEAD_COLUMNS: &str = "id,company_name,contact_name,contact_email,contact_phone,business_address,license_number,years_in_business,employee_count,specialties,certifications,service_areas,project_types,social_links,scores,data_sources,details,discovered_at,converted_to_contractor,converted_at,created_at,updated_at";
@@ -95,7 +96,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

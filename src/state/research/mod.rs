@@ -21,7 +21,8 @@ use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::time::format_ms;
-use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::request;
 
 /// A draft's size limit in characters (the spec expects 1-5 MB per phase).
 pub const MAX_DRAFT_CHARS: usize = 10_000_000;
@@ -246,7 +247,7 @@ fn markdown(s: &Map<String, Value>) -> String {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

@@ -23,7 +23,8 @@ use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::ids;
 use crate::input;
-use crate::transport::request::{self, ReadOptions, RpcOptions};
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
 
 /// `UnifiedStateManager` options.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,7 +219,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn target() -> Target {
         Target::new("https://x.supabase.co", "anon-key", None).unwrap()

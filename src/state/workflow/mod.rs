@@ -19,7 +19,8 @@ pub use codec::{
 use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
-use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::request;
 
 const TABLE: &str = "workflow_agent_states";
 pub const MAX_LIST: i64 = 1000;
@@ -160,7 +161,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
