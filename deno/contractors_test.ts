@@ -1,4 +1,4 @@
-// COIA's business rows end to end (spec 000 §2–§3): contractor leads written by the state
+// COIA's business rows end to end: contractor leads written by the state
 // save and by buildContractorProfile, and the one conversion into a contractor. The built
 // package in Deno against the real stack (Postgres with RLS behind the gateway).
 import assert from "node:assert/strict";
@@ -55,7 +55,7 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   const memory = new UnifiedStateManager({ client: a.client });
   const store = new ContractorStore({ client: a.client });
 
-  // A state without a company_name is not a lead (spec 000 §2).
+  // A state without a company_name is not a lead.
   const [early, r0] = await counted(() => memory.saveState(lead, { contact_name: "Jo", messages: [{ role: "user", content: "hi" }] }));
   assert.deepEqual(r0, ["POST /rpc/save_unified_state"]);
   assert.equal(early.lead, null);

@@ -1,5 +1,5 @@
 //! The tool definitions a model sees, in Anthropic (`input_schema`) and OpenAI
-//! (`parameters`) shapes. The descriptions carry spec 003's guidance on when to remember
+//! (`parameters`) shapes. The descriptions carry the guidance on when to remember
 //! and how important each kind of memory is, because that is what makes a model use them.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! Agent memory tools (spec 003): the definitions a model sees, validation of what a
+//! Agent memory tools: the definitions a model sees, validation of what a
 //! model sends, the one RPC each tool call becomes, and the result the model reads back.
 //!
 //! Embeddings come from the caller's callback; this module only checks them

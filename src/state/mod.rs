@@ -1,14 +1,13 @@
 //! State stores: agent state kept outside LangGraph checkpoints, each with a
 //! typed codec and a store that saves in ONE request.
 //!
-//! - [`unified`]: COIA's unified conversation memory (spec 000 §2): the persistent field
+//! - [`unified`]: COIA's unified conversation memory: the persistent field
 //!   list, message serialization, the conversation record, lightweight checkpoints.
-//! - [`workflow`]: `workflow_agent_states` (spec 004): `WorkflowState` with enum stages,
+//! - [`workflow`]: `workflow_agent_states`: `WorkflowState` with enum stages,
 //!   millisecond timestamps and JSONB sub-structures.
-//! - [`research`]: TK9 research sessions and per-phase drafts (spec 001), with spec 001's
+//! - [`research`]: TK9 research sessions and per-phase drafts, with TK9's
 //!   merge and validation rules.
-//! - [`contractors`]: COIA's contractor leads and their one conversion into contractors
-//!   (spec 000 §2–§3).
+//! - [`contractors`]: COIA's contractor leads and their one conversion into contractors.
 //!
 //! Everything here is pure: an operation is planned into an [`Op`] (the one HTTP request
 //! plus how to read its answer), which `crate::op::run` carries out. Input is validated before the

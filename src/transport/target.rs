@@ -228,7 +228,7 @@ mod tests {
         let mut user = Target::new("https://x.co", "anon-key", Some(USER)).unwrap();
         assert_eq!(user.act_for(id).unwrap_err().report().field.as_deref(), Some("actingFor"));
         let mut anon = target();
-        assert!(anon.act_for(id).is_err());
+        assert_eq!(anon.act_for(id).unwrap_err().report().field.as_deref(), Some("actingFor"));
         let mut service = Target::new("https://x.co", "sb_secret_abc", None).unwrap();
         for bad in
             ["", "nope", "0f0e0d0c00004000800000000000000a", SERVICE_TENANT, "{0f0e0d0c-0000-4000-8000-00000000000a}"]

@@ -1,4 +1,4 @@
-//! The contractor codec (spec 000 §2–§3): which lead and account fields exist, their
+//! The contractor codec: which lead and account fields exist, their
 //! types, and the coercions build_contractor_profile() made (numeric fields to integers,
 //! nulls stripped), done before anything is sent so bad input names its field.
 //!
@@ -51,7 +51,7 @@ pub const LEAD_FIELDS: [(&str, Kind); 16] = [
     ("details", Kind::Details),
 ];
 
-/// The lead fields a state save copies: spec 000's PERSISTENT_STATE_FIELDS that are lead
+/// The lead fields a state save copies: COIA's PERSISTENT_STATE_FIELDS that are lead
 /// columns (the first twelve of LEAD_FIELDS; enrichment is the profile build's).
 pub const STATE_LEAD_FIELDS: usize = 12;
 
@@ -260,7 +260,7 @@ pub fn account(v: &Value) -> Result<Map<String, Value>, StateError> {
     Ok(out)
 }
 
-/// The lead a state save writes (spec 000 §2: when the state has a company_name).
+/// The lead a state save writes (when the state has a company_name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateLead {
     /// The lead columns, typed.

@@ -1,4 +1,4 @@
-//! COIA's business rows (spec 000 §2–§3): contractor leads and the contractors they
+//! COIA's business rows: contractor leads and the contractors they
 //! convert into, each written by one path. The state save's lead upsert lives in
 //! [`super::unified`] (same request as the state); this store has the rest.
 //!

@@ -1,4 +1,4 @@
-//! TK9 research state (spec 001): the `ResearchState` and `SessionState` codecs, spec 001's
+//! TK9 research state: the `ResearchState` and `SessionState` codecs, TK9's
 //! merge (`{**state, **updates}`), state validation (query, tone, language) and
 //! phase-transition validation (its requirement table), and the draft phases.
 
@@ -12,7 +12,7 @@ use crate::input::Choice;
 use crate::input::{self, MAX_SAFE_INTEGER, get, key, required};
 use crate::state::StateError;
 
-/// The fields of spec 001's `ResearchState` TypedDict.
+/// The fields of TK9's `ResearchState` TypedDict.
 pub const RESEARCH_FIELDS: [&str; 17] = [
     "query",
     "tone",
@@ -137,7 +137,7 @@ impl ResearchState {
     }
 }
 
-/// Spec 001's merge: `{**state, **updates}`. Shallow: an update replaces a field's whole
+/// TK9's merge: `{**state, **updates}`. Shallow: an update replaces a field's whole
 /// value (lists and dicts are not merged), null included; other fields are kept; neither
 /// input changes. Both are checked as ResearchStates first.
 pub fn merge(state: &Value, updates: &Value) -> Result<Value, StateError> {
@@ -150,7 +150,7 @@ pub fn merge(state: &Value, updates: &Value) -> Result<Value, StateError> {
     Ok(Value::Object(merged))
 }
 
-/// Spec 001's `validate_state`, with its reasons: the required fields that are missing
+/// TK9's `validate_state`, with its reasons: the required fields that are missing
 /// (presence, as Python's `field in state`) and every field of the wrong type.
 pub fn validate(state: &Value) -> Result<Value, StateError> {
     let m = input::object(state, "state")?;
@@ -166,7 +166,7 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
     Ok(json!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
 }
 
-/// Spec 001's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
+/// TK9's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
 /// must be present. As in the spec, `from` does not change the answer; it is checked to
 /// be a phase name so that swapped or missing arguments are caught.
 pub fn validate_transition(from: &Value, to: &Value, state: &Value) -> Result<Value, StateError> {
@@ -201,7 +201,7 @@ impl DraftPhase {
     }
 }
 
-/// Spec 001's `SessionState`, with times as ms since the epoch.
+/// TK9's `SessionState`, with times as ms since the epoch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionState {
     pub session_id: String,

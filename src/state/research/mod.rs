@@ -1,4 +1,4 @@
-//! Research sessions and drafts (spec 001): TK9's session persistence and draft manager,
+//! Research sessions and drafts: TK9's session persistence and draft manager,
 //! in tables instead of files.
 //!
 //! Operations (SQL: supabase/migrations/20261122000500_research_sessions.sql):

@@ -1,4 +1,4 @@
-//! The unified-memory codec (spec 000 §2): which state fields are saved, how messages are
+//! The unified-memory codec: which state fields are saved, how messages are
 //! written (`[{content, type: "ai"|"human"}]`) and read back, and the conversation
 //! metadata and checkpoint snapshot taken from a state.
 
@@ -9,7 +9,7 @@ use crate::error::Invalid;
 use crate::input;
 use crate::state::StateError;
 
-/// COIA's PERSISTENT_STATE_FIELDS, in the original's order (spec 000 §2).
+/// COIA's PERSISTENT_STATE_FIELDS, in the original's order.
 pub const PERSISTENT_STATE_FIELDS: [&str; 34] = [
     "messages",
     "company_name",

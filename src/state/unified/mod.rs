@@ -1,9 +1,9 @@
-//! Unified conversation memory (spec 000 §2): COIA's `UnifiedStateManager`, where a save
+//! Unified conversation memory: COIA's `UnifiedStateManager`, where a save
 //! is one atomic request instead of one upsert per field.
 //!
 //! Operations (SQL: supabase/migrations/20261122000300_unified_conversations.sql):
 //! - `save(contractorLeadId, state, {conversationId?})` → `rpc/save_unified_state`, which
-//!   also upserts the contractor lead when the state has a company_name (spec 000 §2; the
+//!   also upserts the contractor lead when the state has a company_name (the
 //!   original's separate call), in the same transaction
 //! - `restore(contractorLeadId)` → `GET rpc/restore_unified_state`
 //! - `createCheckpoint(contractorLeadId, state)` → `rpc/create_unified_checkpoint`

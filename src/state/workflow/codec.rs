@@ -1,4 +1,4 @@
-//! `WorkflowState` ↔ `workflow_agent_states` row (spec 004). The row's columns are the
+//! `WorkflowState` ↔ `workflow_agent_states` row. The row's columns are the
 //! state's fields, so one JSON shape serves both; this codec types it: enum stages
 //! (`completed`, never `end`), the gap status enum, millisecond timestamps, and the JSONB
 //! sub-structures (Conversation, ClarificationContext, GapDetail, debug_result,
@@ -13,7 +13,7 @@ use crate::input::{self, get, key, only, required};
 use crate::state::StateError;
 
 string_enum!(
-    /// `WorkflowStage` (spec 004 `stage` / `previous_stage`).
+    /// `WorkflowStage` (the `stage` / `previous_stage` columns).
     WorkflowStage {
         Clarification = "clarification",
         GapAnalysis = "gap_analysis",
@@ -51,7 +51,7 @@ string_enum!(
 impl WorkflowStage {
     pub fn parse(v: &Value, path: &str) -> Result<WorkflowStage, Invalid> {
         if v.as_str() == Some("end") {
-            // LangGraph's END sentinel is "__end__"/"end"; spec 004 stores the final stage
+            // LangGraph's END sentinel is "__end__"/"end"; the table stores the final stage
             // as 'completed', and the table's check constraint refuses 'end'.
             return Err(Invalid::new(path, format!("{path} is \"end\"; the final stage is \"completed\"")));
         }
@@ -59,7 +59,7 @@ impl WorkflowStage {
     }
 }
 
-/// The fields spec 004 removed, and where their data lives now.
+/// The fields WorkflowState no longer has, and where their data lives now.
 pub const REMOVED_FIELDS: [(&str, &str); 6] = [
     ("user_message", "derive it from conversations"),
     ("clarification_questions", "use clarification_context.pending_questions"),
@@ -289,7 +289,7 @@ pub fn check_keys(m: &Map<String, Value>, path: &str, removed: Removed) -> Resul
             }
             return Err(StateError::invalid(
                 key(path, k),
-                format!("{} was removed from WorkflowState by spec 004: {instead}", key(path, k)),
+                format!("{} was removed from WorkflowState: {instead}", key(path, k)),
             ));
         }
         if !FIELDS.contains(&k.as_str()) {
@@ -305,7 +305,7 @@ pub fn check_keys(m: &Map<String, Value>, path: &str, removed: Removed) -> Resul
 
 impl WorkflowState {
     /// A state from JSON. `session_id` is required; absent or null fields take the column
-    /// defaults of spec 004 (stage `clarification`, gap_status `no_gap`, empty lists,
+    /// defaults of the WorkflowState (stage `clarification`, gap_status `no_gap`, empty lists,
     /// debug_loop_count 0), and absent timestamps `now_ms`.
     pub fn parse(v: &Value, path: &str, removed: Removed, now_ms: i64) -> Result<WorkflowState, StateError> {
         let m = check_keys(input::object(v, path)?, path, removed)?;
@@ -357,12 +357,12 @@ impl WorkflowState {
     }
 
     /// A row the server returned (`id` and any extra columns dropped). A row that does not
-    /// fit spec 004 (written by other code) is reported as a server error naming the field.
+    /// fit the WorkflowState (written by other code) is reported as a server error naming the field.
     pub fn from_row(row: &Value) -> Result<WorkflowState, StateError> {
         let mut row = input::object(row, "row").map_err(|e| StateError::Server(e.to_string()))?.clone();
         row.retain(|k, _| FIELDS.contains(&k.as_str()));
         WorkflowState::parse(&Value::Object(row), "row", Removed::Reject, 0).map_err(|e| {
-            StateError::Server(format!("a workflow_agent_states row does not match spec 004's WorkflowState: {e}"))
+            StateError::Server(format!("a workflow_agent_states row does not match the WorkflowState: {e}"))
         })
     }
 }

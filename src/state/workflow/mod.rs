@@ -1,4 +1,4 @@
-//! Workflow agent states (spec 004): a session-keyed store over `workflow_agent_states`.
+//! Workflow agent states: a session-keyed store over `workflow_agent_states`.
 //!
 //! Operations (SQL: supabase/migrations/20261122000400_workflow_agent_states.sql):
 //! - `create(state)` → `rpc/create_workflow_state` (a resend of the same state returns it)
