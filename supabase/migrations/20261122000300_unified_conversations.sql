@@ -223,7 +223,7 @@ $$;
 comment on function public.restore_unified_state(uuid) is
   'The coia_state fields of a conversation as {memory_key: memory_value}, or null.';
 
--- create_unified_checkpoint: the lightweight checkpoint (spec 000: current mode, flags,
+-- create_unified_checkpoint: the lightweight checkpoint (COIA's: current mode, flags,
 -- timestamps). Creates the conversation row if this lead has none yet, adds
 -- checkpoint_timestamp, and returns the stored snapshot.
 create function public.create_unified_checkpoint(

@@ -8,7 +8,7 @@
 -- names a different state in each tenant. user_id is the schema's VARCHAR(255) data
 -- field; it defaults to the tenant's user id as text (null for the service tenant).
 --
--- Timestamps are milliseconds since the epoch (BIGINT), as in the spec.
+-- Timestamps are milliseconds since the epoch (BIGINT), as the WorkflowState keeps them.
 --
 -- Functions (SECURITY INVOKER, one request each):
 --   create_workflow_state(p_state)              insert; a retry of the same create
@@ -19,7 +19,7 @@
 --                                               null when the session is not visible
 -- Reads, lists and deletes go to the table itself (GET/DELETE /workflow_agent_states).
 --
--- Removed fields (spec 004): user_message, clarification_questions,
+-- Fields WorkflowState no longer has: user_message, clarification_questions,
 -- alternative_solutions, selected_alternative_index, previous_errors and the TEXT
 -- current_workflow_json do not exist; the functions refuse them (22023) rather than drop
 -- them silently.
@@ -196,7 +196,7 @@ end;
 $$;
 
 comment on function public.create_workflow_state(jsonb) is
-  'Creates the workflow state of a session (spec 004 columns as JSON); idempotent for the same state, 23505 for another one under a taken session_id.';
+  'Creates the workflow state of a session (its columns as JSON); idempotent for the same state, 23505 for another one under a taken session_id.';
 
 -- update_workflow_state: overlays p_patch on the row (absent keys keep their values, JSON
 -- null clears a nullable column), moves previous_stage to the old stage when stage

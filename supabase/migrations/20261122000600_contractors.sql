@@ -1,10 +1,10 @@
--- COIA's business rows: contractor leads and the contractors they convert into
--- (spec 000 §2–§3), written by ONE path each instead of the original's two.
+-- COIA's business rows: contractor leads and the contractors they convert into,
+-- written by ONE path each instead of the original's two.
 --
 -- The original wrote `contractor_leads` from two places (UnifiedStateManager upserted a
 -- lead on save when the state had a company_name; build_contractor_profile() inserted
 -- one) and `contractors` from two (create_contractor_account() and bid_submission_node,
--- which also set contractor_leads.converted_to_contractor). Spec 000 §3 and §7 call that a
+-- which also set contractor_leads.converted_to_contractor). COIA's own review calls that a
 -- defect ("choose one authoritative path"). Here:
 --
 --   save_unified_state(..., p_lead)      the state's lead fields, in the same transaction
@@ -17,20 +17,20 @@
 --                                        contractor
 -- Both go through agentmem.contractor_lead_merge, so the two lead writers cannot drift.
 --
--- Spec 000 gives no column list for either table. The columns below are what the spec
+-- COIA gives no column list for either table. The columns below are what COIA
 -- implies, each with where it comes from:
---   §1       the lead id (contractor_lead_id: "landing-{uuid12}", "bidcard-{uuid12}", or
+--   ids      the lead id (contractor_lead_id: "landing-{uuid12}", "bidcard-{uuid12}", or
 --            the app's own id; also thread_id and uuid5 input of the conversation id)
---   §2 PSF   PERSISTENT_STATE_FIELDS, the fields UnifiedStateManager persists per lead
---   §2 note  "UnifiedStateManager also upserts to contractor_leads when company_name is
+--   PSF      PERSISTENT_STATE_FIELDS, the fields UnifiedStateManager persists per lead
+--   save     "UnifiedStateManager also upserts to contractor_leads when company_name is
 --            present"
---   §3 bcp   build_contractor_profile(): "Enrichment merges (social links, scores,
+--   bcp      build_contractor_profile(): "Enrichment merges (social links, scores,
 --            data_sources)", "Converts some numeric fields to ints; strips None values;
 --            captures discovered_at"
---   §3 cca   create_contractor_account(): "Sets default availability_status, tier,
+--   cca      create_contractor_account(): "Sets default availability_status, tier,
 --            verified flags, specialties, etc."
---   §3 bsn   bid_submission_node: "Updates contractor_leads {converted_to_contractor: True}"
--- What the spec leaves open (a value, a type, a name) is said at the column, and such
+--   bsn      bid_submission_node: "Updates contractor_leads {converted_to_contractor: True}"
+-- What COIA leaves open (a value, a type, a name) is said at the column, and such
 -- columns are nullable unless a default of agentmem's is stated there.
 --
 -- Tenancy (20261121000100_tenancy.sql): tenant_id is part of every key, so a lead id names
@@ -43,25 +43,25 @@
 
 -- Tables ---------------------------------------------------------------------------------
 create table public.contractor_leads (
-  -- §1: the contractor_lead_id the COIA flows and the unified memory use.
+  -- ids: the contractor_lead_id the COIA flows and the unified memory use.
   id                      text not null
                             constraint contractor_leads_id_check check (char_length(id) between 1 and 255),
   tenant_id               uuid not null default agentmem.tenant(),
-  -- §2 note + PSF: its presence is what makes a state a lead; required for a new lead.
+  -- save + PSF: its presence is what makes a state a lead; required for a new lead.
   company_name            text not null
                             constraint contractor_leads_company_name_check check (char_length(company_name) between 1 and 500),
-  -- §2 PSF contact_name / contact_email / contact_phone / business_address / license_number.
+  -- PSF contact_name / contact_email / contact_phone / business_address / license_number.
   contact_name            text constraint contractor_leads_contact_name_check check (char_length(contact_name) <= 500),
   contact_email           text constraint contractor_leads_contact_email_check check (char_length(contact_email) <= 320),
   contact_phone           text constraint contractor_leads_contact_phone_check check (char_length(contact_phone) <= 100),
   business_address        text constraint contractor_leads_business_address_check check (char_length(business_address) <= 1000),
   license_number          text constraint contractor_leads_license_number_check check (char_length(license_number) <= 255),
-  -- §2 PSF years_in_business / employee_count; §3 bcp "converts some numeric fields to
+  -- PSF years_in_business / employee_count; bcp "converts some numeric fields to
   -- ints": these two are the integers (which fields the original converted is not said).
   years_in_business       integer constraint contractor_leads_years_in_business_check check (years_in_business >= 0),
   employee_count          integer constraint contractor_leads_employee_count_check check (employee_count >= 0),
-  -- §2 PSF specialties / certifications / service_areas / project_types: lists (of
-  -- strings, as agentmem writes them; the spec gives no element type).
+  -- PSF specialties / certifications / service_areas / project_types: lists (of
+  -- strings, as agentmem writes them; COIA gives no element type).
   specialties             jsonb not null default '[]'::jsonb
                             constraint contractor_leads_specialties_check check (jsonb_typeof(specialties) = 'array'),
   certifications          jsonb not null default '[]'::jsonb
@@ -70,7 +70,7 @@ create table public.contractor_leads (
                             constraint contractor_leads_service_areas_check check (jsonb_typeof(service_areas) = 'array'),
   project_types           jsonb not null default '[]'::jsonb
                             constraint contractor_leads_project_types_check check (jsonb_typeof(project_types) = 'array'),
-  -- §3 bcp enrichment, merged by every profile build: social links {platform: url} and
+  -- bcp enrichment, merged by every profile build: social links {platform: url} and
   -- scores {name: integer} by key, data_sources as a set (first-seen order).
   social_links            jsonb not null default '{}'::jsonb
                             constraint contractor_leads_social_links_check check (jsonb_typeof(social_links) = 'object'),
@@ -78,39 +78,39 @@ create table public.contractor_leads (
                             constraint contractor_leads_scores_check check (jsonb_typeof(scores) = 'object'),
   data_sources            jsonb not null default '[]'::jsonb
                             constraint contractor_leads_data_sources_check check (jsonb_typeof(data_sources) = 'array'),
-  -- Every other profile field (website, city, ratings, research findings, ...): the spec
+  -- Every other profile field (website, city, ratings, research findings, ...): COIA
   -- does not list them, so they are kept as given, merged by key. Unknown shape.
   details                 jsonb not null default '{}'::jsonb
                             constraint contractor_leads_details_check check (jsonb_typeof(details) = 'object'),
-  -- §3 bcp "captures discovered_at": set by the first profile build, never changed.
+  -- bcp "captures discovered_at": set by the first profile build, never changed.
   -- Null for a lead only a state save has written so far.
   discovered_at           timestamptz,
-  -- §3 bsn: set by convert_contractor_lead only.
+  -- bsn: set by convert_contractor_lead only.
   converted_to_contractor boolean not null default false,
-  -- Not in the spec: when the lead converted (the flag alone cannot say).
+  -- Not in COIA: when the lead converted (the flag alone cannot say).
   converted_at            timestamptz,
-  -- Not in the spec: bookkeeping.
+  -- Not in COIA: bookkeeping.
   created_at              timestamptz not null default now(),
   updated_at              timestamptz not null default now(),
   primary key (tenant_id, id)
 );
 
 comment on table public.contractor_leads is
-  'COIA contractor leads (spec 000 §2-§3), per tenant: written by save_unified_state (state with a company_name) and build_contractor_profile; converted by convert_contractor_lead.';
+  'COIA contractor leads per tenant: written by save_unified_state (state with a company_name) and build_contractor_profile; converted by convert_contractor_lead.';
 comment on column public.contractor_leads.details is
-  'Profile fields spec 000 does not name (shape unknown), merged by key.';
+  'Profile fields COIA does not name (shape unknown), merged by key.';
 comment on column public.contractor_leads.scores is
-  'Enrichment scores {name: integer}, merged by key (spec 000 §3: scores; integer coercion).';
+  'Enrichment scores {name: integer}, merged by key (COIA: scores; integer coercion).';
 
 create table public.contractors (
-  -- Not in the spec (its insert's id is not shown): the account's id, chosen here.
+  -- Not in COIA (its insert's id is not shown): the account's id, chosen here.
   id                  uuid not null default gen_random_uuid(),
   tenant_id           uuid not null default agentmem.tenant(),
-  -- §3 bsn/cca: the lead the account was made from. Unique per tenant, so a lead converts
+  -- bsn/cca: the lead the account was made from. Unique per tenant, so a lead converts
   -- at most once; null for a contractor the application made without a lead, or whose
   -- lead was deleted since.
   contractor_lead_id  text,
-  -- §3 cca: the account is made from the lead's profile (§2 PSF names), the account
+  -- cca: the account is made from the lead's profile (PSF names), the account
   -- argument overriding.
   company_name        text not null
                         constraint contractors_company_name_check check (char_length(company_name) between 1 and 500),
@@ -121,7 +121,7 @@ create table public.contractors (
   license_number      text constraint contractors_license_number_check check (char_length(license_number) <= 255),
   years_in_business   integer constraint contractors_years_in_business_check check (years_in_business >= 0),
   employee_count      integer constraint contractors_employee_count_check check (employee_count >= 0),
-  -- §3 cca "default ... specialties": the lead's, else none.
+  -- cca "default ... specialties": the lead's, else none.
   specialties         jsonb not null default '[]'::jsonb
                         constraint contractors_specialties_check check (jsonb_typeof(specialties) = 'array'),
   certifications      jsonb not null default '[]'::jsonb
@@ -132,15 +132,15 @@ create table public.contractors (
                         constraint contractors_project_types_check check (jsonb_typeof(project_types) = 'array'),
   social_links        jsonb not null default '{}'::jsonb
                         constraint contractors_social_links_check check (jsonb_typeof(social_links) = 'object'),
-  -- §3 cca "default availability_status": the spec names it, not its values; agentmem's
+  -- cca "default availability_status": COIA names it, not its values; agentmem's
   -- default 'available'.
   availability_status text not null default 'available'
                         constraint contractors_availability_status_check check (char_length(availability_status) between 1 and 50),
-  -- §3 cca "default ... tier": the spec names it, not its type or values; agentmem's
+  -- cca "default ... tier": COIA names it, not its type or values; agentmem's
   -- default 3, the entry tier (lower is better) as InstaBids' later contractor tool has it.
   tier                integer not null default 3
                         constraint contractors_tier_check check (tier >= 0),
-  -- §3 cca "verified flags": the spec names none; these three start false and are not
+  -- cca "verified flags": COIA names none; these three start false and are not
   -- set by the conversion (verifying is someone else's job).
   verified            boolean not null default false,
   license_verified    boolean not null default false,
@@ -155,7 +155,7 @@ create table public.contractors (
 );
 
 comment on table public.contractors is
-  'COIA contractor accounts (spec 000 §3), per tenant; made from a lead by convert_contractor_lead, at most one per lead.';
+  'COIA contractor accounts, per tenant; made from a lead by convert_contractor_lead, at most one per lead.';
 
 create index contractor_leads_updated_idx on public.contractor_leads (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by lead.
@@ -400,7 +400,7 @@ $$;
 comment on function public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb) is
   'Saves state fields (coia_state rows), last_state_update, an optional contractor_mapping link, the unified_conversations row and (p_lead) the contractor lead in one transaction.';
 
--- build_contractor_profile: the profile write (§3): creates the lead or merges into it.
+-- build_contractor_profile: the profile write: creates the lead or merges into it.
 -- Returns the lead (without tenant_id).
 create function public.build_contractor_profile(p_contractor_lead_id text, p_profile jsonb)
 returns jsonb
@@ -418,9 +418,9 @@ $$;
 comment on function public.build_contractor_profile(text, jsonb) is
   'Creates or enriches a contractor lead: scalars and lists replace, social_links/scores/details merge by key, data_sources is a set, discovered_at set once.';
 
--- convert_contractor_lead: the one conversion path (§3 create_contractor_account and
+-- convert_contractor_lead: the one conversion path (create_contractor_account and
 -- bid_submission_node, merged). Inserts the contractor made from the lead (p_account
--- overriding its fields; the spec's defaults for the rest) and marks the lead converted,
+-- overriding its fields; COIA's defaults for the rest) and marks the lead converted,
 -- in one transaction. A lead that already converted returns its contractor unchanged, so
 -- a resend or a concurrent second conversion gets the same account. A lead that is not
 -- the caller's (another tenant's, or none) is PT404 with the same message either way.

@@ -77,8 +77,8 @@ expect "anon and PUBLIC execute no state function; authenticated and service_rol
                   count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('service_role', p.oid, 'execute'))
            from pg_proc p where $NSP and proname in ($FNS)")"
-# spec 004's table, column by column: name, type, nullability, default.
-expect "workflow_agent_states has spec 004's columns, types, nullability and defaults" \
+# The WorkflowState table, column by column: name, type, nullability, default.
+expect "workflow_agent_states has the WorkflowState's columns, types, nullability and defaults" \
   "id:uuid:NO:gen_random_uuid()
 tenant_id:uuid:NO:agentmem.tenant()
 session_id:character varying(255):NO:
@@ -111,7 +111,7 @@ expect "session_id is UNIQUE per tenant; every key includes the tenant" \
 expect "the tenant columns default to agentmem.tenant()" "5" \
   "$(q -c "select count(*) from pg_attrdef d join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
            where a.attname = 'tenant_id' and pg_get_expr(d.adbin, d.adrelid) = 'agentmem.tenant()' and d.adrelid = any (array[$TABLES]::regclass[])")"
-expect "spec 004's six btree indexes and GIN indexes on the JSONB columns" \
+expect "six btree indexes and GIN indexes on the JSONB columns" \
   "btree:gap_status,btree:session_id,btree:stage,btree:template_id,btree:updated_at,btree:user_id|gin:clarification_context,gin:conversations,gin:current_workflow,gin:debug_result,gin:identified_gaps,gin:workflow_context" \
   "$(q -c "select string_agg(am.amname || ':' || pg_get_indexdef(c.oid, 1, true), ',' order by pg_get_indexdef(c.oid, 1, true)) filter (where am.amname = 'btree')
                   || '|' || string_agg(am.amname || ':' || pg_get_indexdef(c.oid, 1, true), ',' order by pg_get_indexdef(c.oid, 1, true)) filter (where am.amname = 'gin')
@@ -298,7 +298,7 @@ expect "a direct insert gets the JSONB and text defaults" "[]|[]|[]|no_gap|0||$A
      returning concat_ws('|', conversations, execution_history, identified_gaps, gap_status, debug_loop_count, intent_summary, user_id);")"
 expect "B sees none of A's states; A cannot write a row into B's tenant (42501) nor move one there" "0|42501|42501" \
   "$(as_api authenticated "$B" "select count(*) from workflow_agent_states where tenant_id = '$A' or session_id = '$WF';")|$(state authenticated "$A" "insert into workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage) values ('$B', 'wf-$RUN-3', 1, 1, 'debug');")|$(state authenticated "$A" "update workflow_agent_states set tenant_id = '$B' where session_id = '$WF';")"
-expect "user_id is the spec's data field, not the key: a row of A's may name another user" "00000|$A" \
+expect "user_id is a data field, not the key: a row of A's may name another user" "00000|$A" \
   "$(state authenticated "$A" "insert into workflow_agent_states (session_id, user_id, created_at, updated_at, stage) values ('wf-$RUN-3', '$B', 1, 1, 'debug');")|$(q -c "select tenant_id from workflow_agent_states where session_id = 'wf-$RUN-3'")"
 expect "create refuses removed and unknown fields (22023)" "22023|22023" \
   "$(state authenticated "$A" "select create_workflow_state('{\"session_id\": \"wf-$RUN-4\", \"user_message\": \"hi\"}');")|$(state authenticated "$A" "select create_workflow_state('{\"session_id\": \"wf-$RUN-4\", \"extra\": 1}');")"

@@ -1,4 +1,4 @@
-// Memory tools over HTTP for the signed-in user (spec 003), as a Supabase Edge Function.
+// Memory tools over HTTP for the signed-in user, as a Supabase Edge Function.
 //
 //   GET  /memory-tools?format=anthropic|openai   → the tool definitions for your model
 //   POST /memory-tools  { "name": "create_memory", "input": { ... } }
