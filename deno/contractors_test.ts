@@ -1,4 +1,4 @@
-// COIA's business rows end to end (spec 000 §2–§3): contractor leads written by the state
+// COIA's business rows end to end: contractor leads written by the state
 // save and by buildContractorProfile, and the one conversion into a contractor. The built
 // package in Deno against the real stack (Postgres with RLS behind the gateway).
 import assert from "node:assert/strict";
@@ -55,7 +55,7 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   const memory = new UnifiedStateManager({ client: a.client });
   const store = new ContractorStore({ client: a.client });
 
-  // A state without a company_name is not a lead (spec 000 §2).
+  // A state without a company_name is not a lead.
   const [early, r0] = await counted(() => memory.saveState(lead, { contact_name: "Jo", messages: [{ role: "user", content: "hi" }] }));
   assert.deepEqual(r0, ["POST /rpc/save_unified_state"]);
   assert.equal(early.lead, null);
@@ -100,7 +100,7 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   assert.deepEqual(built.social_links, { facebook: "https://facebook.com/acme" });
   assert.deepEqual(built.scores, { lead_score: 87, google_rating: 5 });
   assert.deepEqual(built.data_sources, ["google_places", "tavily"]);
-  assert.deepEqual(built.details, { website: "https://acme.test", city: "Miami" }, "fields the spec does not name");
+  assert.deepEqual(built.details, { website: "https://acme.test", city: "Miami" }, "fields COIA does not name");
   assert.ok(built.discovered_at, "captured by the first profile build");
   assert.ok(!("tenant_id" in built));
 
@@ -123,7 +123,7 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   assert.equal(renamed.company_name, "Acme Roofing & Gutters");
   assert.deepEqual([renamed.scores, renamed.discovered_at], [again.scores, built.discovered_at]);
 
-  // The conversion: the spec's defaults, the lead's profile, the lead marked; one request.
+  // The conversion: COIA's defaults, the lead's profile, the lead marked; one request.
   const [contractor, r4] = await counted(() => store.convertLead(lead, { contact_phone: "+1 305 555 0100" }));
   assert.deepEqual(r4, ["POST /rpc/convert_contractor_lead"]);
   assert.deepEqual(

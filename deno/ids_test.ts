@@ -67,7 +67,7 @@ Deno.test("uuid5 rejects bad input with typed errors", () => {
   assertInvalid(() => uuid5Batch(["a", null], "dns"), "names[1]");
 });
 
-Deno.test("COIA thread configs follow spec 000", () => {
+Deno.test("COIA thread configs follow COIA's entry flows", () => {
   assert.deepEqual(coiaThread("chat", "lead-1"), { thread_id: "lead-1", checkpoint_ns: "coia_chat", checkpoint_id: "chat_lead-1" });
   assert.deepEqual(coiaThread("research", "s-1"), { thread_id: "s-1", checkpoint_ns: "coia_research", checkpoint_id: "research_s-1" });
   assert.deepEqual(coiaThread("intelligence", "s-1"), { thread_id: "s-1", checkpoint_ns: "coia_intelligence", checkpoint_id: "intelligence_s-1" });

@@ -128,7 +128,7 @@ Deno.test("create, then semantic search ranks near memories above far ones, one 
   const created = await a.client.select<Memory[]>("agent_memories", { columns: "content,memory_type,importance_score,agent_id,session_id", order: "created_at" });
   assert.deepEqual(created.data.map((m) => [m.memory_type, m.importance_score]), [
     ["preference", 0.9], ["preference", 0.9], ["fact", 0.6], ["decision", 0.7], ["context", 0.5], ["conversation", 0.3],
-  ], "default importance by type (spec 003)");
+  ], "default importance by type");
 
   calls.length = 0;
   let result: MemoryToolResult | undefined;

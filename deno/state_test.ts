@@ -1,6 +1,6 @@
 // State stores end to end: the built package in Deno against the real stack (Postgres
-// with RLS behind the gateway). Unified conversation memory (spec 000 §2), workflow agent
-// states (spec 004), research sessions and drafts (spec 001).
+// with RLS behind the gateway). Unified conversation memory, workflow agent
+// states, research sessions and drafts.
 import assert from "node:assert/strict";
 import {
   AgentmemError,
@@ -127,7 +127,7 @@ Deno.test("unified: saveState is one request; restoreState brings every field ba
     { role: "assistant", type: "ai", content: [{ type: "text", text: "Looking it up" }], tool_calls: [{ name: "search", args: { q: "Acme" }, id: "call_1" }], id: "msg-4" },
     { role: "tool", type: "tool", content: "{\"found\": true}", tool_call_id: "call_1" },
   ]);
-  // The stored form is spec 000's [{content, type}].
+  // The stored form is COIA's [{content, type}].
   const stored = await a.client.select<{ memory_value: unknown }>("unified_conversation_memory", {
     columns: "memory_value", filters: [["conversation_id", "eq", saved!.conversationId], ["memory_key", "eq", "messages"]], single: true,
   });
@@ -301,11 +301,11 @@ Deno.test("workflow: 'completed' not 'end', enums, sub-structures and removed fi
   assert.equal(await rows(a, "workflow_agent_states"), 0, "nothing was written");
   assert.throws(() => new WorkflowStateStore({ client: a.client, removedFields: "drop" as never }), (e: unknown) => e instanceof AgentmemError && e.field === "options.removedFields");
 
-  // Removed fields can be dropped instead, for states from code older than spec 004.
+  // Removed fields can be dropped instead, for states from older code.
   const lenient = new WorkflowStateStore({ client: a.client, removedFields: "ignore" });
   const s = await lenient.create({ session_id: sid, user_message: "hi", previous_errors: ["x"] } as never);
   assert.equal((s as unknown as Record<string, unknown>).user_message, undefined);
-  assert.deepEqual(normalizeWorkflowState({ session_id: "n", created_at: 5 }).updated_at, 5, "the pure codec fills spec 004's defaults");
+  assert.deepEqual(normalizeWorkflowState({ session_id: "n", created_at: 5 }).updated_at, 5, "the pure codec fills the WorkflowState defaults");
 });
 
 // ---------------------------------------------------------------- research sessions and drafts
@@ -368,7 +368,7 @@ Deno.test("research: sessions save and resume, drafts are versioned per phase, t
   assert.equal(await rows(a, "research_drafts"), 0, "drafts go with their session");
 });
 
-Deno.test("research: spec 001's merge and validation rules, and bad input refused before any request", async () => {
+Deno.test("research: TK9's merge and validation rules, and bad input refused before any request", async () => {
   assert.deepEqual(mergeState({ query: "q", research_data: { a: 1 }, errors: ["e"] }, { research_data: { b: 2 }, errors: [] }), { query: "q", research_data: { b: 2 }, errors: [] }, "shallow: values replaced");
   assert.deepEqual(validateState({ query: "q", tone: "objective", language: "en" }), { valid: true, missing: [], errors: [] });
   const v = validateState({ query: "q", task_id: "7" } as never);

@@ -11,7 +11,7 @@ export declare function uuid5(name: string, namespace: UuidNamespace): string;
 /** `uuid5` over many names with one namespace; errors name the offending index. */
 export declare function uuid5Batch(names: string[], namespace: UuidNamespace): string[];
 /**
- * COIA's unified-memory conversation id for a contractor lead (spec 000 §2):
+ * COIA's unified-memory conversation id for a contractor lead:
  * `uuid5(contractorLeadId, namespace)`, namespace `00000000-0000-0000-0000-000000000001`
  * unless given.
  */
@@ -27,7 +27,7 @@ export interface ThreadConfig {
 export type CoiaFlow = "chat" | "research" | "intelligence" | "landing" | "bidcard";
 
 /**
- * COIA's LangGraph config for an entry flow (spec 000 §1). `id` is the contractor_lead_id
+ * COIA's LangGraph config for an entry flow. `id` is the contractor_lead_id
  * or session id; `landing` and `bidcard` mint `landing-{12 hex}` / `bidcard-{12 hex}` when
  * it is absent, the other flows require it.
  */
@@ -47,7 +47,7 @@ export type ParsedThreadId =
 /** Takes apart the exact shapes the builders produce; anything else is `{ kind: "other" }`. */
 export declare function parseThreadId(threadId: string): ParsedThreadId;
 /**
- * Exactly what SQL `extract_deal_id_from_thread(thread_id)` returns (spec 002): the deal
+ * Exactly what SQL `extract_deal_id_from_thread(thread_id)` returns: the deal
  * UUID, or `null` (uppercase hex, malformed UUIDs, other prefixes, `null` input).
  */
 export declare function extractDealId(threadId: string | null): string | null;

@@ -320,7 +320,7 @@ export interface StoreOptions {
   client: AgentmemClient | ClientOptions;
 }
 
-// Unified conversation memory (spec 000 §2)
+// Unified conversation memory
 
 export interface UnifiedStateManagerOptions extends StoreOptions {
   /** Replaces the persistent field list (default: `UnifiedStateManager.PERSISTENT_STATE_FIELDS`). */
@@ -423,7 +423,7 @@ export declare class UnifiedStateManager {
   deleteState(contractorLeadId: string): Promise<number>;
 }
 
-// Contractor leads and contractors (spec 000 §2–§3)
+// Contractor leads and contractors
 
 /** The lead fields a profile or a state names; `null` anywhere means "unknown": it never clears. */
 export interface ContractorLeadFields {
@@ -535,7 +535,7 @@ export declare class ContractorStore {
   contractorForLead(contractorLeadId: string): Promise<Contractor | null>;
 }
 
-// Workflow agent states (spec 004)
+// Workflow agent states
 
 export type WorkflowStage = "clarification" | "gap_analysis" | "workflow_generation" | "debug" | "completed";
 export type GapStatus = "no_gap" | "has_gap" | "gap_resolved" | "blocking";
@@ -613,7 +613,7 @@ export type WorkflowStateInput = Partial<Omit<WorkflowState, "session_id" | "con
 export type WorkflowStatePatch = Partial<Omit<WorkflowStateInput, "session_id" | "user_id" | "created_at" | "updated_at" | "previous_stage">>;
 
 export interface WorkflowStateStoreOptions extends StoreOptions {
-  /** Fields spec 004 removed (user_message, clarification_questions, ...): refused (default) or dropped. */
+  /** Fields WorkflowState no longer has (user_message, clarification_questions, ...): refused (default) or dropped. */
   removedFields?: "reject" | "ignore";
 }
 
@@ -638,12 +638,12 @@ export declare class WorkflowStateStore {
   delete(sessionId: string): Promise<boolean>;
 }
 
-/** A WorkflowState checked against spec 004 with its defaults filled in (no request). */
+/** A WorkflowState checked with its defaults filled in (no request). */
 export declare function normalizeWorkflowState(state: WorkflowStateInput, options?: { removedFields?: "reject" | "ignore" }): WorkflowState;
 
-// Research sessions and drafts (spec 001)
+// Research sessions and drafts
 
-/** Spec 001's ResearchState (every field optional; other keys are kept). */
+/** TK9's ResearchState (every field optional; other keys are kept). */
 export interface ResearchState {
   query?: string;
   tone?: string;
@@ -723,7 +723,7 @@ export declare class ResearchStore {
   /** Saves (upserts) a session: one request. */
   saveSession(session: SessionStateInput): Promise<SessionState>;
   loadSession(sessionId: string): Promise<SessionState | null>;
-  /** Same as loadSession (spec 001's SessionState.load). */
+  /** Same as loadSession (TK9's SessionState.load). */
   resumeSession(sessionId: string): Promise<SessionState | null>;
   /** Deletes the session and its drafts. */
   deleteSession(sessionId: string): Promise<boolean>;
@@ -736,15 +736,15 @@ export declare class ResearchStore {
   workflowSummary(sessionId: string): Promise<WorkflowSummary>;
 }
 
-/** Spec 001's merge: `{ ...state, ...updates }` (shallow; lists and objects are replaced). */
+/** TK9's merge: `{ ...state, ...updates }` (shallow; lists and objects are replaced). */
 export declare function mergeState<S extends ResearchState>(state: S, updates: ResearchState): S;
-/** Spec 001's validate_state (query, tone, language present; declared fields typed). */
+/** TK9's validate_state (query, tone, language present; declared fields typed). */
 export declare function validateState(state: ResearchState): {
   valid: boolean;
   missing: string[];
   errors: { field: string; message: string }[];
 };
-/** Spec 001's validate_transition: editor needs query+tone, researcher research_plan, writer research_sections, reviewer draft_report. */
+/** TK9's validate_transition: editor needs query+tone, researcher research_plan, writer research_sections, reviewer draft_report. */
 export declare function validateTransition(fromPhase: string, toPhase: string, state: ResearchState): {
   valid: boolean;
   required: string[];

@@ -1,4 +1,4 @@
-// Memory tools for an LLM tool loop (spec 003). The module validates input, calls the
+// Memory tools for an LLM tool loop. The module validates input, calls the
 // injected embedding callback, and makes one PostgREST call per tool call; this class only
 // keeps what the module must not: the client, the callback, and what content it has seen.
 import { clientState } from "./client.js";

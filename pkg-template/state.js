@@ -1,7 +1,6 @@
-// State stores: unified conversation memory (spec 000 §2), workflow agent states
-// (spec 004), research sessions and drafts (spec 001), COIA contractor leads and their
-// conversion (spec 000 §3). The module validates, plans
-// and sends ONE request per operation; these classes only keep what the module must not
+// State stores: unified conversation memory, workflow agent states, research sessions
+// and drafts, COIA contractor leads and their conversion. The module validates, plans and
+// sends ONE request per operation; these classes only keep what the module must not
 // (the client's options and the store's own options) and turn values into JSON text.
 // Store methods are async, so bad input (found as early as the JSON conversion) always
 // arrives as a rejected promise, never as a synchronous throw.
@@ -42,7 +41,7 @@ function call(s, store, op, ...args) {
 }
 
 /**
- * COIA's unified conversation memory (spec 000 §2): the state of a contractor lead across
+ * COIA's unified conversation memory: the state of a contractor lead across
  * visits, under conversation id uuid5(contractorLeadId). Every save is one atomic request.
  */
 export class UnifiedStateManager {
@@ -91,7 +90,7 @@ export class UnifiedStateManager {
 }
 
 /**
- * COIA's contractor leads and contractors (spec 000 §2–§3), each written by one path:
+ * COIA's contractor leads and contractors, each written by one path:
  * `UnifiedStateManager.saveState` (a state with a company_name) and
  * `buildContractorProfile` write leads; `convertLead` is the one conversion. One request
  * per operation; every write is safe to resend.
@@ -121,7 +120,7 @@ export class ContractorStore {
   }
 }
 
-/** `workflow_agent_states` (spec 004): one WorkflowState per session. */
+/** `workflow_agent_states`: one WorkflowState per session. */
 export class WorkflowStateStore {
   #s;
 
@@ -147,7 +146,7 @@ export class WorkflowStateStore {
   }
 }
 
-/** TK9 research sessions and per-phase draft history (spec 001), in tables. */
+/** TK9 research sessions and per-phase draft history, in tables. */
 export class ResearchStore {
   #s;
 
@@ -162,7 +161,7 @@ export class ResearchStore {
   async loadSession(sessionId) {
     return call(this.#s, "research", "loadSession", toJson("sessionId", sessionId));
   }
-  /** Spec 001's `SessionState.load`: the saved session, or null. */
+  /** TK9's `SessionState.load`: the saved session, or null. */
   resumeSession(sessionId) {
     return this.loadSession(sessionId);
   }
@@ -183,22 +182,22 @@ export class ResearchStore {
   }
 }
 
-/** Spec 001's merge: `{ ...state, ...updates }` (shallow), after checking both. */
+/** TK9's merge: `{ ...state, ...updates }` (shallow), after checking both. */
 export function mergeState(state, updates) {
   return researchMergeState(toJson("state", state), toJson("updates", updates));
 }
 
-/** Spec 001's `validate_state`: `{ valid, missing, errors }`. */
+/** TK9's `validate_state`: `{ valid, missing, errors }`. */
 export function validateState(state) {
   return researchValidateState(toJson("state", state));
 }
 
-/** Spec 001's `validate_transition(from, to, state)`: `{ valid, required, missing }`. */
+/** TK9's `validate_transition(from, to, state)`: `{ valid, required, missing }`. */
 export function validateTransition(fromPhase, toPhase, state) {
   return researchValidateTransition(toJson("fromPhase", fromPhase), toJson("toPhase", toPhase), toJson("state", state));
 }
 
-/** A WorkflowState checked against spec 004, with its column defaults filled in. */
+/** A WorkflowState checked, with its column defaults filled in. */
 export function normalizeWorkflowState(state, options) {
   return workflowNormalizeState(toJson("state", state), toJson("options", options));
 }

@@ -7,75 +7,40 @@
 
 use std::fmt;
 
-/// Stable machine-readable error codes (the `code` property of `AgentmemError`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// The caller passed something malformed; nothing was sent or written.
-    InvalidInput,
-    /// The addressed row/thread/memory does not exist (or is invisible to this user).
-    NotFound,
-    /// A uniqueness or foreign-key rule refused the write.
-    Conflict,
-    /// No valid credentials (missing/expired/invalid JWT, anon denied).
-    Unauthorized,
-    /// Valid credentials, but row-level security or a grant refused the operation.
-    Forbidden,
-    /// The request did not finish within its time budget.
-    Timeout,
-    /// The request never got an HTTP answer (DNS, refused, reset, aborted).
-    Network,
-    /// The server answered with a 5xx or an unexpected body.
-    Server,
-    /// The injected embedding callback threw or returned something unusable.
-    EmbeddingFailed,
-    /// An embedding had the wrong number of dimensions.
-    DimensionMismatch,
-    /// A bug in agentmem itself (an invariant broke); please report it.
-    Internal,
-    /// agentmem's SQL (a table or function of `supabase/migrations/`) is missing from the
-    /// database, or is an older version: the message names the migration to apply.
-    SchemaNotInstalled,
-    /// The package's `.wasm` could not be loaded (not shipped next to the bundle, blocked,
-    /// or an internal file was imported instead of an entry). Raised by the JS entry files
-    /// only; listed here so the set of codes lives in one place.
-    WasmNotLoaded,
-}
-
-impl ErrorCode {
-    pub const ALL: [ErrorCode; 13] = [
-        ErrorCode::InvalidInput,
-        ErrorCode::NotFound,
-        ErrorCode::Conflict,
-        ErrorCode::Unauthorized,
-        ErrorCode::Forbidden,
-        ErrorCode::Timeout,
-        ErrorCode::Network,
-        ErrorCode::Server,
-        ErrorCode::EmbeddingFailed,
-        ErrorCode::DimensionMismatch,
-        ErrorCode::Internal,
-        ErrorCode::SchemaNotInstalled,
-        ErrorCode::WasmNotLoaded,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidInput => "invalid_input",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::Conflict => "conflict",
-            ErrorCode::Unauthorized => "unauthorized",
-            ErrorCode::Forbidden => "forbidden",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::Network => "network",
-            ErrorCode::Server => "server",
-            ErrorCode::EmbeddingFailed => "embedding_failed",
-            ErrorCode::DimensionMismatch => "dimension_mismatch",
-            ErrorCode::Internal => "internal",
-            ErrorCode::SchemaNotInstalled => "schema_not_installed",
-            ErrorCode::WasmNotLoaded => "wasm_not_loaded",
-        }
+string_enum!(
+    /// Stable machine-readable error codes (the `code` property of `AgentmemError`).
+    ErrorCode {
+        /// The caller passed something malformed; nothing was sent or written.
+        InvalidInput = "invalid_input",
+        /// The addressed row/thread/memory does not exist (or is invisible to this user).
+        NotFound = "not_found",
+        /// A uniqueness or foreign-key rule refused the write.
+        Conflict = "conflict",
+        /// No valid credentials (missing/expired/invalid JWT, anon denied).
+        Unauthorized = "unauthorized",
+        /// Valid credentials, but row-level security or a grant refused the operation.
+        Forbidden = "forbidden",
+        /// The request did not finish within its time budget.
+        Timeout = "timeout",
+        /// The request never got an HTTP answer (DNS, refused, reset, aborted).
+        Network = "network",
+        /// The server answered with a 5xx or an unexpected body.
+        Server = "server",
+        /// The injected embedding callback threw or returned something unusable.
+        EmbeddingFailed = "embedding_failed",
+        /// An embedding had the wrong number of dimensions.
+        DimensionMismatch = "dimension_mismatch",
+        /// A bug in agentmem itself (an invariant broke); please report it.
+        Internal = "internal",
+        /// agentmem's SQL (a table or function of `supabase/migrations/`) is missing from the
+        /// database, or is an older version: the message names the migration to apply.
+        SchemaNotInstalled = "schema_not_installed",
+        /// The package's `.wasm` could not be loaded (not shipped next to the bundle, blocked,
+        /// or an internal file was imported instead of an entry). Raised by the JS entry files
+        /// only; listed here so the set of codes lives in one place.
+        WasmNotLoaded = "wasm_not_loaded",
     }
-}
+);
 
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -127,6 +92,35 @@ impl fmt::Display for ErrorReport {
 
 impl std::error::Error for ErrorReport {}
 
+/// Input a caller passed that cannot be used, caught before anything was sent: the field
+/// at fault, by its path (`state.conversations[3].role`, `headers.x-n`), and a sentence
+/// saying what is wrong. Every capability's error type has it as its `InvalidInput`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+impl From<Invalid> for ErrorReport {
+    fn from(e: Invalid) -> Self {
+        ErrorReport::invalid_input(e.field, e.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,7 +128,7 @@ mod tests {
     #[test]
     fn codes_are_unique_snake_case_strings() {
         let mut seen = std::collections::HashSet::new();
-        for code in ErrorCode::ALL {
+        for &code in ErrorCode::ALL {
             let s = code.as_str();
             assert!(seen.insert(s), "duplicate code {s}");
             assert!(s.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{s}");

@@ -11,6 +11,7 @@
 #[macro_use]
 pub mod input;
 
+pub mod base64;
 pub mod checkpoint;
 pub mod error;
 pub mod ids;
@@ -20,6 +21,9 @@ pub mod op;
 pub mod state;
 pub mod time;
 pub mod transport;
+
+#[cfg(test)]
+mod testgen;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]
 mod wasm;

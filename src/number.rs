@@ -94,15 +94,8 @@ mod tests {
 
     /// The doubles of every magnitude, by a fixed-seed generator.
     fn doubles() -> impl Iterator<Item = f64> {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        std::iter::from_fn(move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            Some(f64::from_bits(state))
-        })
-        .filter(|x| x.is_finite())
-        .take(200_000)
+        let mut g = crate::testgen::Gen::new(1);
+        std::iter::from_fn(move || Some(f64::from_bits(g.next()))).filter(|x| x.is_finite()).take(200_000)
     }
 
     /// The significant digits of a number's text, without sign, point or exponent.

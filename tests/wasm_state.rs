@@ -5,7 +5,7 @@
 
 use agentmem::state::workflow::{Removed, WorkflowState};
 use agentmem::state::{Context, Store, plan};
-use agentmem::transport::request::Target;
+use agentmem::transport::target::Target;
 use serde_json::{Value, json};
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -708,6 +708,13 @@ fn invalid_range(details: &str) -> ApiError {
 mod tests {
     use super::*;
 
+    /// The message and details of a PGRST100 refusal (a query string PostgREST cannot parse).
+    fn refusal<T: std::fmt::Debug>(r: Result<T, ApiError>) -> (String, String) {
+        let e = r.unwrap_err();
+        assert_eq!((e.status, e.code.as_str()), (400, "PGRST100"), "{e:?}");
+        (e.message, e.details.and_then(|d| d.as_str().map(str::to_owned)).unwrap_or_default())
+    }
+
     fn pairs(q: &str) -> QueryParams {
         parse_query(&decode_pairs(q), false).unwrap()
     }
@@ -747,7 +754,11 @@ mod tests {
         assert_eq!((f[0].op, f[0].quant), (Op::Like, Some(Quant::Any)));
         assert_eq!(f[0].operand, Operand::Value("{*a*,*b*}".into()));
         assert_eq!((f[1].op, f[1].quant), (Op::Gte, Some(Quant::All)));
-        assert!(parse_query(&decode_pairs("t=cs(any).{a}"), false).is_err(), "cs takes no quantifier");
+        assert_eq!(
+            refusal(parse_query(&decode_pairs("t=cs(any).{a}"), false)),
+            ("failed to parse filter (cs(any).{a})".into(), "operator \"cs\" takes no configuration".into()),
+            "cs takes no quantifier"
+        );
     }
 
     #[test]
@@ -770,8 +781,12 @@ mod tests {
             Operand::List(vec!["a,b".into(), "c\"d".into(), "e\\f".into(), "plain".into(), "x.y:z(1)".into()])
         );
         assert_eq!(parse_filter("n", "in.()").unwrap().operand, Operand::List(vec![]));
-        assert!(parse_filter("n", "in.(a,\"b").is_err());
-        assert!(parse_filter("n", "in.a,b").is_err());
+        for bad in ["in.(a,\"b", "in.a,b"] {
+            assert_eq!(
+                refusal(parse_filter("n", bad)),
+                (format!("failed to parse filter ({bad})"), "expecting (value,value,...)".into())
+            );
+        }
     }
 
     #[test]
@@ -822,8 +837,12 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(parse_query(&decode_pairs("or=(a.eq.1"), false).is_err());
-        assert!(parse_query(&decode_pairs("or=a.eq.1"), false).is_err());
+        for bad in ["(a.eq.1", "a.eq.1"] {
+            assert_eq!(
+                refusal(parse_query(&decode_pairs(&format!("or={bad}")), false)),
+                (format!("failed to parse logic tree ({bad})"), "or expects (condition,condition,...)".into())
+            );
+        }
     }
 
     #[test]
@@ -878,14 +897,21 @@ mod tests {
         let q = parse_query(&decode_pairs("director=3&year=gt.1900&select=title"), true).unwrap();
         assert_eq!(q.rpc_args, vec![("director".to_owned(), "3".to_owned())]);
         assert_eq!(root_filters(&q)[0].field.column, "year");
-        assert!(parse_query(&decode_pairs("director=3"), false).is_err(), "on tables every pair is a filter");
+        assert_eq!(
+            refusal(parse_query(&decode_pairs("director=3"), false)),
+            ("failed to parse filter (3)".into(), "expecting operator.value".into()),
+            "on tables every pair is a filter"
+        );
     }
 
     #[test]
     fn fts_takes_a_configuration() {
         let f = parse_filter("tsv", "fts(english).cats").unwrap();
         assert_eq!(f.operand, Operand::Fts { config: Some("english".into()), query: "cats".into() });
-        assert!(parse_filter("x", "eq(english).a").is_err());
+        assert_eq!(
+            refusal(parse_filter("x", "eq(english).a")),
+            ("failed to parse filter (eq(english).a)".into(), "operator \"eq\" takes no configuration".into())
+        );
     }
 
     #[test]

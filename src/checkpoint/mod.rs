@@ -16,7 +16,6 @@
 //!   in `(task_path, task_id, idx)` code-point order, and the migration of checkpoints older
 //!   than format v4 (their parent's `__pregel_tasks` writes become `channel_values.__pregel_tasks`).
 
-pub mod base64;
 mod ops;
 mod read;
 mod write;
@@ -29,7 +28,7 @@ pub use write::{
     put_writes_args, strip_nul,
 };
 
-use crate::error::{ErrorCode, ErrorReport};
+use crate::error::{ErrorCode, ErrorReport, Invalid};
 
 /// The channel of pending `Send`s (`TASKS` in `@langchain/langgraph-checkpoint`).
 pub const TASKS: &str = "__pregel_tasks";
@@ -66,7 +65,7 @@ impl TypedBytes {
     pub(crate) fn encode(&self) -> (Option<String>, Option<String>) {
         match self.as_text() {
             Some(t) => (None, Some(t.to_owned())),
-            None => (Some(base64::encode(&self.bytes)), None),
+            None => (Some(crate::base64::encode(&self.bytes)), None),
         }
     }
 }
@@ -88,8 +87,8 @@ pub struct TypedValue {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CheckpointError {
     /// The caller's config, checkpoint, metadata or options cannot be stored or queried.
-    #[error("{message}")]
-    InvalidInput { field: String, message: String },
+    #[error(transparent)]
+    InvalidInput(#[from] Invalid),
     /// The server answered with something that is not a checkpoint row of our SQL.
     #[error("the server returned a malformed checkpoint row: {0}")]
     MalformedRow(String),
@@ -97,14 +96,14 @@ pub enum CheckpointError {
 
 impl CheckpointError {
     pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        CheckpointError::InvalidInput { field: field.into(), message: message.into() }
+        CheckpointError::InvalidInput(Invalid::new(field, message))
     }
 }
 
 impl From<CheckpointError> for ErrorReport {
     fn from(e: CheckpointError) -> Self {
         match e {
-            CheckpointError::InvalidInput { field, message } => ErrorReport::invalid_input(field, message),
+            CheckpointError::InvalidInput(e) => e.into(),
             e @ CheckpointError::MalformedRow(_) => ErrorReport::new(ErrorCode::Server, e.to_string()),
         }
     }

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
 use crate::error::ErrorReport;
 use crate::op::{Op, Output, Step};
-use crate::transport::request::{self, CountMode, ReadOptions, RpcOptions, Target};
+use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
+use crate::transport::request;
+use crate::transport::target::Target;
 
 /// A saver call, its arguments converted from what LangGraph passed (`configurable` is
 /// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).

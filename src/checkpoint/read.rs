@@ -4,35 +4,33 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{CheckpointError, Payload, TASKS, TypedValue, base64};
+use super::{CheckpointError, Payload, TASKS, TypedValue};
+use crate::error::Invalid;
+use crate::input;
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
 /// Fields of one element of what `langgraph_tuple_json` builds, read by hand from a
-/// parsed `Value`: derived `Deserialize` impls for the four row shapes cost ~12 KB of .wasm.
-/// Unknown keys are ignored, so the SQL may add fields without breaking deployed packages.
+/// parsed `Value` with the crate's input readers (derived `Deserialize` impls for the four
+/// row shapes cost ~12 KB of .wasm); a value of the wrong kind is a malformed row, named
+/// by its path (`row.blobs` → `blob.type`). Unknown keys are ignored, so the SQL may add
+/// fields without breaking deployed packages.
 struct Fields<'a>(&'a Map<String, Value>, &'static str);
 
 impl<'a> Fields<'a> {
     fn of(v: &'a Value, what: &'static str) -> Result<Self> {
-        v.as_object().map(|o| Fields(o, what)).ok_or_else(|| malformed(format!("{what} is not an object")))
+        input::object(v, what).map(|o| Fields(o, what)).map_err(malformed)
     }
     fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(malformed(format!("{}.{key} is not a string", self.1))),
-        }
+        let Some(v) = input::get(self.0, key) else { return Ok(None) };
+        v.as_str().map(Some).ok_or_else(|| malformed(input::expected(&input::key(self.1, key), "a string", v)))
     }
     fn str(&self, key: &str) -> Result<&'a str> {
-        self.opt_str(key)?.ok_or_else(|| malformed(format!("{}.{key} is missing", self.1)))
+        self.opt_str(key)?.ok_or_else(|| malformed(input::missing(&input::key(self.1, key))))
     }
     fn array(&self, key: &str) -> Result<&'a [Value]> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(&[]),
-            Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(malformed(format!("{}.{key} is not an array", self.1))),
-        }
+        let Some(v) = input::get(self.0, key) else { return Ok(&[]) };
+        input::array(v, &input::key(self.1, key)).map(Vec::as_slice).map_err(malformed)
     }
     /// `type` + `text` (a value stored as text) or base64 `blob`, as blobs, writes and
     /// pending sends carry them.
@@ -41,14 +39,15 @@ impl<'a> Fields<'a> {
         if let Some(text) = self.opt_str("text")? {
             return Ok(TypedValue { type_, data: Payload::Text(text.to_owned()) });
         }
-        let bytes = base64::decode(self.str("blob")?)
-            .map_err(|e| malformed(format!("{}.blob is not standard base64: {e}", self.1)))?;
+        let bytes = crate::base64::decode(self.str("blob")?)
+            .map_err(|e| CheckpointError::MalformedRow(format!("{}.blob is not standard base64: {e}", self.1)))?;
         Ok(TypedValue { type_, data: Payload::Bytes(bytes) })
     }
 }
 
-fn malformed(message: String) -> CheckpointError {
-    CheckpointError::MalformedRow(message)
+/// What the server sent is not a row of our SQL: the reader's sentence says where.
+fn malformed(e: Invalid) -> CheckpointError {
+    CheckpointError::MalformedRow(e.message)
 }
 
 /// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`.
@@ -148,10 +147,8 @@ fn decode_row(row: &Value) -> Result<Tuple> {
     let parent = r.opt_str("parent_checkpoint_id")?;
     // Stored without channel_values: langgraph_put drops them.
     let mut checkpoint = Fields::of(r.0.get("checkpoint").unwrap_or(&Value::Null), "row.checkpoint")?.0.clone();
-    let metadata =
-        r.0.get("metadata")
-            .filter(|m| m.is_object())
-            .ok_or_else(|| malformed("row.metadata is not an object".into()))?;
+    let metadata = r.0.get("metadata").unwrap_or(&Value::Null);
+    input::object(metadata, "row.metadata").map_err(malformed)?;
 
     let mut values = Vec::new();
     for b in r.array("blobs")? {
@@ -196,7 +193,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
         let sends = sends.iter().map(|s| Fields::of(s, "pending send")?.typed()).collect::<Result<Vec<_>>>()?;
         let versions = checkpoint.entry("channel_versions").or_insert_with(|| Value::Object(Map::new()));
         let Value::Object(versions) = versions else {
-            return Err(malformed("row.checkpoint.channel_versions is not an object".into()));
+            return Err(malformed(input::expected("row.checkpoint.channel_versions", "an object", versions)));
         };
         let version = max_version(versions);
         versions.insert(TASKS.into(), version);
@@ -220,11 +217,11 @@ fn decode_row(row: &Value) -> Result<Tuple> {
 /// The `data` of a get_tuple (`null` or one row) or list (an array of rows) response, as
 /// JSON text.
 pub fn decode_rows(json: &str) -> Result<Vec<Tuple>> {
-    match serde_json::from_str(json).map_err(|e| malformed(e.to_string()))? {
+    match serde_json::from_str(json).map_err(|e| CheckpointError::MalformedRow(e.to_string()))? {
         Value::Null => Ok(vec![]),
         Value::Array(rows) => rows.iter().map(decode_row).collect(),
         row @ Value::Object(_) => Ok(vec![decode_row(&row)?]),
-        other => Err(malformed(format!("expected rows, got {other:.40}"))),
+        other => Err(malformed(input::expected("data", "a row or an array of rows", &other))),
     }
 }
 

@@ -9,53 +9,44 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::*;
+use crate::testgen::Gen;
 
-/// xorshift64*: deterministic, so a failure names a seed that reproduces it.
-struct Rng(u64);
+/// Text with what JSON and Postgres treat specially: quotes, backslashes, astral
+/// characters, U+0000 (which jsonb cannot hold) and U+FFFF.
+const PIECES: [&str; 12] = ["a", "Z", "0", "~", " ", "\"", "\\", "é", "😀", "\u{0}", "\u{FFFF}", "𝄞x"];
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+fn string(g: &mut Gen, max: usize) -> String {
+    g.text_of(&PIECES, max)
+}
+
+fn bytes(g: &mut Gen) -> Vec<u8> {
+    let len = [0, 1, 2, 3, 64, 1000][g.below(6)];
+    (0..len).map(|_| g.next() as u8).collect()
+}
+
+/// Any JSON value, numbers of every size included.
+fn json(g: &mut Gen, depth: usize) -> Value {
+    match g.below(if depth == 0 { 4 } else { 6 }) {
+        0 => Value::Null,
+        1 => json!(g.chance(50)),
+        2 => match g.below(3) {
+            0 => json!(g.next() as i64),
+            1 => json!(g.below(1000)),
+            _ => json!((g.next() % 1_000_000) as f64 / 7.0),
+        },
+        3 => json!(string(g, 6)),
+        4 => Value::Array((0..g.below(4)).map(|_| json(g, depth - 1)).collect()),
+        _ => Value::Object((0..g.below(4)).map(|_| (string(g, 4), json(g, depth - 1))).collect()),
     }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+}
+
+fn typed(g: &mut Gen) -> TypedBytes {
+    // JSON text (sent as text) as well as arbitrary bytes of either type (base64).
+    if g.chance(30) {
+        let text = serde_json::to_vec(&json(g, 3)).unwrap();
+        return TypedBytes { type_: "json".into(), bytes: text };
     }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-    fn string(&mut self, max: usize) -> String {
-        const PIECES: [&str; 12] = ["a", "Z", "0", "~", " ", "\"", "\\", "é", "😀", "\u{0}", "\u{FFFF}", "𝄞x"];
-        (0..self.below(max + 1)).map(|_| PIECES[self.below(PIECES.len())]).collect()
-    }
-    fn bytes(&mut self) -> Vec<u8> {
-        let len = [0, 1, 2, 3, 64, 1000][self.below(6)];
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-    fn json(&mut self, depth: usize) -> Value {
-        match self.below(if depth == 0 { 4 } else { 6 }) {
-            0 => Value::Null,
-            1 => json!(self.chance(50)),
-            2 => match self.below(3) {
-                0 => json!(self.next() as i64),
-                1 => json!(self.below(1000)),
-                _ => json!((self.next() % 1_000_000) as f64 / 7.0),
-            },
-            3 => json!(self.string(6)),
-            4 => Value::Array((0..self.below(4)).map(|_| self.json(depth - 1)).collect()),
-            _ => Value::Object((0..self.below(4)).map(|_| (self.string(4), self.json(depth - 1))).collect()),
-        }
-    }
-    fn typed(&mut self) -> TypedBytes {
-        // JSON text (sent as text) as well as arbitrary bytes of either type (base64).
-        if self.chance(30) {
-            let text = serde_json::to_vec(&self.json(3)).unwrap();
-            return TypedBytes { type_: "json".into(), bytes: text };
-        }
-        TypedBytes { type_: if self.chance(50) { "json" } else { "bytes" }.into(), bytes: self.bytes() }
-    }
+    TypedBytes { type_: if g.chance(50) { "json" } else { "bytes" }.into(), bytes: bytes(g) }
 }
 
 /// `(channel, value)` pairs of one `putWrites` call.
@@ -149,10 +140,10 @@ fn meta(v: &Value) -> TypedBytes {
 #[test]
 fn generated_threads_round_trip_losslessly() {
     for seed in 1..=60u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-        let thread = rng.string(8).replace('\0', "") + "t";
-        let ns = if rng.chance(50) { String::new() } else { rng.string(5) };
-        let channels: Vec<String> = (0..1 + rng.below(5)).map(|i| format!("{}{i}", rng.string(4))).collect();
+        let mut rng = Gen::new(seed);
+        let thread = string(&mut rng, 8).replace('\0', "") + "t";
+        let ns = if rng.chance(50) { String::new() } else { string(&mut rng, 5) };
+        let channels: Vec<String> = (0..1 + rng.below(5)).map(|i| format!("{}{i}", string(&mut rng, 4))).collect();
 
         let mut db = Db::default();
         // The model of LangGraph's state: each channel's current version and value.
@@ -166,7 +157,7 @@ fn generated_threads_round_trip_losslessly() {
                 if rng.chance(50) {
                     let version =
                         if rng.chance(70) { json!(step + 1) } else { json!(format!("{:032}.{step}", step + 1)) };
-                    let value = if rng.chance(85) { Some(rng.typed()) } else { None };
+                    let value = if rng.chance(85) { Some(typed(&mut rng)) } else { None };
                     current.insert(ch.clone(), (version.clone(), value));
                     new_versions.insert(ch.clone(), version);
                 }
@@ -178,7 +169,7 @@ fn generated_threads_round_trip_losslessly() {
                 "channel_versions": channel_versions,
                 "versions_seen": {"node": {"a": 1}},
             });
-            let metadata = rng.json(3);
+            let metadata = json(&mut rng, 3);
             let metadata =
                 if metadata.is_object() { metadata } else { json!({"source": "loop", "step": step, "x": metadata}) };
             let values: Vec<(String, TypedBytes)> =
@@ -190,15 +181,18 @@ fn generated_threads_round_trip_losslessly() {
             // Writes of a few tasks, some to special channels, some written twice.
             let mut tasks: Vec<(String, String, Writes)> = Vec::new();
             for t in 0..rng.below(4) {
-                let task_path = if rng.chance(30) { String::new() } else { format!("~{}", rng.string(3)) };
+                let task_path = if rng.chance(30) { String::new() } else { format!("~{}", string(&mut rng, 3)) };
                 let writes: Writes = (0..rng.below(4))
                     .map(|_| {
-                        let ch =
-                            if rng.chance(30) { WRITES_IDX_MAP[rng.below(4)].0.to_string() } else { rng.string(3) };
-                        (ch, rng.typed())
+                        let ch = if rng.chance(30) {
+                            WRITES_IDX_MAP[rng.below(4)].0.to_string()
+                        } else {
+                            string(&mut rng, 3)
+                        };
+                        (ch, typed(&mut rng))
                     })
                     .collect();
-                let task = format!("task-{}{t}", rng.string(2));
+                let task = format!("task-{}{t}", string(&mut rng, 2));
                 let cfg = json!({"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": id});
                 for _ in 0..1 + rng.below(2) {
                     match put_writes_args(&cfg, &task, &task_path, writes.clone()).unwrap() {
@@ -266,9 +260,9 @@ fn generated_threads_round_trip_losslessly() {
 
 #[test]
 fn metadata_without_nul_is_stored_unchanged() {
-    let mut rng = Rng(42);
+    let mut rng = Gen::new(42);
     for _ in 0..200 {
-        let v = json!({"k": rng.json(4)});
+        let v = json!({"k": json(&mut rng, 4)});
         let clean = strip_nul(v.clone());
         assert_eq!(strip_nul(clean.clone()), clean, "idempotent");
         let text = serde_json::to_string(&clean).unwrap();
@@ -282,7 +276,7 @@ fn metadata_without_nul_is_stored_unchanged() {
 #[test]
 fn metadata_numbers_survive_exactly() {
     // JS writes the shortest text that round-trips a double; so does serde_json.
-    let mut rng = Rng(7);
+    let mut rng = Gen::new(7);
     for _ in 0..20_000 {
         let f = f64::from_bits(rng.next());
         if !f.is_finite() {

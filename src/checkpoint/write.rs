@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{CheckpointError, TypedBytes, special_write_idx};
+use crate::input;
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
@@ -21,42 +22,23 @@ struct Ids {
     checkpoint_id: Option<String>,
 }
 
-fn optional_string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<String>> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(CheckpointError::invalid(field, format!("{field} must be a string, got {}", kind(other)))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+/// A string of `obj` at `path`, `None` when absent or null.
+fn optional_string(obj: &Map<String, Value>, path: &str, key: &str) -> Result<Option<String>> {
+    Ok(input::get(obj, key).map(|v| input::string(v, &input::key(path, key))).transpose()?)
 }
 
 /// `None` when the config had no `configurable`.
 fn ids(configurable: &Value) -> Result<Option<Ids>> {
-    let obj = match configurable {
-        Value::Null => return Ok(None),
-        Value::Object(obj) => obj,
-        other => {
-            return Err(CheckpointError::invalid(
-                "config.configurable",
-                format!("config.configurable must be an object, got {}", kind(other)),
-            ));
-        }
-    };
+    if configurable.is_null() {
+        return Ok(None);
+    }
+    const PATH: &str = "config.configurable";
+    let obj = input::object(configurable, PATH)?;
     let non_empty = |s: Option<String>| s.filter(|s| !s.is_empty());
     Ok(Some(Ids {
-        thread_id: non_empty(optional_string(obj, "thread_id", "config.configurable.thread_id")?),
-        checkpoint_ns: optional_string(obj, "checkpoint_ns", "config.configurable.checkpoint_ns")?,
-        checkpoint_id: non_empty(optional_string(obj, "checkpoint_id", "config.configurable.checkpoint_id")?),
+        thread_id: non_empty(optional_string(obj, PATH, "thread_id")?),
+        checkpoint_ns: optional_string(obj, PATH, "checkpoint_ns")?,
+        checkpoint_id: non_empty(optional_string(obj, PATH, "checkpoint_id")?),
     }))
 }
 
@@ -110,9 +92,7 @@ fn version_text(v: &Value, field: &str) -> Result<String> {
             (_, _, Some(f)) => crate::number::positional(f),
             _ => unreachable!("a serde_json number is an i64, u64 or f64"),
         }),
-        other => {
-            Err(CheckpointError::invalid(field, format!("{field} must be a number or a string, got {}", kind(other))))
-        }
+        other => Err(input::expected(field, "a number or a string", other).into()),
     }
 }
 
@@ -160,12 +140,7 @@ pub fn put_args(
 ) -> Result<PutArgs> {
     let (thread_id, checkpoint_ns, parent_id) = write_ids(configurable, "put")?;
 
-    let Value::Object(checkpoint) = checkpoint else {
-        return Err(CheckpointError::invalid(
-            "checkpoint",
-            format!("checkpoint must be an object, got {}", kind(checkpoint)),
-        ));
-    };
+    let checkpoint = input::object(checkpoint, "checkpoint")?;
     // Values are not JSON (messages, bytes, ...): they travel as blobs, serialized by the
     // saver, which passes the checkpoint without them.
     if checkpoint.contains_key("channel_values") {
@@ -174,29 +149,18 @@ pub fn put_args(
             "pass the checkpoint without channel_values: values travel as serialized blobs",
         ));
     }
-    let id = match checkpoint.get("id") {
-        Some(Value::String(id)) if !id.is_empty() => id.clone(),
-        _ => return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must be a non-empty string")),
-    };
-    match checkpoint.get("channel_versions") {
-        None | Some(Value::Null | Value::Object(_)) => {}
-        Some(other) => {
-            return Err(CheckpointError::invalid(
-                "checkpoint.channel_versions",
-                format!("checkpoint.channel_versions must be an object, got {}", kind(other)),
-            ));
-        }
+    // Any id LangGraph makes (uuid6) or a caller chose, as given; only not empty.
+    let id = input::string(input::required(checkpoint, "checkpoint", "id")?, "checkpoint.id")?;
+    if id.is_empty() {
+        return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must not be empty"));
+    }
+    if let Some(versions) = input::get(checkpoint, "channel_versions") {
+        input::object(versions, "checkpoint.channel_versions")?;
     }
 
     let new_versions = match new_versions {
         Value::Null => &Map::new(),
-        Value::Object(m) => m,
-        other => {
-            return Err(CheckpointError::invalid(
-                "newVersions",
-                format!("newVersions must be an object, got {}", kind(other)),
-            ));
-        }
+        v => input::object(v, "newVersions")?,
     };
     let blobs = new_versions
         .iter()
@@ -241,9 +205,7 @@ fn metadata_json(metadata: TypedBytes) -> Result<Value> {
     })?;
     let value: Value = serde_json::from_str(text)
         .map_err(|e| CheckpointError::invalid("metadata", format!("the serialized metadata is not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(CheckpointError::invalid("metadata", format!("metadata must be an object, got {}", kind(&value))));
-    }
+    input::object(&value, "metadata")?;
     Ok(strip_nul(value))
 }
 
@@ -290,7 +252,7 @@ pub fn put_writes_args(
         )
     })?;
     if task_id.is_empty() {
-        return Err(CheckpointError::invalid("taskId", "taskId must be a non-empty string"));
+        return Err(CheckpointError::invalid("taskId", "taskId must not be empty"));
     }
     if writes.is_empty() {
         return Ok(None);
@@ -354,10 +316,7 @@ pub fn list_args(configurable: &Value, options: &Value) -> Result<ListArgs> {
     let ids = ids(configurable)?.unwrap_or_default();
     let options = match options {
         Value::Null => &Map::new(),
-        Value::Object(o) => o,
-        other => {
-            return Err(CheckpointError::invalid("options", format!("options must be an object, got {}", kind(other))));
-        }
+        v => input::object(v, "options")?,
     };
     let filter = match options.get("filter") {
         None | Some(Value::Null) => None,
@@ -366,28 +325,19 @@ pub fn list_args(configurable: &Value, options: &Value) -> Result<ListArgs> {
         // Stored metadata had U+0000 removed, so a filter must too, or it could never match.
         Some(f @ Value::Object(_)) => Some(strip_nul(f.clone())),
         Some(other) => {
-            return Err(CheckpointError::invalid(
-                "options.filter",
-                format!("options.filter must be an object of metadata keys and values, got {}", kind(other)),
-            ));
+            return Err(input::expected("options.filter", "an object of metadata keys and values", other).into());
         }
     };
-    let before = optional_string(options, "before", "options.before")?.filter(|s| !s.is_empty());
-    let limit = match options.get("limit") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            Some(v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|&n| n <= i32::MAX as u32).ok_or_else(|| {
-                CheckpointError::invalid("options.limit", "options.limit must be an integer between 0 and 2147483647")
-            })?)
-        }
-    };
+    let before = optional_string(options, "options", "before")?.filter(|s| !s.is_empty());
+    let limit =
+        input::get(options, "limit").map(|v| input::whole(v, "options.limit", 0, i32::MAX.into())).transpose()?;
     Ok(ListArgs {
         p_thread_id: ids.thread_id,
         p_checkpoint_ns: ids.checkpoint_ns,
         p_checkpoint_id: ids.checkpoint_id,
         p_filter: filter,
         p_before: before,
-        p_limit: limit,
+        p_limit: limit.map(|n| n as u32),
     })
 }
 
@@ -403,7 +353,7 @@ mod tests {
     }
     fn field(r: Result<impl std::fmt::Debug>) -> String {
         match r {
-            Err(InvalidInput { field, .. }) => field,
+            Err(InvalidInput(e)) => e.field,
             other => panic!("expected invalid input, got {other:?}"),
         }
     }

@@ -1,5 +1,5 @@
-//! Thread ids for LangGraph checkpoints: the COIA entry flows (spec 000 §1) and the CIM /
-//! supervisor ids whose deal id drives row-level security (spec 002).
+//! Thread ids for LangGraph checkpoints: the COIA entry flows and the CIM /
+//! supervisor ids whose deal id drives row-level security.
 
 use serde::Serialize;
 use uuid::Uuid;
@@ -23,32 +23,20 @@ pub struct ThreadConfig {
     pub checkpoint_id: Option<String>,
 }
 
-/// COIA's entry flows, each with its own checkpoint namespace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoiaFlow {
-    Chat,
-    Research,
-    Intelligence,
-    Landing,
-    Bidcard,
-}
+string_enum!(
+    /// COIA's entry flows, each with its own checkpoint namespace.
+    CoiaFlow {
+        Chat = "chat",
+        Research = "research",
+        Intelligence = "intelligence",
+        Landing = "landing",
+        Bidcard = "bidcard",
+    }
+);
 
 impl CoiaFlow {
-    pub const ALL: [CoiaFlow; 5] =
-        [CoiaFlow::Chat, CoiaFlow::Research, CoiaFlow::Intelligence, CoiaFlow::Landing, CoiaFlow::Bidcard];
-
     pub fn parse(name: &str) -> Result<CoiaFlow, IdError> {
-        CoiaFlow::ALL.into_iter().find(|flow| flow.name() == name).ok_or_else(|| IdError::UnknownFlow(name.to_owned()))
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            CoiaFlow::Chat => "chat",
-            CoiaFlow::Research => "research",
-            CoiaFlow::Intelligence => "intelligence",
-            CoiaFlow::Landing => "landing",
-            CoiaFlow::Bidcard => "bidcard",
-        }
+        <CoiaFlow as crate::input::Choice>::named(name).ok_or_else(|| IdError::UnknownFlow(name.to_owned()))
     }
 
     pub const fn namespace(self) -> &'static str {
@@ -130,14 +118,14 @@ fn normalize_deal_id(deal_id: &str) -> Result<String, IdError> {
     Uuid::try_parse(deal_id).map(hyphenated).map_err(|_| IdError::InvalidDealId(deal_id.to_owned()))
 }
 
-/// `cim-{dealId}-{cimId}` (spec 002).
+/// `cim-{dealId}-{cimId}`.
 pub fn cim_thread_id(deal_id: &str, cim_id: &str) -> Result<String, IdError> {
     let deal = normalize_deal_id(deal_id)?;
     check_segment("cimId", cim_id)?;
     Ok(format!("cim-{deal}-{cim_id}"))
 }
 
-/// `supervisor-{dealId}-{timestampMs}` (spec 002).
+/// `supervisor-{dealId}-{timestampMs}`.
 pub fn supervisor_thread_id(deal_id: &str, timestamp_ms: u64) -> Result<String, IdError> {
     let deal = normalize_deal_id(deal_id)?;
     if timestamp_ms > MAX_TIMESTAMP_MS {
@@ -206,7 +194,7 @@ pub fn parse_thread_id(id: &str) -> ParsedThreadId {
     ParsedThreadId::Other
 }
 
-/// Exactly what spec 002's SQL returns:
+/// Exactly what the SQL function `extract_deal_id_from_thread` returns:
 /// `(regexp_match(thread_id, '^(?:cim|supervisor)-([0-9a-f-]{36})'))[1]::UUID`, with any
 /// cast failure turned into NULL. Consequences worth knowing: uppercase hex never matches
 /// (NULL), 36 dashes match the regex but fail the cast (NULL), and hyphens may sit after
@@ -305,8 +293,8 @@ mod tests {
 
     #[test]
     fn flow_names_round_trip_and_unknown_is_rejected() {
-        for flow in CoiaFlow::ALL {
-            assert_eq!(CoiaFlow::parse(flow.name()), Ok(flow));
+        for &flow in CoiaFlow::ALL {
+            assert_eq!(CoiaFlow::parse(flow.as_str()), Ok(flow));
         }
         assert_eq!(CoiaFlow::parse("Chat"), Err(IdError::UnknownFlow("Chat".into())));
     }

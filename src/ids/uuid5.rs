@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::IdError;
 
 /// The namespace COIA's `UnifiedStateManager` uses to turn a contractor_lead_id into the
-/// `conversation_id` of `unified_conversation_memory` (spec 000 §2):
+/// `conversation_id` of `unified_conversation_memory`:
 /// `uuid.uuid5(uuid.UUID("00000000-0000-0000-0000-000000000001"), contractor_lead_id)`.
 pub const COIA_CONVERSATION_NAMESPACE: Uuid = Uuid::from_u128(1);
 
@@ -38,7 +38,7 @@ pub(crate) fn hyphenated(uuid: Uuid) -> String {
     uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer()).to_owned()
 }
 
-/// The COIA conversation id for a contractor lead (spec 000 §2).
+/// The COIA conversation id for a contractor lead.
 pub fn conversation_id(contractor_lead_id: &str, namespace: Option<&Uuid>) -> Result<String, IdError> {
     if contractor_lead_id.is_empty() {
         return Err(IdError::Empty { field: "contractorLeadId" });

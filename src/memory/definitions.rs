@@ -1,5 +1,5 @@
 //! The tool definitions a model sees, in Anthropic (`input_schema`) and OpenAI
-//! (`parameters`) shapes. The descriptions carry spec 003's guidance on when to remember
+//! (`parameters`) shapes. The descriptions carry the guidance on when to remember
 //! and how important each kind of memory is, because that is what makes a model use them.
 
 use serde_json::{Value, json};
@@ -18,34 +18,27 @@ fn tools() -> Vec<Value> {
     }
 }
 
-/// The shapes a model vendor's SDK takes tool definitions in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Anthropic Messages API: `{ name, description, input_schema }`.
-    Anthropic,
-    /// OpenAI Chat Completions: `{ type: "function", function: { name, description, parameters } }`.
-    OpenAi,
-    /// OpenAI Responses API: `{ type: "function", name, description, parameters }`.
-    OpenAiResponses,
-}
+string_enum!(
+    /// The shapes a model vendor's SDK takes tool definitions in.
+    Format {
+        /// Anthropic Messages API: `{ name, description, input_schema }`.
+        Anthropic = "anthropic",
+        /// OpenAI Chat Completions: `{ type: "function", function: { name, description, parameters } }`.
+        OpenAi = "openai",
+        /// OpenAI Responses API: `{ type: "function", name, description, parameters }`.
+        OpenAiResponses = "openai-responses",
+    }
+);
 
 impl Format {
     pub fn parse(format: &str) -> Result<Format, MemoryError> {
-        match format {
-            "anthropic" => Ok(Format::Anthropic),
-            "openai" => Ok(Format::OpenAi),
-            "openai-responses" => Ok(Format::OpenAiResponses),
-            other => Err(MemoryError::invalid(
-                "format",
-                format!("format must be \"anthropic\", \"openai\" or \"openai-responses\" (got {other:?})"),
-            )),
-        }
+        Ok(crate::input::choose("format", &Value::String(format.to_owned()))?)
     }
 }
 
 /// The `strict` option of `definitions(format, options)`; options are JSON text, `None`
 /// when not given.
-pub fn strict_option(options: Option<&str>) -> Result<bool, crate::ErrorReport> {
+pub fn strict_option(options: Option<&str>) -> Result<bool, crate::error::Invalid> {
     crate::input::options(options, |v| crate::input::Object::new(v, "", "options", &["strict"])?.flag("strict"))
 }
 
@@ -141,14 +134,14 @@ fn bounds_into_descriptions(schema: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{Settings, ToolName, plan};
+    use crate::memory::{ToolName, plan};
 
     #[test]
     fn both_formats_describe_the_same_five_tools() {
         let a = definitions("anthropic", false).unwrap();
         let o = definitions("openai", false).unwrap();
         let names: Vec<_> = a.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ToolName::ALL.map(ToolName::as_str));
+        assert_eq!(names, ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>());
         for (x, y) in a.as_array().unwrap().iter().zip(o.as_array().unwrap()) {
             assert_eq!(x["input_schema"], y["function"]["parameters"]);
             assert_eq!(x["name"], y["function"]["name"]);
@@ -166,7 +159,7 @@ mod tests {
     /// The limits the definitions state are the validator's.
     #[test]
     fn stated_limits_match_the_validator() {
-        use crate::memory::input::{
+        use crate::memory::names::{
             MAX_CONTENT_CHARS, MAX_CONTEXT_CHARS, MAX_CONTEXT_MEMORIES, MAX_SEARCH_LIMIT, REFERENCE_TYPES,
         };
         let a = definitions("anthropic", false).unwrap();
@@ -178,19 +171,8 @@ mod tests {
         assert_eq!(prop(4, "max_memories")["maximum"], json!(MAX_CONTEXT_MEMORIES));
         for tool in a.as_array().unwrap() {
             for t in ["memory_type"].iter().filter_map(|k| tool["input_schema"]["properties"].get(*k)) {
-                assert_eq!(t["enum"], json!(crate::memory::MemoryType::ALL.map(crate::memory::MemoryType::as_str)));
+                assert_eq!(t["enum"], json!(crate::memory::MemoryType::ALL));
             }
-        }
-    }
-
-    fn settings() -> Settings {
-        Settings {
-            agent_id: "a".into(),
-            session_id: None,
-            dimensions: 3,
-            match_threshold: 0.5,
-            now_ms: 0.0,
-            embed_timeout_ms: 1,
         }
     }
 
@@ -198,7 +180,7 @@ mod tests {
     /// required one is really required: the schema and the parser cannot drift apart.
     #[test]
     fn schemas_and_validation_agree() {
-        let settings = settings();
+        let settings = crate::memory::test_settings();
         let samples = json!({
             "content": "User prefers US-based vendors", "memory_type": "preference", "importance_score": 0.9,
             "reference_type": "rfp", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", "expires_at": "2999-01-01",
@@ -350,7 +332,7 @@ mod tests {
     /// the validator reads null as "not given", so such a call means the same as without.
     #[test]
     fn strict_calls_with_nulls_mean_what_they_say() {
-        let settings = settings();
+        let settings = crate::memory::test_settings();
         let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
         let calls = [
             ("create_memory", json!({"content": "x", "memory_type": "fact"})),

@@ -1,4 +1,4 @@
-//! Agent memory tools (spec 003): the definitions a model sees, validation of what a
+//! Agent memory tools: the definitions a model sees, validation of what a
 //! model sends, the one RPC each tool call becomes, and the result the model reads back.
 //!
 //! Embeddings come from the caller's callback; this module only checks them
@@ -6,21 +6,27 @@
 //! sequence: [`plan`] → embed (when the plan asks) → [`Plan::request`] → send →
 //! [`Plan::result`].
 
+pub mod call;
 pub mod definitions;
 pub mod embedding;
-pub mod input;
+pub mod names;
+mod result;
+mod rpc;
 
 use serde_json::{Value, json};
 
-use crate::error::{ErrorCode, ErrorReport};
+use crate::error::{ErrorCode, ErrorReport, Invalid};
+use crate::input;
 use crate::op::{Embed, Op, Step};
-use crate::transport::request::{self, ReadOptions, RpcOptions, Target};
-pub use input::{MemoryType, ToolName};
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
+use crate::transport::target::Target;
+pub use names::{MemoryType, ToolName};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MemoryError {
-    #[error("{message}")]
-    InvalidInput { field: String, message: String },
+    #[error(transparent)]
+    InvalidInput(#[from] Invalid),
     #[error("{0}")]
     EmbeddingFailed(String),
     #[error("{0}")]
@@ -31,14 +37,14 @@ pub enum MemoryError {
 
 impl MemoryError {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        MemoryError::InvalidInput { field: field.into(), message: message.into() }
+        MemoryError::InvalidInput(Invalid::new(field, message))
     }
 }
 
 impl From<MemoryError> for ErrorReport {
     fn from(e: MemoryError) -> Self {
         match e {
-            MemoryError::InvalidInput { field, message } => ErrorReport::invalid_input(field, message),
+            MemoryError::InvalidInput(e) => e.into(),
             MemoryError::EmbeddingFailed(m) => ErrorReport::new(ErrorCode::EmbeddingFailed, m),
             MemoryError::DimensionMismatch(m) => ErrorReport::new(ErrorCode::DimensionMismatch, m),
             MemoryError::NotFound(_) => ErrorReport::new(ErrorCode::NotFound, e.to_string()),
@@ -75,35 +81,20 @@ impl Settings {
     /// Checks `MemoryTools` options (JSON text) against the client's target; returns the
     /// settings of one call and the id of the user the tools act for.
     pub fn parse(options: Option<&str>, target: &Target, now_ms: f64) -> Result<(Settings, String), ErrorReport> {
-        let value = crate::input::given("options", options)?;
-        let o = crate::input::Object::new(&value, "", "options", &OPTIONS)?;
-        let agent_id = o.required_string("agentId")?.trim().to_owned();
-        let session_id = o.string("sessionId")?;
-        if agent_id.is_empty() || agent_id.chars().count() > 255 {
-            return Err(ErrorReport::invalid_input(
-                "agentId",
-                "agentId must be a non-empty string of at most 255 characters",
-            ));
-        }
-        if session_id.as_ref().is_some_and(|s| s.is_empty() || s.chars().count() > 255) {
-            return Err(ErrorReport::invalid_input("sessionId", "sessionId must be 1 to 255 characters"));
-        }
+        let value = input::given("options", options)?;
+        let o = input::Object::new(&value, "", "options", &OPTIONS)?;
+        let agent_id = input::text(o.required("agentId")?, "agentId", 255)?;
+        let session_id = o.text("sessionId", 255)?;
         let dimensions =
-            crate::input::integer_option("dimensions", o.number("dimensions")?, DEFAULT_DIMENSIONS, 1, MAX_DIMENSIONS)?;
-        let embed_timeout_ms = crate::input::integer_option(
+            input::integer_option("dimensions", o.get("dimensions"), DEFAULT_DIMENSIONS, 1, MAX_DIMENSIONS)?;
+        let embed_timeout_ms = input::integer_option(
             "embedTimeoutMs",
-            o.number("embedTimeoutMs")?,
+            o.get("embedTimeoutMs"),
             DEFAULT_EMBED_TIMEOUT_MS,
             1,
             MAX_EMBED_TIMEOUT_MS,
         )?;
-        let match_threshold = o.number("matchThreshold")?.unwrap_or(0.5);
-        if !(match_threshold.is_finite() && (-1.0..=1.0).contains(&match_threshold)) {
-            return Err(ErrorReport::invalid_input(
-                "matchThreshold",
-                "matchThreshold must be a cosine similarity from -1 to 1",
-            ));
-        }
+        let match_threshold = o.number_in("matchThreshold", -1.0, 1.0)?.unwrap_or(0.5);
         // The key space the memories live in: the signed-in user's, or for a service-role
         // client the user it acts for (actingFor), else the service tenant's own.
         // No identity is what the server would refuse with 401 (anon has no key space).
@@ -142,7 +133,7 @@ pub struct Plan {
     pub tool: ToolName,
     /// Text for the embedding callback, when this call needs a vector.
     pub embed: Option<String>,
-    call: input::Call,
+    call: call::Call,
 }
 
 /// SQLSTATE of update_agent_memory when content changed but no embedding came with it.
@@ -175,9 +166,9 @@ pub fn plan_knowing(
     known_content: Option<&str>,
 ) -> Result<Plan, MemoryError> {
     let tool = ToolName::parse(tool)?;
-    let mut call = input::parse(tool, input, settings)?;
-    if let input::Call::Update { known_content: known, .. } = &mut call {
-        *known = known_content.map(|c| c.trim().to_owned());
+    let mut call = call::parse(tool, input, settings)?;
+    if let call::Call::Update { known_content: known, .. } = &mut call {
+        *known = known_content.map(str::to_owned);
     }
     let embed = call.embed_text().map(str::to_owned);
     Ok(Plan { tool, embed, call })
@@ -259,6 +250,19 @@ fn send(
         }
         Err(report) => Err(refine(report)),
     })))
+}
+
+/// The settings of the tests: 3 dimensions, a session, a fixed clock.
+#[cfg(test)]
+pub(crate) fn test_settings() -> Settings {
+    Settings {
+        agent_id: "agent".into(),
+        session_id: Some("s".into()),
+        dimensions: 3,
+        match_threshold: 0.5,
+        now_ms: 1.7e12,
+        embed_timeout_ms: 1_000,
+    }
 }
 
 /// Refines a server error for the memory tools: pgvector and the memory functions raise

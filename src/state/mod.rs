@@ -1,14 +1,13 @@
 //! State stores: agent state kept outside LangGraph checkpoints, each with a
 //! typed codec and a store that saves in ONE request.
 //!
-//! - [`unified`]: COIA's unified conversation memory (spec 000 §2): the persistent field
+//! - [`unified`]: COIA's unified conversation memory: the persistent field
 //!   list, message serialization, the conversation record, lightweight checkpoints.
-//! - [`workflow`]: `workflow_agent_states` (spec 004): `WorkflowState` with enum stages,
+//! - [`workflow`]: `workflow_agent_states`: `WorkflowState` with enum stages,
 //!   millisecond timestamps and JSONB sub-structures.
-//! - [`research`]: TK9 research sessions and per-phase drafts (spec 001), with spec 001's
+//! - [`research`]: TK9 research sessions and per-phase drafts, with TK9's
 //!   merge and validation rules.
-//! - [`contractors`]: COIA's contractor leads and their one conversion into contractors
-//!   (spec 000 §2–§3).
+//! - [`contractors`]: COIA's contractor leads and their one conversion into contractors.
 //!
 //! Everything here is pure: an operation is planned into an [`Op`] (the one HTTP request
 //! plus how to read its answer), which `crate::op::run` carries out. Input is validated before the
@@ -16,24 +15,21 @@
 //! fault by its path (`state.identified_gaps[2].alternatives[0]`).
 
 pub mod contractors;
-mod json;
 pub mod research;
 pub mod unified;
 pub mod workflow;
 
-#[cfg(test)]
-mod generate;
-
 use serde_json::Value;
 
-use crate::error::{ErrorCode, ErrorReport};
+use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::op::Step;
-use crate::transport::request::{HttpRequest, Target};
+use crate::transport::request::HttpRequest;
+use crate::transport::target::Target;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StateError {
-    #[error("{message}")]
-    InvalidInput { field: String, message: String },
+    #[error(transparent)]
+    InvalidInput(#[from] Invalid),
     #[error("{0}")]
     NotFound(String),
     /// The server answered with something that is not what the store wrote.
@@ -43,13 +39,13 @@ pub enum StateError {
 
 impl StateError {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        StateError::InvalidInput { field: field.into(), message: message.into() }
+        StateError::InvalidInput(Invalid::new(field, message))
     }
 
     /// The `field` of an `InvalidInput`.
     pub fn field(&self) -> Option<&str> {
         match self {
-            StateError::InvalidInput { field, .. } => Some(field),
+            StateError::InvalidInput(e) => Some(&e.field),
             _ => None,
         }
     }
@@ -58,7 +54,7 @@ impl StateError {
 impl From<StateError> for ErrorReport {
     fn from(e: StateError) -> Self {
         match e {
-            StateError::InvalidInput { field, message } => ErrorReport::invalid_input(field, message),
+            StateError::InvalidInput(e) => e.into(),
             StateError::NotFound(m) => ErrorReport::new(ErrorCode::NotFound, m),
             StateError::Server(m) => ErrorReport::new(ErrorCode::Server, m),
         }
@@ -91,24 +87,19 @@ fn boxed_op(request: HttpRequest, finish: Finish) -> Op {
     Op::json(request, finish)
 }
 
-/// The stores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Store {
-    Unified,
-    Workflow,
-    Research,
-    Contractors,
-}
+string_enum!(
+    /// The stores.
+    Store {
+        Unified = "unified",
+        Workflow = "workflow",
+        Research = "research",
+        Contractors = "contractors",
+    }
+);
 
 impl Store {
-    pub fn parse(name: &str) -> Result<Store, StateError> {
-        match name {
-            "unified" => Ok(Store::Unified),
-            "workflow" => Ok(Store::Workflow),
-            "research" => Ok(Store::Research),
-            "contractors" => Ok(Store::Contractors),
-            other => Err(StateError::invalid("store", format!("unknown state store {other:?}"))),
-        }
+    pub fn parse(name: &str) -> Result<Store, Invalid> {
+        crate::input::choose("store", &Value::String(name.to_owned()))
     }
 }
 
@@ -138,7 +129,7 @@ pub fn operation(store: Store, op: &str, args: &[Value], cx: &Context) -> Result
 }
 
 /// Checks a store's constructor options; returns what the facade shows of them.
-pub fn check_options(store: Store, options: &Value) -> Result<Value, StateError> {
+pub fn check_options(store: Store, options: &Value) -> Result<Value, Invalid> {
     match store {
         Store::Unified => unified::Settings::parse(options).map(|s| s.describe()),
         Store::Workflow => workflow::Settings::parse(options).map(|_| Value::Object(Default::default())),

@@ -127,7 +127,9 @@ mod tests {
 
     use super::*;
     use crate::error::ErrorCode;
-    use crate::transport::request::{ReadOptions, RpcOptions, Target, WriteOptions, insert, rpc, select};
+    use crate::transport::options::{ReadOptions, RpcOptions, WriteOptions};
+    use crate::transport::request::{insert, rpc, select};
+    use crate::transport::target::Target;
 
     /// Plays back a script of outcomes and records what it was asked to do.
     struct Script {

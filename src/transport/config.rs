@@ -4,7 +4,7 @@
 
 use super::client::RetryPolicy;
 use super::credentials;
-use super::request::Target;
+use super::target::Target;
 use crate::error::ErrorReport;
 use crate::input::{self, Object};
 
@@ -32,7 +32,7 @@ pub fn configure(options: Option<&str>, in_browser: bool) -> Result<(Target, Ret
     let o = Object::new(&value, "", "options", &OPTIONS)?;
     let (url, api_key, access_token) =
         (o.required_string("url")?, o.required_string("apiKey")?, o.string("accessToken")?);
-    let (timeout_ms, retries, schema) = (o.number("timeoutMs")?, o.number("retries")?, o.string("schema")?);
+    let (timeout_ms, retries, schema) = (o.get("timeoutMs"), o.get("retries"), o.string("schema")?);
     let (headers, acting_for) = (o.string_map("headers")?, o.string("actingFor")?);
     let allow_secret_key = o.flag("dangerouslyAllowSecretKeyInBrowser")?;
     let mut target = Target::new(&url, &api_key, access_token.as_deref())?;

@@ -5,18 +5,21 @@ pub mod client;
 pub mod config;
 pub mod credentials;
 pub mod encode;
+pub mod filter;
 pub mod operation;
+pub mod options;
 pub mod request;
 pub mod response;
 pub mod schema;
+pub mod target;
 
-use crate::error::{ErrorCode, ErrorReport};
+use crate::error::{ErrorCode, ErrorReport, Invalid};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TransportError {
     /// Bad arguments, caught before anything was sent.
-    #[error("{message}")]
-    InvalidInput { field: String, message: String },
+    #[error(transparent)]
+    InvalidInput(#[from] Invalid),
     /// The server answered with an error (already classified).
     #[error("{}", .0.message)]
     Response(ErrorReport),
@@ -32,14 +35,12 @@ pub enum TransportError {
 
 impl TransportError {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        TransportError::InvalidInput { field: field.into(), message: message.into() }
+        TransportError::InvalidInput(Invalid::new(field, message))
     }
 
     pub fn report(&self) -> ErrorReport {
         match self {
-            TransportError::InvalidInput { field, message } => {
-                ErrorReport::invalid_input(field.clone(), message.clone())
-            }
+            TransportError::InvalidInput(e) => e.clone().into(),
             TransportError::Unauthorized { field, message } => {
                 ErrorReport { field: Some(field.clone()), ..ErrorReport::new(ErrorCode::Unauthorized, message.clone()) }
             }

@@ -1,7 +1,11 @@
 //! The client's own operations (`select`, `insert`, `upsert`, `update`, `delete`, `rpc`):
 //! one request each, answered as PostgREST sent it.
 
-use super::request::{self, ReadOptions, RpcOptions, Target, WriteOptions};
+use super::request;
+
+use super::options::{ReadOptions, RpcOptions, WriteOptions};
+
+use super::target::Target;
 use crate::error::ErrorReport;
 use crate::input;
 use crate::op::{Op, Output, Step};

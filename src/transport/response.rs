@@ -130,7 +130,9 @@ fn classify(status: u16, pgrst: Option<&str>, details: Option<&str>) -> ErrorCod
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::request::{ReadOptions, Target, select};
+    use crate::transport::options::ReadOptions;
+    use crate::transport::request::select;
+    use crate::transport::target::Target;
 
     fn req(expect: Expect) -> HttpRequest {
         let mut r = select(&Target::new("https://x", "k", None).unwrap(), "t", &ReadOptions::default()).unwrap();

@@ -64,6 +64,12 @@ impl From<ErrorReport> for JsValue {
     }
 }
 
+impl From<crate::error::Invalid> for JsValue {
+    fn from(e: crate::error::Invalid) -> JsValue {
+        js_error(e.into(), None)
+    }
+}
+
 /// An `AgentmemError`, with the platform error that caused it (e.g. fetch's TypeError).
 fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
     {
@@ -112,7 +118,7 @@ fn text(field: &str, v: &JsValue) -> Result<Option<String>, ErrorReport> {
 
 /// JSON text from a facade as a value (not given: JSON null).
 fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> {
-    crate::input::value(field, text(field, v)?.as_deref())
+    Ok(crate::input::value(field, text(field, v)?.as_deref())?)
 }
 
 /// Runs one operation of any capability: plans it (`capability` names the planner, `op`

@@ -39,27 +39,27 @@ pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorRepo
     state::operation(store, op, &values, &cx)
 }
 
-/// Spec 001's `merge_states`: `{...state, ...updates}` after checking both.
+/// TK9's `merge_states`: `{...state, ...updates}` after checking both.
 #[wasm_bindgen(js_name = researchMergeState)]
 pub fn research_merge_state(state: JsValue, updates: JsValue) -> JsResult<JsValue> {
     let (state, updates) = (json_arg("state", &state)?, json_arg("updates", &updates)?);
     to_js(&research::merge(&state, &updates).map_err(ErrorReport::from)?)
 }
 
-/// Spec 001's `validate_state`, with reasons: `{ valid, missing, errors }`.
+/// TK9's `validate_state`, with reasons: `{ valid, missing, errors }`.
 #[wasm_bindgen(js_name = researchValidateState)]
 pub fn research_validate_state(state: JsValue) -> JsResult<JsValue> {
     to_js(&research::validate(&json_arg("state", &state)?).map_err(ErrorReport::from)?)
 }
 
-/// Spec 001's `validate_transition`: `{ valid, required, missing }`.
+/// TK9's `validate_transition`: `{ valid, required, missing }`.
 #[wasm_bindgen(js_name = researchValidateTransition)]
 pub fn research_validate_transition(from: JsValue, to: JsValue, state: JsValue) -> JsResult<JsValue> {
     let (from, to, state) = (json_arg("fromPhase", &from)?, json_arg("toPhase", &to)?, json_arg("state", &state)?);
     to_js(&research::validate_transition(&from, &to, &state).map_err(ErrorReport::from)?)
 }
 
-/// A whole `WorkflowState`, checked and with spec 004's defaults filled in (timestamps
+/// A whole `WorkflowState`, checked and with the WorkflowState defaults filled in (timestamps
 /// default to now).
 #[wasm_bindgen(js_name = workflowNormalizeState)]
 pub fn workflow_normalize_state(state: JsValue, options: JsValue) -> JsResult<JsValue> {

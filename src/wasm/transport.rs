@@ -10,8 +10,8 @@ use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
 use crate::transport::credentials;
-use crate::transport::request::Target;
 use crate::transport::response::Decoded;
+use crate::transport::target::Target;
 use crate::transport::{config, operation};
 
 /// The validated client of one call.

@@ -13,7 +13,7 @@ import {
   validateTransition,
 } from "agentmem-supabase";
 
-test("spec 001: merge, validate_state, validate_transition", () => {
+test("research: merge, validate_state, validate_transition", () => {
   const state = { query: "AI", tone: "objective", research_data: { a: 1 } };
   assert.deepEqual(mergeState(state, { research_data: { b: 2 }, agent_output: "x" }), { query: "AI", tone: "objective", research_data: { b: 2 }, agent_output: "x" });
   assert.deepEqual(state.research_data, { a: 1 }, "the input is not changed");
@@ -22,7 +22,7 @@ test("spec 001: merge, validate_state, validate_transition", () => {
   assert.throws(() => mergeState(state, { task_id: NaN }), (e) => e instanceof AgentmemError && e.field === "updates.task_id");
 });
 
-test("spec 004: the codec fills defaults and refuses 'end'", () => {
+test("workflow: the codec fills defaults and refuses 'end'", () => {
   const s = normalizeWorkflowState({ session_id: "s1", created_at: 1700000000000 });
   assert.deepEqual([s.stage, s.gap_status, s.updated_at, s.conversations], ["clarification", "no_gap", 1700000000000, []]);
   assert.throws(() => normalizeWorkflowState({ session_id: "s1", stage: "end" }), (e) => e instanceof AgentmemError && e.field === "state.stage");

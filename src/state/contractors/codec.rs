@@ -1,4 +1,4 @@
-//! The contractor codec (spec 000 §2–§3): which lead and account fields exist, their
+//! The contractor codec: which lead and account fields exist, their
 //! types, and the coercions build_contractor_profile() made (numeric fields to integers,
 //! nulls stripped), done before anything is sent so bad input names its field.
 //!
@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::input;
 use crate::state::StateError;
-use crate::state::json;
 
 /// How a field is checked and written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,12 +51,12 @@ pub const LEAD_FIELDS: [(&str, Kind); 16] = [
     ("details", Kind::Details),
 ];
 
-/// The lead fields a state save copies: spec 000's PERSISTENT_STATE_FIELDS that are lead
+/// The lead fields a state save copies: COIA's PERSISTENT_STATE_FIELDS that are lead
 /// columns (the first twelve of LEAD_FIELDS; enrichment is the profile build's).
 pub const STATE_LEAD_FIELDS: usize = 12;
 
 /// What a conversion's account may set: the lead's profile fields, availability_status
-/// and tier (the spec's defaults otherwise).
+/// and tier (COIA's defaults otherwise).
 pub const ACCOUNT_FIELDS: [(&str, Kind); 14] = [
     ("company_name", Kind::Name(500)),
     ("contact_name", Kind::Text(500)),
@@ -120,7 +120,7 @@ fn shown(v: &Value) -> String {
 }
 
 fn text(v: &Value, path: &str, max: usize) -> Result<String, StateError> {
-    let s = json::string(v, path)?;
+    let s = input::string(v, path)?;
     let n = s.chars().count();
     if n > max {
         return Err(StateError::invalid(path, format!("{path} is {n} characters; the limit is {max}")));
@@ -143,13 +143,13 @@ pub fn strip_nulls(v: &Value) -> Value {
 /// One field's stored value.
 pub fn encode(kind: Kind, v: &Value, path: &str) -> Result<Value, StateError> {
     Ok(match kind {
-        Kind::Name(max) => Value::String(json::name(v, path, max)?),
+        Kind::Name(max) => Value::String(input::text(v, path, max)?),
         Kind::Text(max) => Value::String(text(v, path, max)?),
         Kind::Count => Value::from(integer(v, path, 0, MAX_INT)?),
-        Kind::Strings => Value::from(json::strings(v, path)?),
+        Kind::Strings => Value::from(input::strings(v, path)?),
         Kind::Sources => {
             let mut set: Vec<String> = Vec::new();
-            for s in json::strings(v, path)? {
+            for s in input::strings(v, path)? {
                 if !set.contains(&s) {
                     set.push(s);
                 }
@@ -158,20 +158,20 @@ pub fn encode(kind: Kind, v: &Value, path: &str) -> Result<Value, StateError> {
         }
         Kind::Links => {
             let mut out = Map::new();
-            for (k, link) in json::object(v, path)?.iter().filter(|(_, v)| !v.is_null()) {
-                out.insert(k.clone(), Value::String(text(link, &json::key(path, k), 2048)?));
+            for (k, link) in input::object(v, path)?.iter().filter(|(_, v)| !v.is_null()) {
+                out.insert(k.clone(), Value::String(text(link, &input::key(path, k), 2048)?));
             }
             Value::Object(out)
         }
         Kind::Scores => {
             let mut out = Map::new();
-            for (k, score) in json::object(v, path)?.iter().filter(|(_, v)| !v.is_null()) {
-                out.insert(k.clone(), Value::from(integer(score, &json::key(path, k), -MAX_INT, MAX_INT)?));
+            for (k, score) in input::object(v, path)?.iter().filter(|(_, v)| !v.is_null()) {
+                out.insert(k.clone(), Value::from(integer(score, &input::key(path, k), -MAX_INT, MAX_INT)?));
             }
             Value::Object(out)
         }
         Kind::Details => {
-            json::object(v, path)?;
+            input::object(v, path)?;
             strip_nulls(v)
         }
     })
@@ -182,7 +182,7 @@ fn kind_of(fields: &[(&str, Kind)], k: &str) -> Option<Kind> {
 }
 
 fn managed(path: &str, k: &str, what: &str) -> Option<StateError> {
-    let p = json::key(path, k);
+    let p = input::key(path, k);
     if MANAGED.contains(&k) {
         return Some(StateError::invalid(&p, format!("{p} is managed by the store; a {what} cannot set it")));
     }
@@ -196,13 +196,13 @@ fn managed(path: &str, k: &str, what: &str) -> Option<StateError> {
 }
 
 /// `buildContractorProfile`'s profile: the lead fields typed and coerced, nulls stripped,
-/// every other key kept in `details` (the spec does not list the profile's fields; a
+/// every other key kept in `details` (COIA does not list the profile's fields; a
 /// top-level key wins over the same key inside `details`).
 pub fn profile(v: &Value) -> Result<Map<String, Value>, StateError> {
-    let m = json::object(v, "profile")?;
+    let m = input::object(v, "profile")?;
     let mut out = Map::new();
     let mut details = Map::new();
-    if let Some(d) = json::get(m, "details") {
+    if let Some(d) = input::get(m, "details") {
         if let Value::Object(d) = encode(Kind::Details, d, "profile.details")? {
             details = d;
         }
@@ -213,7 +213,7 @@ pub fn profile(v: &Value) -> Result<Map<String, Value>, StateError> {
         }
         match kind_of(&LEAD_FIELDS, k) {
             Some(kind) => {
-                out.insert(k.clone(), encode(kind, val, &json::key("profile", k))?);
+                out.insert(k.clone(), encode(kind, val, &input::key("profile", k))?);
             }
             None => {
                 details.insert(k.clone(), strip_nulls(val));
@@ -241,7 +241,7 @@ pub fn account(v: &Value) -> Result<Map<String, Value>, StateError> {
     if v.is_null() {
         return Ok(Map::new());
     }
-    let m = json::object(v, "account")?;
+    let m = input::object(v, "account")?;
     let mut out = Map::new();
     for (k, val) in m.iter().filter(|(_, v)| !v.is_null()) {
         if let Some(e) = managed("account", k, "conversion") {
@@ -249,18 +249,18 @@ pub fn account(v: &Value) -> Result<Map<String, Value>, StateError> {
         }
         let Some(kind) = kind_of(&ACCOUNT_FIELDS, k) else {
             let names: Vec<&str> = ACCOUNT_FIELDS.iter().map(|(f, _)| *f).collect();
-            let p = json::key("account", k);
+            let p = input::key("account", k);
             return Err(StateError::invalid(
                 &p,
                 format!("{p} is not a field of a contractor account; its fields are {}", names.join(", ")),
             ));
         };
-        out.insert(k.clone(), encode(kind, val, &json::key("account", k))?);
+        out.insert(k.clone(), encode(kind, val, &input::key("account", k))?);
     }
     Ok(out)
 }
 
-/// The lead a state save writes (spec 000 §2: when the state has a company_name).
+/// The lead a state save writes (when the state has a company_name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateLead {
     /// The lead columns, typed.
@@ -276,13 +276,13 @@ pub struct StateLead {
 /// is free-form memory, so a field that does not fit its lead column is skipped (and
 /// reported), not refused: the save must not fail for it.
 pub fn state_lead(state: &Map<String, Value>) -> Option<StateLead> {
-    let company = json::get(state, "company_name")?;
+    let company = input::get(state, "company_name")?;
     let company = encode(Kind::Name(500), company, "state.company_name").ok()?;
     let mut lead = StateLead { fields: Map::new(), copied: Vec::new(), skipped: Vec::new() };
     lead.fields.insert("company_name".into(), company);
     lead.copied.push("company_name".into());
     for (k, kind) in LEAD_FIELDS.iter().take(STATE_LEAD_FIELDS).skip(1) {
-        let Some(v) = json::get(state, k) else { continue };
+        let Some(v) = input::get(state, k) else { continue };
         match encode(*kind, v, k) {
             Ok(v) => {
                 lead.fields.insert((*k).to_owned(), v);
@@ -299,7 +299,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::state::generate::Gen;
+    use crate::testgen::Gen;
 
     fn field(r: Result<Map<String, Value>, StateError>) -> String {
         r.unwrap_err().field().unwrap_or_default().to_owned()

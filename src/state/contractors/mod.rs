@@ -1,4 +1,4 @@
-//! COIA's business rows (spec 000 §2–§3): contractor leads and the contractors they
+//! COIA's business rows: contractor leads and the contractors they
 //! convert into, each written by one path. The state save's lead upsert lives in
 //! [`super::unified`] (same request as the state); this store has the rest.
 //!
@@ -14,9 +14,11 @@ use serde_json::{Value, json};
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
-use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
-use crate::error::ErrorReport;
-use crate::transport::request::{self, ReadOptions, RpcOptions};
+use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use crate::error::{ErrorReport, Invalid};
+use crate::input;
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
 
 /// The columns a lead is read with (all but tenant_id, as the RPCs return it).
 pub const LEAD_COLUMNS: &str = "id,company_name,contact_name,contact_email,contact_phone,business_address,license_number,years_in_business,employee_count,specialties,certifications,service_areas,project_types,social_links,scores,data_sources,details,discovered_at,converted_to_contractor,converted_at,created_at,updated_at";
@@ -25,15 +27,15 @@ pub const LEAD_COLUMNS: &str = "id,company_name,contact_name,contact_email,conta
 pub const CONTRACTOR_COLUMNS: &str = "id,contractor_lead_id,company_name,contact_name,contact_email,contact_phone,business_address,license_number,years_in_business,employee_count,specialties,certifications,service_areas,project_types,social_links,availability_status,tier,verified,license_verified,insurance_verified,created_at,updated_at";
 
 /// `ContractorStore` takes no options yet; anything given is a mistake worth reporting.
-pub fn check_options(options: &Value) -> Result<(), StateError> {
+pub fn check_options(options: &Value) -> Result<(), Invalid> {
     if options.is_null() {
         return Ok(());
     }
-    json::only(json::object(options, "options")?, "options", "ContractorStore options", &[])
+    input::only(input::object(options, "options")?, "options", "option", &[])
 }
 
-fn lead_id(v: &Value) -> Result<String, StateError> {
-    json::name(v, "contractorLeadId", 255)
+fn lead_id(v: &Value) -> Result<String, Invalid> {
+    input::text(v, "contractorLeadId", 255)
 }
 
 /// A row the server sent back, checked to be one (`key` present).
@@ -94,7 +96,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

@@ -1,4 +1,4 @@
-//! TK9 research state (spec 001): the `ResearchState` and `SessionState` codecs, spec 001's
+//! TK9 research state: the `ResearchState` and `SessionState` codecs, TK9's
 //! merge (`{**state, **updates}`), state validation (query, tone, language) and
 //! phase-transition validation (its requirement table), and the draft phases.
 
@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::error::Invalid;
+use crate::input::Choice;
+use crate::input::{self, MAX_SAFE_INTEGER, get, key, required};
 use crate::state::StateError;
-use crate::state::json::{self, MAX_SAFE_INTEGER, get, key, required};
 
-/// The fields of spec 001's `ResearchState` TypedDict.
+/// The fields of TK9's `ResearchState` TypedDict.
 pub const RESEARCH_FIELDS: [&str; 17] = [
     "query",
     "tone",
@@ -91,37 +93,37 @@ impl ResearchState {
     /// Reads a state; each declared field must have its declared type (null only for
     /// `translated_report`), errors name the field's path.
     pub fn parse(v: &Value, path: &str) -> Result<ResearchState, StateError> {
-        let m = json::object(v, path)?;
+        let m = input::object(v, path)?;
         let mut s = ResearchState::default();
         for (k, v) in m {
             let p = key(path, k);
-            let text = || json::string(v, &p);
+            let text = || input::string(v, &p);
             match k.as_str() {
                 "query" => s.query = Some(text()?),
                 "tone" => s.tone = Some(text()?),
                 "language" => s.language = Some(text()?),
-                "guidelines" => s.guidelines = Some(json::strings(v, &p)?),
-                "research_plan" => s.research_plan = Some(json::objects(v, &p)?),
+                "guidelines" => s.guidelines = Some(input::strings(v, &p)?),
+                "research_plan" => s.research_plan = Some(input::objects(v, &p)?),
                 "methodology" => s.methodology = Some(text()?),
-                "research_sections" => s.research_sections = Some(json::objects(v, &p)?),
-                "research_data" => s.research_data = Some(json::object(v, &p)?.clone()),
+                "research_sections" => s.research_sections = Some(input::objects(v, &p)?),
+                "research_data" => s.research_data = Some(input::object(v, &p)?.clone()),
                 "draft_report" => s.draft_report = Some(text()?),
                 "final_report" => s.final_report = Some(text()?),
                 "published_files" => {
-                    let files = json::object(v, &p)?;
+                    let files = input::object(v, &p)?;
                     s.published_files = Some(
                         files
                             .iter()
-                            .map(|(name, path_v)| Ok((name.clone(), json::string(path_v, &key(&p, name))?)))
+                            .map(|(name, path_v)| Ok((name.clone(), input::string(path_v, &key(&p, name))?)))
                             .collect::<Result<_, StateError>>()?,
                     );
                 }
                 "translated_report" => s.translated_report = Some(if v.is_null() { None } else { Some(text()?) }),
-                "review_result" => s.review_result = Some(json::object(v, &p)?.clone()),
-                "revision_notes" => s.revision_notes = Some(json::strings(v, &p)?),
-                "task_id" => s.task_id = Some(json::integer(v, &p, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)?),
+                "review_result" => s.review_result = Some(input::object(v, &p)?.clone()),
+                "revision_notes" => s.revision_notes = Some(input::strings(v, &p)?),
+                "task_id" => s.task_id = Some(input::whole(v, &p, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)?),
                 "output_dir" => s.output_dir = Some(text()?),
-                "errors" => s.errors = Some(json::strings(v, &p)?),
+                "errors" => s.errors = Some(input::strings(v, &p)?),
                 _ => {
                     s.extra.insert(k.clone(), v.clone());
                 }
@@ -135,7 +137,7 @@ impl ResearchState {
     }
 }
 
-/// Spec 001's merge: `{**state, **updates}`. Shallow: an update replaces a field's whole
+/// TK9's merge: `{**state, **updates}`. Shallow: an update replaces a field's whole
 /// value (lists and dicts are not merged), null included; other fields are kept; neither
 /// input changes. Both are checked as ResearchStates first.
 pub fn merge(state: &Value, updates: &Value) -> Result<Value, StateError> {
@@ -148,10 +150,10 @@ pub fn merge(state: &Value, updates: &Value) -> Result<Value, StateError> {
     Ok(Value::Object(merged))
 }
 
-/// Spec 001's `validate_state`, with its reasons: the required fields that are missing
+/// TK9's `validate_state`, with its reasons: the required fields that are missing
 /// (presence, as Python's `field in state`) and every field of the wrong type.
 pub fn validate(state: &Value) -> Result<Value, StateError> {
-    let m = json::object(state, "state")?;
+    let m = input::object(state, "state")?;
     let missing: Vec<&str> = REQUIRED_FIELDS.iter().copied().filter(|f| !m.contains_key(*f)).collect();
     let errors: Vec<Value> = m
         .iter()
@@ -164,74 +166,42 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
     Ok(json!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
 }
 
-/// Spec 001's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
-/// must be present. As in the spec, `from` does not change the answer; it is checked to
+/// TK9's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
+/// must be present. As in TK9, `from` does not change the answer; it is checked to
 /// be a phase name so that swapped or missing arguments are caught.
 pub fn validate_transition(from: &Value, to: &Value, state: &Value) -> Result<Value, StateError> {
-    json::name(from, "fromPhase", 100)?;
-    let to = json::name(to, "toPhase", 100)?;
-    let m = json::object(state, "state")?;
+    input::text(from, "fromPhase", 100)?;
+    let to = input::text(to, "toPhase", 100)?;
+    let m = input::object(state, "state")?;
     let required: &[&str] = TRANSITION_REQUIREMENTS.iter().find(|(p, _)| *p == to).map_or(&[], |(_, r)| r);
     let missing: Vec<&str> = required.iter().copied().filter(|f| !m.contains_key(*f)).collect();
     Ok(json!({ "valid": missing.is_empty(), "required": required, "missing": missing }))
 }
 
-/// The draft phases: the original's `drafts/<phase>/` directories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum DraftPhase {
-    #[serde(rename = "1_browsing")]
-    Browsing,
-    #[serde(rename = "2_planning")]
-    Planning,
-    #[serde(rename = "3_research")]
-    Research,
-    #[serde(rename = "4_writing")]
-    Writing,
-    #[serde(rename = "5_reviewing")]
-    Reviewing,
-    #[serde(rename = "6_revision")]
-    Revision,
-    #[serde(rename = "7_publishing")]
-    Publishing,
-}
+string_enum!(
+    /// The draft phases: the original's `drafts/<phase>/` directories.
+    DraftPhase {
+        Browsing = "1_browsing",
+        Planning = "2_planning",
+        Research = "3_research",
+        Writing = "4_writing",
+        Reviewing = "5_reviewing",
+        Revision = "6_revision",
+        Publishing = "7_publishing",
+    }
+);
 
 impl DraftPhase {
-    pub const ALL: [DraftPhase; 7] = [
-        DraftPhase::Browsing,
-        DraftPhase::Planning,
-        DraftPhase::Research,
-        DraftPhase::Writing,
-        DraftPhase::Reviewing,
-        DraftPhase::Revision,
-        DraftPhase::Publishing,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            DraftPhase::Browsing => "1_browsing",
-            DraftPhase::Planning => "2_planning",
-            DraftPhase::Research => "3_research",
-            DraftPhase::Writing => "4_writing",
-            DraftPhase::Reviewing => "5_reviewing",
-            DraftPhase::Revision => "6_revision",
-            DraftPhase::Publishing => "7_publishing",
-        }
-    }
-
     /// `"4_writing"`, or the name without its number (`"writing"`).
-    pub fn parse(v: &Value, path: &str) -> Result<DraftPhase, StateError> {
+    pub fn parse(v: &Value, path: &str) -> Result<DraftPhase, Invalid> {
         let s = v.as_str().unwrap_or("");
-        Self::ALL.into_iter().find(|p| p.as_str() == s || &p.as_str()[2..] == s).ok_or_else(|| {
-            let names: Vec<_> = Self::ALL.iter().map(|p| p.as_str()).collect();
-            StateError::invalid(
-                path,
-                format!("{path} must be one of {} (or the name without its number) (got {v})", names.join(", ")),
-            )
+        Self::ALL.iter().copied().find(|p| p.as_str() == s || &p.as_str()[2..] == s).ok_or_else(|| {
+            input::expected(path, &format!("one of {} (or the name without its number)", <Self as Choice>::names()), v)
         })
     }
 }
 
-/// Spec 001's `SessionState`, with times as ms since the epoch.
+/// TK9's `SessionState`, with times as ms since the epoch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionState {
     pub session_id: String,
@@ -250,29 +220,29 @@ impl SessionState {
     /// `start_time` and `last_update` default to `now_ms` (the store sets last_update on
     /// every save anyway); `completed_phases` and `research_state` to empty.
     pub fn parse(v: &Value, path: &str, now_ms: i64) -> Result<SessionState, StateError> {
-        let m = json::object(v, path)?;
-        json::only(m, path, "SessionState", &SESSION_FIELDS)?;
+        let m = input::object(v, path)?;
+        input::only(m, path, "field", &SESSION_FIELDS)?;
         let p = |k: &str| key(path, k);
-        let query = json::name(required(m, path, "query")?, &p("query"), 100_000)?;
-        let phases = get(m, "completed_phases").map(|v| json::strings(v, &p("completed_phases"))).transpose()?;
+        let query = input::text(required(m, path, "query")?, &p("query"), 100_000)?;
+        let phases = get(m, "completed_phases").map(|v| input::strings(v, &p("completed_phases"))).transpose()?;
         for (i, phase) in phases.iter().flatten().enumerate() {
             if phase.trim().is_empty() {
-                let f = json::index(&p("completed_phases"), i);
+                let f = input::index(&p("completed_phases"), i);
                 return Err(StateError::invalid(f.clone(), format!("{f} must not be empty")));
             }
         }
-        let start_time = get(m, "start_time").map(|v| json::ms(v, &p("start_time"))).transpose()?.unwrap_or(now_ms);
+        let start_time = get(m, "start_time").map(|v| input::ms(v, &p("start_time"))).transpose()?.unwrap_or(now_ms);
         Ok(SessionState {
-            session_id: json::name(required(m, path, "session_id")?, &p("session_id"), 255)?,
+            session_id: input::text(required(m, path, "session_id")?, &p("session_id"), 255)?,
             query,
-            current_phase: json::name(required(m, path, "current_phase")?, &p("current_phase"), 100)?,
+            current_phase: input::text(required(m, path, "current_phase")?, &p("current_phase"), 100)?,
             completed_phases: phases.unwrap_or_default(),
             research_state: get(m, "research_state")
                 .map(|v| ResearchState::parse(v, &p("research_state")))
                 .transpose()?
                 .unwrap_or_default(),
             start_time,
-            last_update: get(m, "last_update").map(|v| json::ms(v, &p("last_update"))).transpose()?.unwrap_or(now_ms),
+            last_update: get(m, "last_update").map(|v| input::ms(v, &p("last_update"))).transpose()?.unwrap_or(now_ms),
         })
     }
 
@@ -282,7 +252,7 @@ impl SessionState {
 
     /// A `research_sessions` row the server returned.
     pub fn from_row(row: &Value) -> Result<SessionState, StateError> {
-        let mut row = json::object(row, "row").map_err(|e| StateError::Server(e.to_string()))?.clone();
+        let mut row = input::object(row, "row").map_err(|e| StateError::Server(e.to_string()))?.clone();
         row.retain(|k, _| SESSION_FIELDS.contains(&k.as_str()));
         SessionState::parse(&Value::Object(row), "row", 0)
             .map_err(|e| StateError::Server(format!("a research_sessions row does not match SessionState: {e}")))
@@ -292,7 +262,7 @@ impl SessionState {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::state::generate::Gen;
+    use crate::testgen::Gen;
 
     /// A generated ResearchState with a random subset of fields and extra keys.
     pub fn research_state(g: &mut Gen) -> ResearchState {
@@ -468,13 +438,13 @@ pub mod tests {
 
     #[test]
     fn draft_phases_accept_numbered_and_bare_names() {
-        for p in DraftPhase::ALL {
+        for &p in DraftPhase::ALL {
             assert_eq!(DraftPhase::parse(&json!(p.as_str()), "phase"), Ok(p));
             assert_eq!(DraftPhase::parse(&json!(&p.as_str()[2..]), "phase"), Ok(p));
             assert_eq!(serde_json::to_value(p).unwrap(), json!(p.as_str()));
         }
         for bad in [json!("8_extra"), json!("Writing"), json!("4_"), json!(4), json!("")] {
-            assert_eq!(DraftPhase::parse(&bad, "phase").unwrap_err().field(), Some("phase"), "{bad}");
+            assert_eq!(DraftPhase::parse(&bad, "phase").unwrap_err().field, "phase", "{bad}");
         }
     }
 

@@ -1,4 +1,4 @@
-//! Research sessions and drafts (spec 001): TK9's session persistence and draft manager,
+//! Research sessions and drafts: TK9's session persistence and draft manager,
 //! in tables instead of files.
 //!
 //! Operations (SQL: supabase/migrations/20261122000500_research_sessions.sql):
@@ -17,12 +17,14 @@ use serde_json::{Map, Value, json};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
-use crate::error::ErrorReport;
+use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use crate::error::{ErrorReport, Invalid};
+use crate::input;
 use crate::time::format_ms;
-use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::request;
 
-/// A draft's size limit in characters (the spec expects 1-5 MB per phase).
+/// A draft's size limit in characters (TK9 expects 1-5 MB per phase).
 pub const MAX_DRAFT_CHARS: usize = 10_000_000;
 /// Draft metadata limit, as JSON text.
 pub const MAX_METADATA_BYTES: usize = 65_536;
@@ -30,15 +32,15 @@ pub const MAX_METADATA_BYTES: usize = 65_536;
 const DRAFT_INFO_COLUMNS: &str = "id,session_id,phase,version,created_at,content_chars,metadata";
 
 /// `ResearchStore` takes no options yet; anything given is a mistake worth reporting.
-pub fn check_options(options: &Value) -> Result<(), StateError> {
+pub fn check_options(options: &Value) -> Result<(), Invalid> {
     if options.is_null() {
         return Ok(());
     }
-    json::only(json::object(options, "options")?, "options", "ResearchStore options", &[])
+    input::only(input::object(options, "options")?, "options", "option", &[])
 }
 
-fn session_id(v: &Value) -> Result<String, StateError> {
-    json::name(v, "sessionId", 255)
+fn session_id(v: &Value) -> Result<String, Invalid> {
+    input::text(v, "sessionId", 255)
 }
 
 fn draft_info(v: &Value) -> Result<Value, StateError> {
@@ -93,7 +95,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "saveDraft" => {
             let id = session_id(arg(args, 0))?;
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
-            let content = json::string(arg(args, 2), "content")?;
+            let content = input::string(arg(args, 2), "content")?;
             let chars = content.chars().count();
             if chars > MAX_DRAFT_CHARS {
                 return Err(StateError::invalid(
@@ -105,7 +107,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let metadata = match arg(args, 3) {
                 Value::Null => Value::Object(Map::new()),
                 m => {
-                    json::object(m, "metadata")?;
+                    input::object(m, "metadata")?;
                     if m.to_string().len() > MAX_METADATA_BYTES {
                         return Err(StateError::invalid(
                             "metadata",
@@ -143,10 +145,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let id = session_id(arg(args, 0))?;
             let o = arg(args, 1);
             let empty = Map::new();
-            let o = if o.is_null() { &empty } else { json::object(o, "options")? };
-            json::only(o, "options", "listDrafts options", &["phase"])?;
+            let o = if o.is_null() { &empty } else { input::object(o, "options")? };
+            input::only(o, "options", "option", &["phase"])?;
             let mut filters = in_tenant(t, vec![json!(["session_id", "eq", id])]);
-            if let Some(p) = json::get(o, "phase") {
+            if let Some(p) = input::get(o, "phase") {
                 filters.push(json!(["phase", "eq", DraftPhase::parse(p, "options.phase")?.as_str()]));
             }
             let read = ReadOptions {
@@ -245,7 +247,7 @@ fn markdown(s: &Map<String, Value>) -> String {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

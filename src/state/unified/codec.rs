@@ -1,14 +1,15 @@
-//! The unified-memory codec (spec 000 §2): which state fields are saved, how messages are
+//! The unified-memory codec: which state fields are saved, how messages are
 //! written (`[{content, type: "ai"|"human"}]`) and read back, and the conversation
 //! metadata and checkpoint snapshot taken from a state.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::error::Invalid;
+use crate::input;
 use crate::state::StateError;
-use crate::state::json;
 
-/// COIA's PERSISTENT_STATE_FIELDS, in the original's order (spec 000 §2).
+/// COIA's PERSISTENT_STATE_FIELDS, in the original's order.
 pub const PERSISTENT_STATE_FIELDS: [&str; 34] = [
     "messages",
     "company_name",
@@ -66,29 +67,19 @@ pub const METADATA_FIELDS: [&str; 4] = ["journey_stage", "interface", "company_n
 const FLAGS: [&str; 4] = ["extraction_completed", "research_completed", "intelligence_completed", "contractor_created"];
 const TEXTS: [&str; 3] = ["company_name", "journey_stage", "interface"];
 
-/// Who sent a message. The original wrote only `ai` and `human` (and read anything that is
-/// not `ai` as human); `system` and `tool` are kept as such rather than turned into human.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MessageType {
-    Human,
-    Ai,
-    System,
-    Tool,
-}
+string_enum!(
+    /// Who sent a message. The original wrote only `ai` and `human` (and read anything
+    /// that is not `ai` as human); `system` and `tool` are kept as such rather than turned
+    /// into human.
+    MessageType {
+        Human = "human",
+        Ai = "ai",
+        System = "system",
+        Tool = "tool",
+    }
+);
 
 impl MessageType {
-    pub const ALL: [MessageType; 4] = [MessageType::Human, MessageType::Ai, MessageType::System, MessageType::Tool];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            MessageType::Human => "human",
-            MessageType::Ai => "ai",
-            MessageType::System => "system",
-            MessageType::Tool => "tool",
-        }
-    }
-
     /// The chat-API role of restored messages.
     pub const fn role(self) -> &'static str {
         match self {
@@ -144,26 +135,26 @@ impl StoredMessage {
     /// serialized LangChain message (`{lc: 1, type: "constructor", id: [..., "AIMessage"],
     /// kwargs: {...}}`, what JSON.stringify makes of a LangChain JS message).
     pub fn parse(v: &Value, path: &str) -> Result<StoredMessage, StateError> {
-        let m = json::object(v, path)?;
+        let m = input::object(v, path)?;
         let (kind, body, body_path) = if m.get("lc").is_some() && m.get("type") == Some(&json!("constructor")) {
             let class = m.get("id").and_then(Value::as_array).and_then(|id| id.last()).and_then(Value::as_str);
             let kind = class.and_then(MessageType::from_class).ok_or_else(|| {
                 StateError::invalid(
-                    json::key(path, "id"),
+                    input::key(path, "id"),
                     format!(
                         "{path} is a serialized LangChain object of class {class:?}; messages must be HumanMessage, AIMessage, SystemMessage or ToolMessage"
                     ),
                 )
             })?;
-            let kwargs_path = json::key(path, "kwargs");
-            (kind, json::object(json::required(m, path, "kwargs")?, &kwargs_path)?, kwargs_path)
+            let kwargs_path = input::key(path, "kwargs");
+            (kind, input::object(input::required(m, path, "kwargs")?, &kwargs_path)?, kwargs_path)
         } else {
             let (k, value) = match (m.get("type"), m.get("role")) {
                 (Some(t), _) => ("type", t),
                 (None, Some(r)) => ("role", r),
                 (None, None) => {
                     return Err(StateError::invalid(
-                        json::key(path, "type"),
+                        input::key(path, "type"),
                         format!(
                             "{path} needs a type (human, ai, system, tool) or a role (user, assistant, system, tool)"
                         ),
@@ -172,10 +163,10 @@ impl StoredMessage {
             };
             let kind = value.as_str().and_then(MessageType::from_role).ok_or_else(|| {
                 StateError::invalid(
-                    json::key(path, k),
+                    input::key(path, k),
                     format!(
                         "{} must be one of human, ai, system, tool (or the roles user, assistant) (got {value})",
-                        json::key(path, k)
+                        input::key(path, k)
                     ),
                 )
             })?;
@@ -185,27 +176,27 @@ impl StoredMessage {
             Some(c @ (Value::String(_) | Value::Array(_))) => c.clone(),
             Some(other) => {
                 return Err(StateError::invalid(
-                    json::key(&body_path, "content"),
+                    input::key(&body_path, "content"),
                     format!(
                         "{} must be a string or an array of content blocks (got {})",
-                        json::key(&body_path, "content"),
-                        json::type_name(other)
+                        input::key(&body_path, "content"),
+                        input::describe(other)
                     ),
                 ));
             }
             None => {
                 return Err(StateError::invalid(
-                    json::key(&body_path, "content"),
-                    format!("{} is required", json::key(&body_path, "content")),
+                    input::key(&body_path, "content"),
+                    format!("{} is required", input::key(&body_path, "content")),
                 ));
             }
         };
-        let text = |k: &str| -> Result<Option<String>, StateError> {
-            json::get(body, k).map(|v| json::string(v, &json::key(&body_path, k))).transpose()
+        let text = |k: &str| -> Result<Option<String>, Invalid> {
+            input::get(body, k).map(|v| input::string(v, &input::key(&body_path, k))).transpose()
         };
-        let tool_calls = match json::get(body, "tool_calls") {
+        let tool_calls = match input::get(body, "tool_calls") {
             None => None,
-            Some(v) => Some(json::array(v, &json::key(&body_path, "tool_calls"))?.clone()).filter(|c| !c.is_empty()),
+            Some(v) => Some(input::array(v, &input::key(&body_path, "tool_calls"))?.clone()).filter(|c| !c.is_empty()),
         };
         Ok(StoredMessage {
             content,
@@ -248,19 +239,19 @@ impl StoredMessage {
 /// completion flags, the metadata strings) and encodes messages.
 fn encode_field(k: &str, v: &Value, path: &str) -> Result<Value, StateError> {
     if k == "messages" {
-        let messages = json::array(v, path)?;
+        let messages = input::array(v, path)?;
         let stored: Vec<StoredMessage> = messages
             .iter()
             .enumerate()
-            .map(|(i, m)| StoredMessage::parse(m, &json::index(path, i)))
+            .map(|(i, m)| StoredMessage::parse(m, &input::index(path, i)))
             .collect::<Result<_, _>>()?;
         return Ok(serde_json::to_value(stored).unwrap_or(Value::Null));
     }
     if !v.is_null() {
         if TEXTS.contains(&k) {
-            json::string(v, path)?;
+            input::string(v, path)?;
         } else if FLAGS.contains(&k) {
-            json::boolean(v, path)?;
+            input::boolean(v, path)?;
         }
     }
     Ok(v.clone())
@@ -291,19 +282,19 @@ pub struct Encoded {
 /// Encodes the fields of `fields` that `state` has (a key with any value, null included,
 /// unless `skip_empty`); other keys are not saved.
 pub fn encode(state: &Value, fields: &[String], skip_empty: bool) -> Result<Encoded, StateError> {
-    let map = json::object(state, "state")?;
+    let map = input::object(state, "state")?;
     let mut out = Encoded { fields: Map::new(), saved: Vec::new(), metadata: Map::new() };
     for f in fields {
         let Some(v) = map.get(f) else { continue };
         if skip_empty && is_empty(v) {
             continue;
         }
-        out.fields.insert(f.clone(), encode_field(f, v, &json::key("state", f))?);
+        out.fields.insert(f.clone(), encode_field(f, v, &input::key("state", f))?);
         out.saved.push(f.clone());
     }
     for k in METADATA_FIELDS {
-        if let Some(v) = json::get(map, k) {
-            out.metadata.insert(k.to_owned(), encode_field(k, v, &json::key("state", k))?);
+        if let Some(v) = input::get(map, k) {
+            out.metadata.insert(k.to_owned(), encode_field(k, v, &input::key("state", k))?);
         }
     }
     Ok(out)
@@ -316,7 +307,7 @@ pub fn decode(stored: Value) -> Result<Value, StateError> {
         Value::Null => return Ok(Value::Null),
         Value::Object(m) => m,
         other => {
-            return Err(StateError::Server(format!("restore_unified_state returned a {}", json::type_name(&other))));
+            return Err(StateError::Server(format!("restore_unified_state returned a {}", input::describe(&other))));
         }
     };
     if let Some(messages) = map.get_mut("messages") {
@@ -333,12 +324,12 @@ pub fn decode(stored: Value) -> Result<Value, StateError> {
 
 /// The lightweight checkpoint of a state: CHECKPOINT_FIELDS, null where absent.
 pub fn checkpoint(state: &Value) -> Result<Map<String, Value>, StateError> {
-    let map = json::object(state, "state")?;
+    let map = input::object(state, "state")?;
     CHECKPOINT_FIELDS
         .iter()
         .map(|k| {
             let v = map.get(*k).cloned().unwrap_or(Value::Null);
-            encode_field(k, &v, &json::key("state", k)).map(|v| ((*k).to_owned(), v))
+            encode_field(k, &v, &input::key("state", k)).map(|v| ((*k).to_owned(), v))
         })
         .collect()
 }
@@ -346,7 +337,7 @@ pub fn checkpoint(state: &Value) -> Result<Map<String, Value>, StateError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::generate::Gen;
+    use crate::testgen::Gen;
 
     fn all_fields() -> Vec<String> {
         PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()).collect()
@@ -488,7 +479,7 @@ mod tests {
                 "messages" => Value::Array(
                     (0..g.below(5))
                         .map(|_| {
-                            let t = g.pick(&MessageType::ALL);
+                            let t = g.pick(MessageType::ALL);
                             let mut msg = json!({"type": t.as_str(), "content": if g.chance(80) { json!(g.text(20)) } else { json!([{"type": "text", "text": g.text(5)}]) }});
                             if g.chance(30) {
                                 msg["id"] = json!(g.word(8));

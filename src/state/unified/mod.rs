@@ -1,9 +1,9 @@
-//! Unified conversation memory (spec 000 §2): COIA's `UnifiedStateManager`, where a save
+//! Unified conversation memory: COIA's `UnifiedStateManager`, where a save
 //! is one atomic request instead of one upsert per field.
 //!
 //! Operations (SQL: supabase/migrations/20261122000300_unified_conversations.sql):
 //! - `save(contractorLeadId, state, {conversationId?})` → `rpc/save_unified_state`, which
-//!   also upserts the contractor lead when the state has a company_name (spec 000 §2; the
+//!   also upserts the contractor lead when the state has a company_name (the
 //!   original's separate call), in the same transaction
 //! - `restore(contractorLeadId)` → `GET rpc/restore_unified_state`
 //! - `createCheckpoint(contractorLeadId, state)` → `rpc/create_unified_checkpoint`
@@ -19,10 +19,12 @@ use uuid::Uuid;
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
 use super::contractors::state_lead;
-use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
-use crate::error::ErrorReport;
+use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use crate::error::{ErrorReport, Invalid};
 use crate::ids;
-use crate::transport::request::{self, ReadOptions, RpcOptions};
+use crate::input;
+use crate::transport::options::{ReadOptions, RpcOptions};
+use crate::transport::request;
 
 /// `UnifiedStateManager` options.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,12 +49,12 @@ fn field_names(
     path: &str,
     into: &mut Vec<String>,
     seen: &mut serde_json::Map<String, Value>,
-) -> Result<(), StateError> {
-    for (i, item) in json::array(v, path)?.iter().enumerate() {
-        let p = json::index(path, i);
-        let name = json::name(item, &p, 255)?;
+) -> Result<(), Invalid> {
+    for (i, item) in input::array(v, path)?.iter().enumerate() {
+        let p = input::index(path, i);
+        let name = input::text(item, &p, 255)?;
         if name == LAST_STATE_UPDATE {
-            return Err(StateError::invalid(
+            return Err(Invalid::new(
                 p,
                 format!("{LAST_STATE_UPDATE} is written by every save; it cannot be a state field"),
             ));
@@ -65,34 +67,30 @@ fn field_names(
 }
 
 impl Settings {
-    pub fn parse(options: &Value) -> Result<Settings, StateError> {
+    pub fn parse(options: &Value) -> Result<Settings, Invalid> {
         let empty = serde_json::Map::new();
-        let o = if options.is_null() { &empty } else { json::object(options, "options")? };
-        json::only(
-            o,
-            "options",
-            "UnifiedStateManager options",
-            &["fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"],
-        )?;
+        let o = if options.is_null() { &empty } else { input::object(options, "options")? };
+        input::only(o, "options", "option", &["fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"])?;
         let mut fields = Vec::new();
         let mut seen = serde_json::Map::new();
-        match json::get(o, "fields") {
+        match input::get(o, "fields") {
             Some(v) => field_names(v, "options.fields", &mut fields, &mut seen)?,
             None => {
                 fields.extend(PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()));
                 seen.extend(fields.iter().map(|f| (f.clone(), Value::Null)));
             }
         }
-        if let Some(v) = json::get(o, "extraFields") {
+        if let Some(v) = input::get(o, "extraFields") {
             field_names(v, "options.extraFields", &mut fields, &mut seen)?;
         }
-        let skip_empty = json::get(o, "skipEmpty").map(|v| json::boolean(v, "options.skipEmpty")).transpose()?;
-        let namespace = match json::get(o, "namespace") {
+        let skip_empty = input::get(o, "skipEmpty").map(|v| input::boolean(v, "options.skipEmpty")).transpose()?;
+        let namespace = match input::get(o, "namespace") {
             None => ids::COIA_CONVERSATION_NAMESPACE,
-            Some(v) => ids::parse_namespace(&json::string(v, "options.namespace")?)
-                .map_err(|e| StateError::invalid("options.namespace", e.to_string()))?,
+            Some(v) => ids::parse_namespace(&input::string(v, "options.namespace")?)
+                .map_err(|e| Invalid::new("options.namespace", e.to_string()))?,
         };
-        let leads = json::get(o, "contractorLeads").map(|v| json::boolean(v, "options.contractorLeads")).transpose()?;
+        let leads =
+            input::get(o, "contractorLeads").map(|v| input::boolean(v, "options.contractorLeads")).transpose()?;
         Ok(Settings {
             fields,
             skip_empty: skip_empty.unwrap_or(false),
@@ -113,10 +111,7 @@ impl Settings {
 
     /// The conversation id of a lead (UUIDv5), checking the lead id.
     pub fn conversation_id(&self, lead: &Value) -> Result<(String, String), StateError> {
-        let lead = json::name(lead, "contractorLeadId", 255).map_err(|e| match e {
-            StateError::InvalidInput { message, .. } => StateError::invalid("contractorLeadId", message),
-            other => other,
-        })?;
+        let lead = input::text(lead, "contractorLeadId", 255)?;
         let id = ids::conversation_id(&lead, Some(&self.namespace))
             .map_err(|e| StateError::invalid("contractorLeadId", e.to_string()))?;
         Ok((lead, id))
@@ -124,7 +119,7 @@ impl Settings {
 }
 
 fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
-    let s = json::string(v, path)?;
+    let s = input::string(v, path)?;
     Uuid::try_parse(s.trim())
         .map(|u| u.hyphenated().to_string())
         .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {s:?})")))
@@ -143,11 +138,11 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let encoded = codec::encode(arg(args, 1), &s.fields, s.skip_empty)?;
             let options = arg(args, 2);
             let empty = serde_json::Map::new();
-            let o = if options.is_null() { &empty } else { json::object(options, "options")? };
-            json::only(o, "options", "saveState options", &["conversationId"])?;
-            let linked = json::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
+            let o = if options.is_null() { &empty } else { input::object(options, "options")? };
+            input::only(o, "options", "option", &["conversationId"])?;
+            let linked = input::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
             let state_lead =
-                if s.contractor_leads { json::object(arg(args, 1), "state").ok().and_then(state_lead) } else { None };
+                if s.contractor_leads { input::object(arg(args, 1), "state").ok().and_then(state_lead) } else { None };
             let mut args = json!({
                 "p_conversation_id": conversation_id, "p_contractor_lead_id": lead, "p_fields": encoded.fields,
                 "p_metadata": encoded.metadata, "p_linked_conversation_id": linked,
@@ -224,7 +219,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn target() -> Target {
         Target::new("https://x.supabase.co", "anon-key", None).unwrap()

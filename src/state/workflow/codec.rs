@@ -1,18 +1,19 @@
-//! `WorkflowState` ↔ `workflow_agent_states` row (spec 004). The row's columns are the
+//! `WorkflowState` ↔ `workflow_agent_states` row. The row's columns are the
 //! state's fields, so one JSON shape serves both; this codec types it: enum stages
 //! (`completed`, never `end`), the gap status enum, millisecond timestamps, and the JSONB
 //! sub-structures (Conversation, ClarificationContext, GapDetail, debug_result,
-//! workflow_context). Parsing fills the spec's column defaults, so what is stored is the
+//! workflow_context). Parsing fills the table's column defaults, so what is stored is the
 //! whole state.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::error::Invalid;
+use crate::input::{self, get, key, only, required};
 use crate::state::StateError;
-use crate::state::json::{self, get, key, only, required};
 
 string_enum!(
-    /// `WorkflowStage` (spec 004 `stage` / `previous_stage`).
+    /// `WorkflowStage` (the `stage` / `previous_stage` columns).
     WorkflowStage {
         Clarification = "clarification",
         GapAnalysis = "gap_analysis",
@@ -48,20 +49,17 @@ string_enum!(
 );
 
 impl WorkflowStage {
-    pub fn parse(v: &Value, path: &str) -> Result<WorkflowStage, StateError> {
+    pub fn parse(v: &Value, path: &str) -> Result<WorkflowStage, Invalid> {
         if v.as_str() == Some("end") {
-            // LangGraph's END sentinel is "__end__"/"end"; spec 004 stores the final stage
+            // LangGraph's END sentinel is "__end__"/"end"; the table stores the final stage
             // as 'completed', and the table's check constraint refuses 'end'.
-            return Err(StateError::invalid(
-                path,
-                format!("{path} is \"end\"; the final stage is \"completed\" (spec 004)"),
-            ));
+            return Err(Invalid::new(path, format!("{path} is \"end\"; the final stage is \"completed\"")));
         }
-        json::one_of(v, path, Self::ALL, Self::as_str)
+        input::choose::<Self>(path, v)
     }
 }
 
-/// The fields spec 004 removed, and where their data lives now.
+/// The fields WorkflowState no longer has, and where their data lives now.
 pub const REMOVED_FIELDS: [(&str, &str); 6] = [
     ("user_message", "derive it from conversations"),
     ("clarification_questions", "use clarification_context.pending_questions"),
@@ -118,7 +116,7 @@ pub struct GapDetail {
     pub alternatives: Vec<String>,
 }
 
-/// `debug_result` (a `Dict[str, Any]` in the original): the spec's keys typed, other keys kept.
+/// `debug_result` (a `Dict[str, Any]` in the original): the known keys typed, other keys kept.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DebugResult {
     pub success: bool,
@@ -165,63 +163,65 @@ pub struct WorkflowState {
     pub template_id: Option<String>,
 }
 
-/// What to do with fields spec 004 removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Removed {
-    /// Refuse them with `invalid_input` naming the field and its replacement (default).
-    #[default]
-    Reject,
-    /// Drop them silently (for states coming from code written before the removal).
-    Ignore,
+string_enum!(
+    /// What to do with fields the workflow state no longer has (`REMOVED_FIELDS`).
+    Removed {
+        /// Refuse them with `invalid_input` naming the field and its replacement (default).
+        Reject = "reject",
+        /// Drop them silently (for states coming from code written before the removal).
+        Ignore = "ignore",
+    }
+);
+
+#[allow(clippy::derivable_impls)] // string_enum! derives; a variant attribute would be its only use
+impl Default for Removed {
+    fn default() -> Removed {
+        Removed::Reject
+    }
 }
 
 fn list<T>(
     v: Option<&Value>,
     path: &str,
-    item: impl Fn(&Value, &str) -> Result<T, StateError>,
-) -> Result<Vec<T>, StateError> {
+    item: impl Fn(&Value, &str) -> Result<T, Invalid>,
+) -> Result<Vec<T>, Invalid> {
     match v {
         None => Ok(Vec::new()),
-        Some(v) => json::array(v, path)?.iter().enumerate().map(|(i, x)| item(x, &json::index(path, i))).collect(),
+        Some(v) => input::array(v, path)?.iter().enumerate().map(|(i, x)| item(x, &input::index(path, i))).collect(),
     }
 }
 
-fn strings(m: &Map<String, Value>, path: &str, k: &str) -> Result<Vec<String>, StateError> {
-    list(get(m, k), &key(path, k), json::string)
+fn strings(m: &Map<String, Value>, path: &str, k: &str) -> Result<Vec<String>, Invalid> {
+    list(get(m, k), &key(path, k), input::string)
 }
 
-fn map(m: &Map<String, Value>, path: &str, k: &str) -> Result<Map<String, Value>, StateError> {
-    get(m, k).map(|v| json::object(v, &key(path, k)).cloned()).transpose().map(Option::unwrap_or_default)
+fn map(m: &Map<String, Value>, path: &str, k: &str) -> Result<Map<String, Value>, Invalid> {
+    get(m, k).map(|v| input::object(v, &key(path, k)).cloned()).transpose().map(Option::unwrap_or_default)
 }
 
-fn origin(m: &Map<String, Value>, path: &str) -> Result<Option<Origin>, StateError> {
-    get(m, "origin").map(|v| json::one_of(v, &key(path, "origin"), Origin::ALL, Origin::as_str)).transpose()
+fn origin(m: &Map<String, Value>, path: &str) -> Result<Option<Origin>, Invalid> {
+    get(m, "origin").map(|v| input::choose::<Origin>(&key(path, "origin"), v)).transpose()
 }
 
 impl Conversation {
-    fn parse(v: &Value, path: &str) -> Result<Conversation, StateError> {
-        let m = json::object(v, path)?;
-        only(m, path, "a Conversation", &["role", "text", "timestamp", "metadata"])?;
+    fn parse(v: &Value, path: &str) -> Result<Conversation, Invalid> {
+        let m = input::object(v, path)?;
+        only(m, path, "field", &["role", "text", "timestamp", "metadata"])?;
         Ok(Conversation {
-            role: json::one_of(required(m, path, "role")?, &key(path, "role"), Role::ALL, Role::as_str)?,
-            text: json::string(required(m, path, "text")?, &key(path, "text"))?,
-            timestamp: json::ms(required(m, path, "timestamp")?, &key(path, "timestamp"))?,
+            role: input::choose::<Role>(&key(path, "role"), required(m, path, "role")?)?,
+            text: input::string(required(m, path, "text")?, &key(path, "text"))?,
+            timestamp: input::ms(required(m, path, "timestamp")?, &key(path, "timestamp"))?,
             metadata: map(m, path, "metadata")?,
         })
     }
 }
 
 impl ClarificationContext {
-    fn parse(v: &Value, path: &str) -> Result<ClarificationContext, StateError> {
-        let m = json::object(v, path)?;
-        only(m, path, "a ClarificationContext", &["purpose", "collected_info", "pending_questions", "origin"])?;
+    fn parse(v: &Value, path: &str) -> Result<ClarificationContext, Invalid> {
+        let m = input::object(v, path)?;
+        only(m, path, "field", &["purpose", "collected_info", "pending_questions", "origin"])?;
         Ok(ClarificationContext {
-            purpose: json::one_of(
-                required(m, path, "purpose")?,
-                &key(path, "purpose"),
-                ClarificationPurpose::ALL,
-                ClarificationPurpose::as_str,
-            )?,
+            purpose: input::choose::<ClarificationPurpose>(&key(path, "purpose"), required(m, path, "purpose")?)?,
             collected_info: map(m, path, "collected_info")?,
             pending_questions: strings(m, path, "pending_questions")?,
             origin: origin(m, path)?,
@@ -230,15 +230,15 @@ impl ClarificationContext {
 }
 
 impl GapDetail {
-    fn parse(v: &Value, path: &str) -> Result<GapDetail, StateError> {
-        let m = json::object(v, path)?;
-        only(m, path, "a GapDetail", &["required_capability", "missing_component", "alternatives"])?;
+    fn parse(v: &Value, path: &str) -> Result<GapDetail, Invalid> {
+        let m = input::object(v, path)?;
+        only(m, path, "field", &["required_capability", "missing_component", "alternatives"])?;
         Ok(GapDetail {
-            required_capability: json::string(
+            required_capability: input::string(
                 required(m, path, "required_capability")?,
                 &key(path, "required_capability"),
             )?,
-            missing_component: json::string(required(m, path, "missing_component")?, &key(path, "missing_component"))?,
+            missing_component: input::string(required(m, path, "missing_component")?, &key(path, "missing_component"))?,
             alternatives: strings(m, path, "alternatives")?,
         })
     }
@@ -251,26 +251,26 @@ fn extra(m: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
 impl DebugResult {
     const KNOWN: [&'static str; 6] = ["success", "errors", "warnings", "suggestions", "iteration_count", "timestamp"];
 
-    fn parse(v: &Value, path: &str) -> Result<DebugResult, StateError> {
-        let m = json::object(v, path)?;
+    fn parse(v: &Value, path: &str) -> Result<DebugResult, Invalid> {
+        let m = input::object(v, path)?;
         Ok(DebugResult {
-            success: json::boolean(required(m, path, "success")?, &key(path, "success"))?,
+            success: input::boolean(required(m, path, "success")?, &key(path, "success"))?,
             errors: strings(m, path, "errors")?,
             warnings: strings(m, path, "warnings")?,
             suggestions: strings(m, path, "suggestions")?,
             iteration_count: get(m, "iteration_count")
-                .map(|v| json::integer(v, &key(path, "iteration_count"), 0, i32::MAX.into()))
+                .map(|v| input::whole(v, &key(path, "iteration_count"), 0, i32::MAX.into()))
                 .transpose()?
                 .unwrap_or(0),
-            timestamp: get(m, "timestamp").map(|v| json::ms(v, &key(path, "timestamp"))).transpose()?,
+            timestamp: get(m, "timestamp").map(|v| input::ms(v, &key(path, "timestamp"))).transpose()?,
             extra: extra(m, &Self::KNOWN),
         })
     }
 }
 
 impl WorkflowContext {
-    fn parse(v: &Value, path: &str) -> Result<WorkflowContext, StateError> {
-        let m = json::object(v, path)?;
+    fn parse(v: &Value, path: &str) -> Result<WorkflowContext, Invalid> {
+        let m = input::object(v, path)?;
         Ok(WorkflowContext {
             origin: origin(m, path)?,
             requirements: map(m, path, "requirements")?,
@@ -289,7 +289,7 @@ pub fn check_keys(m: &Map<String, Value>, path: &str, removed: Removed) -> Resul
             }
             return Err(StateError::invalid(
                 key(path, k),
-                format!("{} was removed from WorkflowState by spec 004: {instead}", key(path, k)),
+                format!("{} was removed from WorkflowState: {instead}", key(path, k)),
             ));
         }
         if !FIELDS.contains(&k.as_str()) {
@@ -305,25 +305,27 @@ pub fn check_keys(m: &Map<String, Value>, path: &str, removed: Removed) -> Resul
 
 impl WorkflowState {
     /// A state from JSON. `session_id` is required; absent or null fields take the column
-    /// defaults of spec 004 (stage `clarification`, gap_status `no_gap`, empty lists,
+    /// defaults of the WorkflowState (stage `clarification`, gap_status `no_gap`, empty lists,
     /// debug_loop_count 0), and absent timestamps `now_ms`.
     pub fn parse(v: &Value, path: &str, removed: Removed, now_ms: i64) -> Result<WorkflowState, StateError> {
-        let m = check_keys(json::object(v, path)?, path, removed)?;
+        let m = check_keys(input::object(v, path)?, path, removed)?;
         let p = |k: &str| key(path, k);
-        let opt_text = |k: &str| -> Result<Option<String>, StateError> {
-            get(&m, k).map(|v| json::name(v, &p(k), 255)).transpose()
-        };
-        let created_at = get(&m, "created_at").map(|v| json::ms(v, &p("created_at"))).transpose()?.unwrap_or(now_ms);
+        let opt_text =
+            |k: &str| -> Result<Option<String>, Invalid> { get(&m, k).map(|v| input::text(v, &p(k), 255)).transpose() };
+        let created_at = get(&m, "created_at").map(|v| input::ms(v, &p("created_at"))).transpose()?.unwrap_or(now_ms);
         let stage = |k: &str| get(&m, k).map(|v| WorkflowStage::parse(v, &p(k))).transpose();
         Ok(WorkflowState {
-            session_id: json::name(required(&m, path, "session_id")?, &p("session_id"), 255)?,
+            session_id: input::text(required(&m, path, "session_id")?, &p("session_id"), 255)?,
             user_id: opt_text("user_id")?,
             created_at,
-            updated_at: get(&m, "updated_at").map(|v| json::ms(v, &p("updated_at"))).transpose()?.unwrap_or(created_at),
+            updated_at: get(&m, "updated_at")
+                .map(|v| input::ms(v, &p("updated_at")))
+                .transpose()?
+                .unwrap_or(created_at),
             stage: stage("stage")?.unwrap_or(WorkflowStage::Clarification),
             previous_stage: stage("previous_stage")?,
             intent_summary: get(&m, "intent_summary")
-                .map(|v| json::string(v, &p("intent_summary")))
+                .map(|v| input::string(v, &p("intent_summary")))
                 .transpose()?
                 .unwrap_or_default(),
             conversations: list(get(&m, "conversations"), &p("conversations"), Conversation::parse)?,
@@ -332,7 +334,7 @@ impl WorkflowState {
                 .map(|v| ClarificationContext::parse(v, &p("clarification_context")))
                 .transpose()?,
             gap_status: get(&m, "gap_status")
-                .map(|v| json::one_of(v, &p("gap_status"), GapStatus::ALL, GapStatus::as_str))
+                .map(|v| input::choose::<GapStatus>(&p("gap_status"), v))
                 .transpose()?
                 .unwrap_or(GapStatus::NoGap),
             identified_gaps: list(get(&m, "identified_gaps"), &p("identified_gaps"), GapDetail::parse)?,
@@ -343,7 +345,7 @@ impl WorkflowState {
                 .transpose()?,
             debug_result: get(&m, "debug_result").map(|v| DebugResult::parse(v, &p("debug_result"))).transpose()?,
             debug_loop_count: get(&m, "debug_loop_count")
-                .map(|v| json::integer(v, &p("debug_loop_count"), 0, i32::MAX.into()))
+                .map(|v| input::whole(v, &p("debug_loop_count"), 0, i32::MAX.into()))
                 .transpose()?
                 .unwrap_or(0),
             template_id: opt_text("template_id")?,
@@ -355,12 +357,12 @@ impl WorkflowState {
     }
 
     /// A row the server returned (`id` and any extra columns dropped). A row that does not
-    /// fit spec 004 (written by other code) is reported as a server error naming the field.
+    /// fit the WorkflowState (written by other code) is reported as a server error naming the field.
     pub fn from_row(row: &Value) -> Result<WorkflowState, StateError> {
-        let mut row = json::object(row, "row").map_err(|e| StateError::Server(e.to_string()))?.clone();
+        let mut row = input::object(row, "row").map_err(|e| StateError::Server(e.to_string()))?.clone();
         row.retain(|k, _| FIELDS.contains(&k.as_str()));
         WorkflowState::parse(&Value::Object(row), "row", Removed::Reject, 0).map_err(|e| {
-            StateError::Server(format!("a workflow_agent_states row does not match spec 004's WorkflowState: {e}"))
+            StateError::Server(format!("a workflow_agent_states row does not match the WorkflowState: {e}"))
         })
     }
 }
@@ -372,7 +374,7 @@ pub const MANAGED: [&str; 5] = ["session_id", "user_id", "created_at", "updated_
 /// A partial update, checked field by field with the same rules as a whole state: the
 /// normalized JSON of each given field (null clears a nullable field, resets a defaulted one).
 pub fn parse_patch(v: &Value, path: &str, removed: Removed) -> Result<Map<String, Value>, StateError> {
-    let m = check_keys(json::object(v, path)?, path, removed)?;
+    let m = check_keys(input::object(v, path)?, path, removed)?;
     if let Some(k) = m.keys().find(|k| MANAGED.contains(&k.as_str())) {
         return Err(StateError::invalid(
             key(path, k),
@@ -397,7 +399,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::state::generate::Gen;
+    use crate::testgen::Gen;
 
     fn field(v: Value) -> String {
         WorkflowState::parse(&v, "state", Removed::Reject, 5).unwrap_err().field().unwrap().to_owned()

@@ -1,4 +1,4 @@
-//! Workflow agent states (spec 004): a session-keyed store over `workflow_agent_states`.
+//! Workflow agent states: a session-keyed store over `workflow_agent_states`.
 //!
 //! Operations (SQL: supabase/migrations/20261122000400_workflow_agent_states.sql):
 //! - `create(state)` → `rpc/create_workflow_state` (a resend of the same state returns it)
@@ -16,9 +16,11 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, in_tenant, json, json_op, unknown_op};
-use crate::error::ErrorReport;
-use crate::transport::request::{self, OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use crate::error::{ErrorReport, Invalid};
+use crate::input;
+use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::request;
 
 const TABLE: &str = "workflow_agent_states";
 pub const MAX_LIST: i64 = 1000;
@@ -30,28 +32,22 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn parse(options: &Value) -> Result<Settings, StateError> {
+    pub fn parse(options: &Value) -> Result<Settings, Invalid> {
         if options.is_null() {
             return Ok(Settings::default());
         }
-        let o = json::object(options, "options")?;
-        json::only(o, "options", "WorkflowStateStore options", &["removedFields"])?;
-        let removed = match json::get(o, "removedFields").map(Value::as_str) {
-            None | Some(Some("reject")) => Removed::Reject,
-            Some(Some("ignore")) => Removed::Ignore,
-            Some(_) => {
-                return Err(StateError::invalid(
-                    "options.removedFields",
-                    "options.removedFields must be \"reject\" or \"ignore\"",
-                ));
-            }
+        let o = input::object(options, "options")?;
+        input::only(o, "options", "option", &["removedFields"])?;
+        let removed = match input::get(o, "removedFields") {
+            None => Removed::Reject,
+            Some(v) => input::choose("options.removedFields", v)?,
         };
         Ok(Settings { removed })
     }
 }
 
-fn session_id(v: &Value) -> Result<String, StateError> {
-    json::name(v, "sessionId", 255)
+fn session_id(v: &Value) -> Result<String, Invalid> {
+    input::text(v, "sessionId", 255)
 }
 
 fn one_state(body: Value, what: &str) -> Result<Value, StateError> {
@@ -111,25 +107,25 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "list" => {
             let q = arg(args, 0);
             let empty = serde_json::Map::new();
-            let o = if q.is_null() { &empty } else { json::object(q, "query")? };
-            json::only(o, "query", "a list query", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
+            let o = if q.is_null() { &empty } else { input::object(q, "query")? };
+            input::only(o, "query", "option", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
             let mut filters = in_tenant(t, Vec::new());
-            if let Some(v) = json::get(o, "userId") {
-                filters.push(json!(["user_id", "eq", json::name(v, "query.userId", 255)?]));
+            if let Some(v) = input::get(o, "userId") {
+                filters.push(json!(["user_id", "eq", input::text(v, "query.userId", 255)?]));
             }
-            if let Some(v) = json::get(o, "stage") {
+            if let Some(v) = input::get(o, "stage") {
                 filters.push(json!(["stage", "eq", WorkflowStage::parse(v, "query.stage")?.as_str()]));
             }
-            if let Some(v) = json::get(o, "gapStatus") {
-                let g = json::one_of(v, "query.gapStatus", GapStatus::ALL, GapStatus::as_str)?;
+            if let Some(v) = input::get(o, "gapStatus") {
+                let g = input::choose::<GapStatus>("query.gapStatus", v)?;
                 filters.push(json!(["gap_status", "eq", g.as_str()]));
             }
-            if let Some(v) = json::get(o, "templateId") {
-                filters.push(json!(["template_id", "eq", json::name(v, "query.templateId", 255)?]));
+            if let Some(v) = input::get(o, "templateId") {
+                filters.push(json!(["template_id", "eq", input::text(v, "query.templateId", 255)?]));
             }
-            let limit = json::get(o, "limit").map(|v| json::integer(v, "query.limit", 1, MAX_LIST)).transpose()?;
+            let limit = input::get(o, "limit").map(|v| input::whole(v, "query.limit", 1, MAX_LIST)).transpose()?;
             let offset =
-                json::get(o, "offset").map(|v| json::integer(v, "query.offset", 0, i64::from(i32::MAX))).transpose()?;
+                input::get(o, "offset").map(|v| input::whole(v, "query.offset", 0, i64::from(i32::MAX))).transpose()?;
             let read = ReadOptions {
                 filters,
                 order: Some(OrderSpec::Raw("updated_at.desc,session_id".into())),
@@ -138,7 +134,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 ..Default::default()
             };
             json_op(request::select(t, TABLE, &read)?, |rows| {
-                let rows = json::array(&rows, "rows").map_err(|e| StateError::Server(e.to_string()))?;
+                let rows = input::array(&rows, "rows").map_err(|e| StateError::Server(e.to_string()))?;
                 rows.iter()
                     .map(|r| WorkflowState::from_row(r).map(|s| s.to_json()))
                     .collect::<Result<Vec<_>, _>>()
@@ -165,7 +161,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
-    use crate::transport::request::Target;
+    use crate::transport::target::Target;
 
     fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

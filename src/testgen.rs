@@ -1,5 +1,5 @@
-//! A tiny deterministic generator for round-trip tests: a seeded xorshift64* stream and
-//! helpers that build the values the codecs take (text with astral and combining
+//! The crate's one deterministic generator for generated tests: a seeded xorshift64*
+//! stream and helpers that build the values the codecs take (text with astral and combining
 //! characters, whole and fractional numbers, nested JSON). Same seed, same cases, so a
 //! failure names a seed that reproduces it.
 
@@ -35,7 +35,12 @@ impl Gen {
     }
 
     pub fn text(&mut self, max_len: usize) -> String {
-        (0..self.below(max_len + 1)).map(|_| self.pick(ALPHABET)).collect()
+        self.text_of(ALPHABET, max_len)
+    }
+
+    /// Up to `max_len` pieces of `pieces`.
+    pub fn text_of(&mut self, pieces: &[&str], max_len: usize) -> String {
+        (0..self.below(max_len + 1)).map(|_| self.pick(pieces)).collect()
     }
 
     /// Non-empty (after trimming) text.

@@ -1,6 +1,7 @@
-//! Standard base64 (RFC 4648 §4: `+/`, `=` padding, no line breaks), the form in which
-//! blobs cross the PostgREST API (the SQL uses `encode(blob, 'base64')` with its line
-//! breaks removed, and `decode(text, 'base64')`).
+//! Base64 (RFC 4648). Standard base64 (`+/`, `=` padding, no line breaks) is the form in
+//! which checkpoint blobs cross the PostgREST API (the SQL uses `encode(blob, 'base64')`
+//! with its line breaks removed, and `decode(text, 'base64')`); the URL-safe form without
+//! padding is that of a JWT's segments.
 //!
 //! Written here rather than taken from a crate: it is ~60 lines, and the package pays for
 //! every byte of code it ships to edge functions and browsers.
@@ -75,6 +76,24 @@ pub fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     Ok(out)
 }
 
+/// The URL-safe form (`-_`, padding optional; `+/` accepted too), as a JWT's segments are
+/// written: read as standard base64 once translated and padded.
+pub fn decode_url(text: &str) -> Option<Vec<u8>> {
+    let mut s: String = text
+        .trim_end_matches('=')
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    while s.len() % 4 != 0 {
+        s.push('=');
+    }
+    decode(&s).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +113,15 @@ mod tests {
             assert_eq!(decode(coded).unwrap(), plain.as_bytes());
         }
         assert_eq!(encode(&[0xfb, 0xff, 0xbf]), "+/+/");
+    }
+
+    #[test]
+    fn url_safe_form_of_jwt_segments() {
+        assert_eq!(decode_url("eyJhIjoxfQ").unwrap(), br#"{"a":1}"#);
+        assert_eq!(decode_url("_-8").unwrap(), [0xff, 0xef]);
+        assert_eq!(decode_url("YQ==").unwrap(), b"a");
+        assert_eq!(decode_url("Y"), None, "one character left over is no byte");
+        assert_eq!(decode_url("e*"), None);
     }
 
     #[test]

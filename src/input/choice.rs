@@ -1,0 +1,57 @@
+//! Closed sets of names: `string_enum!` writes an enum whose variants are names
+//! (`Exact = "exact"`), and [`choose`] reads one from JSON.
+
+use serde_json::Value;
+
+use super::expected;
+use crate::error::Invalid;
+
+/// An enum of names (`Exact = "exact"`), with `ALL`, `as_str` and [`Choice`], which reads
+/// it from JSON with the one wording of a name not in the set.
+macro_rules! string_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl $crate::input::Choice for $name {
+            const ALL: &'static [$name] = $name::ALL;
+            fn as_str(self) -> &'static str {
+                $name::as_str(self)
+            }
+        }
+    };
+}
+
+/// A closed set of names (an enum written with `crate::string_enum!`).
+pub trait Choice: Copy + 'static {
+    const ALL: &'static [Self];
+    fn as_str(self) -> &'static str;
+
+    /// The member named `name`, if there is one.
+    fn named(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|t| t.as_str() == name)
+    }
+
+    /// The names, comma-separated, for messages.
+    fn names() -> String {
+        Self::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// `v` as one of `T`'s names: `{field} must be one of a, b, c, got the string "d"`.
+pub fn choose<T: Choice>(field: &str, v: &Value) -> Result<T, Invalid> {
+    v.as_str().and_then(T::named).ok_or_else(|| expected(field, &format!("one of {}", T::names()), v))
+}
