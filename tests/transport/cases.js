@@ -111,7 +111,7 @@ export function transportCases({ agentmem, env }) {
     eq(await message(() => createClient({ url: undefined, apiKey: anonKey }), { code: "invalid_input", field: "url" }, "url undefined"),
       "url is required; it is missing or undefined (an unset environment variable?)");
     eq(await message(() => createClient({ url, apiKey: anonKey, timeoutMs: "5000" }), { code: "invalid_input", field: "timeoutMs" }, "timeoutMs as a string"),
-      'timeoutMs must be a number, got the string "5000"');
+      'timeoutMs must be a whole number from 1 to 600000, got the string "5000"');
     eq(await message(() => createClient({ url, apiKey: anonKey, headers: { "x-n": 1 } }), { code: "invalid_input", field: "headers.x-n" }, "header value"),
       "headers.x-n must be a string, got the number 1");
     const typo = await message(() => createClient({ url, apiKey: anonKey, timeout: 5 }), { code: "invalid_input", field: "timeout" }, "typo");
