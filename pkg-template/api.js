@@ -1,3 +1,4 @@
+// @ts-check
 // Everything the package exports, for every runtime. The per-runtime entry points
 // (deno.js, node.js, browser.js) only differ in how they load the .wasm bytes.
 export { AgentmemError } from "./errors.js";

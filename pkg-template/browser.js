@@ -1,4 +1,5 @@
 /* @ts-self-types="./index.d.ts" */
+// @ts-check
 // Browsers and bundlers: the .wasm is fetched relative to this module.
 import init from "./agentmem.js";
 import { loadFailed, moduleLoaded } from "./wasm.js";

@@ -1,37 +1,63 @@
+// @ts-check
 // The PostgREST client. State lives here, in JS; every call hands it to the module, so
 // a module re-initialised after an internal error never sees stale Rust objects.
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
 import { platform } from "./platform.js";
 import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm.js";
+/**
+ * @import { AgentmemClient as Declared, ClientOptions, FilteredWriteOptions, Result, RpcOptions, SelectOptions,
+ *   TokenInfo, UpsertOptions, WriteOptions } from "./index.d.ts"
+ * @import { ClientState } from "./wasm.js"
+ */
 
 // What each client hands the module on every call: `{ options, fetch }`, the options as
 // JSON text (copied once, so later changes to the caller's object never leak in) and the
 // caller's fetch. Also read by the package's other classes (MemoryTools, the saver).
+/** @type {WeakMap<object, Readonly<ClientState>>} */
 const stateOf = new WeakMap();
 
-/** The module-facing state of `client` (package-internal). */
+/**
+ * The module-facing state of `client` (package-internal).
+ * @param {unknown} client
+ * @returns {Readonly<ClientState>}
+ */
 export function clientOptions(client) {
-  const state = stateOf.get(client);
+  // A WeakMap answers undefined for any key it cannot hold (a primitive), without throwing.
+  const state = stateOf.get(/** @type {object} */ (client));
   if (!state) throw new AgentmemError("invalid_input", "expected an AgentmemClient from createClient()", { field: "client" });
   return state;
 }
 
-/** The state of an AgentmemClient, or of a client built from options (package-internal). */
+/**
+ * The state of an AgentmemClient, or of a client built from options (package-internal).
+ * @param {Declared | ClientOptions} clientOrOptions
+ * @returns {Readonly<ClientState>}
+ */
 export function clientState(clientOrOptions) {
   // A WeakMap lookup, not instanceof: it reads nothing of the value (a revoked Proxy
   // throws on instanceof).
-  return stateOf.get(clientOrOptions) ?? clientOptions(new AgentmemClient(clientOrOptions));
+  // Not a client: options, or anything else, which the constructor refuses.
+  return stateOf.get(clientOrOptions) ?? clientOptions(new AgentmemClient(/** @type {ClientOptions} */ (clientOrOptions)));
 }
 
-/** Whether `value` is an AgentmemClient (package-internal; never throws). */
+/**
+ * Whether `value` is an AgentmemClient (package-internal; never throws).
+ * @param {unknown} value
+ * @returns {value is AgentmemClient}
+ */
 export function isClient(value) {
-  return stateOf.has(value);
+  return stateOf.has(/** @type {object} */ (value));
 }
 
-/** A plain copy of the caller's options: own enumerable keys, read once, here. */
+/**
+ * A plain copy of the caller's options: own enumerable keys, read once, here.
+ * @param {unknown} options
+ * @returns {ClientState}
+ */
 function snapshot(options) {
   if (options === null || typeof options !== "object") return { options: undefined, fetch: undefined };
+  /** @type {Partial<ClientOptions>} */
   let own;
   try {
     own = { ...options };
@@ -45,42 +71,65 @@ function snapshot(options) {
   return { options: toJson("", rest, "options"), fetch: fetch ?? platform.fetch };
 }
 
+/** @implements {Declared} */
 export class AgentmemClient {
+  /** @type {Readonly<ClientState>} */
   #state;
+  /** The options as checked, without `fetch`. @type {ClientOptions} */
   #data;
+  /** @type {string} */
   #restUrl;
 
+  /** @param {ClientOptions} options */
   constructor(options) {
     const state = snapshot(options);
     this.#restUrl = checkClientOptions(state);
     this.#state = Object.freeze(state);
-    this.#data = JSON.parse(state.options);
+    // checkClientOptions refused options that are not an object, so there is JSON text.
+    this.#data = JSON.parse(/** @type {string} */ (state.options));
     stateOf.set(this, this.#state);
     Object.freeze(this);
   }
 
   /** The PostgREST base URL requests go to (`.../rest/v1`). */
+  /** @returns {string} */
   get restUrl() {
     return this.#restUrl;
   }
 
   /** Role, user id and expiry of the credentials in use (decoded, not verified). */
+  /** @returns {TokenInfo} */
   get identity() {
     return inspectToken(this.#data.accessToken ?? this.#data.apiKey);
   }
 
+  // The derived clients below keep this one's fetch: the caller's, or the entry's default
+  // (node-http.js), which stands in for the global fetch as far as agentmem reads a Response.
+
   /** The same client acting for a signed-in user: RLS then sees that user. */
+  /**
+   * @param {string} accessToken
+   * @returns {AgentmemClient}
+   */
   withAccessToken(accessToken) {
-    return new AgentmemClient({ ...this.#data, fetch: this.#state.fetch, accessToken });
+    return new AgentmemClient({ ...this.#data, fetch: /** @type {typeof globalThis.fetch | undefined} */ (this.#state.fetch), accessToken });
   }
 
   /** The same service-role client acting for the user `userId`: agentmem's functions
    *  then work in that user's key space instead of the service role's own. */
+  /**
+   * @param {string} userId
+   * @returns {AgentmemClient}
+   */
   actingFor(userId) {
-    return new AgentmemClient({ ...this.#data, fetch: this.#state.fetch, actingFor: userId });
+    return new AgentmemClient({ ...this.#data, fetch: /** @type {typeof globalThis.fetch | undefined} */ (this.#state.fetch), actingFor: userId });
   }
 
   /** Headers that act as the given user, for code that makes its own requests. */
+  /**
+   * @param {string} accessToken
+   * @returns {{ apikey: string, Authorization: string }}
+   */
   headersFor(accessToken) {
     if (typeof accessToken !== "string" || accessToken === "") {
       throw new AgentmemError("invalid_input", "headersFor needs the user's access token (a JWT string)", { field: "accessToken" });
@@ -89,32 +138,84 @@ export class AgentmemClient {
     return { apikey: this.#data.apiKey, Authorization: `Bearer ${accessToken}` };
   }
 
+  /**
+   * @template [T=Record<string, unknown>[]]
+   * @param {string} table
+   * @param {SelectOptions} [options]
+   * @returns {Promise<Result<T>>}
+   */
   select(table, options) {
     return request(this.#state, "select", table, "payload", undefined, options);
   }
+  /**
+   * @template [T=null]
+   * @param {string} table
+   * @param {object | object[]} rows
+   * @param {WriteOptions} [options]
+   * @returns {Promise<Result<T>>}
+   */
   insert(table, rows, options) {
     return request(this.#state, "insert", table, "rows", rows, options);
   }
+  /**
+   * @template [T=null]
+   * @param {string} table
+   * @param {object | object[]} rows
+   * @param {UpsertOptions} [options]
+   * @returns {Promise<Result<T>>}
+   */
   upsert(table, rows, options) {
     return request(this.#state, "upsert", table, "rows", rows, options);
   }
+  /**
+   * @template [T=null]
+   * @param {string} table
+   * @param {object} patch
+   * @param {FilteredWriteOptions} options
+   * @returns {Promise<Result<T>>}
+   */
   update(table, patch, options) {
     return request(this.#state, "update", table, "patch", patch, options);
   }
+  /**
+   * @template [T=null]
+   * @param {string} table
+   * @param {FilteredWriteOptions} options
+   * @returns {Promise<Result<T>>}
+   */
   delete(table, options) {
     return request(this.#state, "delete", table, "payload", undefined, options);
   }
+  /**
+   * @template [T=unknown]
+   * @param {string} fn
+   * @param {Record<string, unknown>} [args]
+   * @param {RpcOptions} [options]
+   * @returns {Promise<Result<T>>}
+   */
   rpc(fn, args, options) {
     return request(this.#state, "rpc", fn, "args", args, options);
   }
 }
 
 /** One request of the client; `payload` and `options` are caller values, converted inside
- *  the tracked call so that a conversion error rejects the promise instead of throwing. */
+ *  the tracked call so that a conversion error rejects the promise instead of throwing.
+ * @param {Readonly<ClientState>} state
+ * @param {"select" | "insert" | "upsert" | "update" | "delete" | "rpc"} op
+ * @param {string} name
+ * @param {string} field
+ * @param {unknown} payload
+ * @param {unknown} options
+ * @returns {Promise<any>} the module's `{ data, count, status }`
+ */
 function request(state, op, name, field, payload, options) {
   return call(state, "client", op, () => [prim(name), toJson(field, payload), toJson("options", options)]);
 }
 
+/**
+ * @param {ClientOptions} options
+ * @returns {AgentmemClient}
+ */
 export function createClient(options) {
   return new AgentmemClient(options);
 }

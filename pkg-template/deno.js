@@ -1,4 +1,5 @@
 /* @ts-self-types="./index.d.ts" */
+// @ts-check
 // Deno and Supabase Edge Functions. The wasm bytes are read from disk next to this file
 // (what Supabase's hosted runtime supports: add agentmem_bg.wasm to `static_files`), or
 // fetched when the package itself was imported over http(s).
@@ -9,6 +10,7 @@ const wasmUrl = new URL("./agentmem_bg.wasm", import.meta.url);
 const how = "agentmem_bg.wasm must sit next to deno.js, readable (--allow-read). On Supabase's hosted runtime, " +
   "list it in the function's static_files in supabase/config.toml, e.g. " +
   'static_files = ["./functions/<name>/agentmem/agentmem_bg.wasm"]; a bundle needs it copied next to the bundle';
+/** @type {Uint8Array | undefined} */
 let bytes;
 try {
   if (wasmUrl.protocol === "file:") {

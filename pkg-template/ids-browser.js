@@ -1,4 +1,5 @@
 /* @ts-self-types="./ids.d.ts" */
+// @ts-check
 // agentmem-supabase/ids for browsers and bundlers: only the small id module is fetched, relative
 // to this file, never agentmem_bg.wasm.
 import init from "./agentmem_ids.js";

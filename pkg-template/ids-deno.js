@@ -1,4 +1,5 @@
 /* @ts-self-types="./ids.d.ts" */
+// @ts-check
 // agentmem-supabase/ids for Deno and Supabase Edge Functions: only the small id module, never
 // agentmem_bg.wasm. Read from disk next to this file (add agentmem_ids_bg.wasm to
 // `static_files`), or fetched when the package was imported over http(s).

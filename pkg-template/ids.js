@@ -1,4 +1,5 @@
 /* @ts-self-types="./ids.d.ts" */
+// @ts-check
 // What agentmem-supabase/ids exports, for every runtime; the ids-*.js entries only differ in how
 // they load agentmem_ids_bg.wasm. AgentmemError is the main entry's class (the same
 // errors.js), so `instanceof` holds across both entries.

@@ -1,3 +1,4 @@
+// @ts-check
 // What the module may call in JavaScript besides the engine's own built-ins: the caller's
 // `fetch` and `embed`, timers, and the report of a panic. The module imports this file as
 // "./io.js".
@@ -11,14 +12,41 @@
 // honours its AbortSignal.
 import { AgentmemError } from "./errors.js";
 import { messageOf } from "./json.js";
+/** @import { EmbedFn } from "./index.d.ts" */
+
+/**
+ * What agentmem's requests pass to a fetch (src/wasm/http.rs builds it, `signal` is added
+ * here): the global fetch accepts it, and so does node-http.js.
+ * @typedef {{ method: string, headers: Record<string, string>, body?: string, signal: AbortSignal }} FetchInit
+ */
+/**
+ * A fetch as agentmem calls it: the caller's (ClientOptions.fetch) or an entry's default.
+ * What it returns is checked here, not trusted.
+ * @typedef {(url: string, init: FetchInit) => unknown} FetchLike
+ */
+/**
+ * What `fetchOnce` resolves to: a response read whole, a timeout, or what went wrong.
+ * @typedef {{ status: number, contentRange: string | null, body: string }
+ *   | { timeout: true }
+ *   | { message: string, cause: unknown }} FetchOutcome
+ */
+/**
+ * What `embedOnce` resolves to: one vector per text, or what went wrong.
+ * @typedef {{ vectors: Float64Array[] }
+ *   | { code: "embedding_failed" | "dimension_mismatch", message: string, cause?: unknown }} EmbedOutcome
+ */
 
 // Bumped when the module panics. A promise created for an instance that has since been
 // discarded never settles: settling it would run a callback of the dead instance (which
 // throws outside any caller's reach). The calls waiting on it were rejected already.
 let generation = 0;
+/** @type {Set<(e: AgentmemError) => void>} */
 const inFlight = new Set();
 
-/** Called by the panic hook, before the panicking call traps. */
+/**
+ * Called by the panic hook, before the panicking call traps.
+ * @param {string} message
+ */
 export function moduleFailed(message) {
   generation += 1;
   const calls = [...inFlight];
@@ -32,11 +60,16 @@ export function moduleFailed(message) {
  * Runs `start()` (an async call into the module) and settles with it, or rejects with
  * `internal` as soon as the module panics, since the discarded instance can no longer
  * finish the call. Errors that are not AgentmemErrors are wrapped as `internal`.
+ * @template T
+ * @param {() => T | PromiseLike<T>} start
+ * @returns {Promise<T>}
  */
 export function track(start) {
   return new Promise((resolve, reject) => {
+    /** @param {AgentmemError} e */
     const abandon = (e) => reject(e);
     inFlight.add(abandon);
+    /** @type {<V>(settle: (value: V) => void) => (value: V) => void} */
     const done = (settle) => (value) => {
       inFlight.delete(abandon);
       settle(value);
@@ -52,7 +85,11 @@ export function track(start) {
   });
 }
 
-/** The module's own errors as they are; a trap or anything else as `internal`, with the cause. */
+/**
+ * The module's own errors as they are; a trap or anything else as `internal`, with the cause.
+ * @param {unknown} e
+ * @returns {AgentmemError}
+ */
 export function asAgentmemError(e) {
   if (e instanceof AgentmemError) return e;
   const trap = typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
@@ -62,12 +99,19 @@ export function asAgentmemError(e) {
   return new AgentmemError("internal", message, { cause: e });
 }
 
+/** @param {unknown} v */
 function describe(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   return typeof v === "object" ? "an object that is not a Response" : typeof v;
 }
 
+/**
+ * @template T
+ * @param {(outcome: T) => void} resolve
+ * @param {number} gen
+ * @returns {(outcome: T) => boolean}
+ */
 function once(resolve, gen) {
   let done = false;
   return (outcome) => {
@@ -83,6 +127,11 @@ function once(resolve, gen) {
  * `{ timeout: true }` once `timeoutMs` passed (the signal is aborted too), or
  * `{ message, cause }` when fetch threw, rejected, or resolved to something that is not
  * a Response. The body is read within the same time limit.
+ * @param {FetchLike} fetch
+ * @param {string} url
+ * @param {Omit<FetchInit, "signal">} init
+ * @param {number} timeoutMs
+ * @returns {Promise<FetchOutcome>}
  */
 export function fetchOnce(fetch, url, init, timeoutMs) {
   const gen = generation;
@@ -97,11 +146,14 @@ export function fetchOnce(fetch, url, init, timeoutMs) {
         // An abort listener of the caller's threw; the attempt is over either way.
       }
     }, timeoutMs);
+    /** @returns {Promise<FetchOutcome>} */
     const attempt = async () => {
-      const response = await fetch.call(globalThis, url, { ...init, signal: controller.signal });
-      if (response === null || typeof response !== "object") {
-        throw new TypeError(`fetch resolved to ${describe(response)}, not a Response`);
+      const answer = await fetch.call(globalThis, url, { ...init, signal: controller.signal });
+      if (answer === null || typeof answer !== "object") {
+        throw new TypeError(`fetch resolved to ${describe(answer)}, not a Response`);
       }
+      // Whatever the caller's fetch resolved to: `any` fields, each checked below before use.
+      const response = /** @type {Record<string, any>} */ (answer);
       const status = response.status;
       if (!Number.isInteger(status) || status < 100 || status > 599) {
         throw new TypeError(`fetch resolved to ${describe(response)} (status ${messageOf(status)}), not a usable Response`);
@@ -119,6 +171,7 @@ export function fetchOnce(fetch, url, init, timeoutMs) {
       if (typeof body !== "string") throw new TypeError("the Response's text() did not resolve to a string");
       return { status, contentRange, body };
     };
+    /** @type {Promise<FetchOutcome>} */
     let pending;
     try {
       pending = attempt();
@@ -132,7 +185,11 @@ export function fetchOnce(fetch, url, init, timeoutMs) {
   });
 }
 
-/** Resolves after `ms` milliseconds (a backoff pause). */
+/**
+ * Resolves after `ms` milliseconds (a backoff pause).
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 export function sleep(ms) {
   const gen = generation;
   return new Promise((resolve) => setTimeout(() => gen === generation && resolve(), ms));
@@ -145,11 +202,17 @@ const NOT_NUMBERS = ["BigInt64Array", "BigUint64Array", "DataView"];
  * into one Float64Array per text. Resolves to `{ vectors }`, or `{ code, message, cause }`
  * with code `embedding_failed` (it threw, rejected, returned something unusable, or did
  * not finish within `timeoutMs`) or `dimension_mismatch`.
+ * @param {EmbedFn} embed
+ * @param {string[]} texts
+ * @param {number} timeoutMs
+ * @param {number} dimensions
+ * @returns {Promise<EmbedOutcome>}
  */
 export function embedOnce(embed, texts, timeoutMs, dimensions) {
   const gen = generation;
   return new Promise((resolve) => {
     const settle = once(resolve, gen);
+    /** @type {(message: string, cause?: unknown) => EmbedOutcome} */
     const failed = (message, cause) => ({ code: "embedding_failed", message, cause });
     const controller = new AbortController();
     const timer = setTimeout(() => {
@@ -160,7 +223,9 @@ export function embedOnce(embed, texts, timeoutMs, dimensions) {
         // As in fetchOnce: the call is over either way.
       }
     }, timeoutMs);
+    /** @returns {Promise<EmbedOutcome>} */
     const attempt = async () => {
+      /** @type {unknown} */
       let returned;
       try {
         returned = await embed([...texts], { signal: controller.signal });
@@ -173,6 +238,7 @@ export function embedOnce(embed, texts, timeoutMs, dimensions) {
         return failed(`the embedding callback's result could not be read: ${messageOf(cause)}`, cause);
       }
     };
+    /** @type {Promise<EmbedOutcome>} */
     let pending;
     try {
       pending = attempt();
@@ -184,7 +250,14 @@ export function embedOnce(embed, texts, timeoutMs, dimensions) {
   });
 }
 
+/**
+ * @param {unknown} returned what the embedding callback resolved to
+ * @param {number} count
+ * @param {number} dimensions
+ * @returns {EmbedOutcome}
+ */
 function copyVectors(returned, count, dimensions) {
+  /** @type {(message: string) => EmbedOutcome} */
   const failed = (message) => ({ code: "embedding_failed", message });
   if (!Array.isArray(returned)) return failed("the embedding callback must resolve to an array with one vector per text");
   const n = returned.length;

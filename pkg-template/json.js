@@ -1,3 +1,4 @@
+// @ts-check
 // JSON text for the module, refusing what JSON cannot say instead of letting
 // JSON.stringify drop it silently. Shared by the package's facades.
 import { AgentmemError } from "./errors.js";
@@ -8,13 +9,18 @@ import { AgentmemError } from "./errors.js";
  * the path of the value, e.g. `state.business_info.rating` (with `field` empty, top-level
  * keys are named alone: `importance_score`, and `label` names the whole value). A getter,
  * Proxy trap or toJSON that throws is an `invalid_input` with the exception as `cause`.
+ * @param {string} field
+ * @param {unknown} value
+ * @param {string} [label]
+ * @returns {string | undefined}
  */
 export function toJson(field, value, label = field) {
   if (value === undefined) return undefined;
+  /** @type {Map<unknown, string>} */
   const paths = new Map();
   let root = true; // the replacer's first call is for the value itself
   try {
-    return JSON.stringify(value, function (key, v) {
+    return JSON.stringify(value, /** @this {unknown} @param {string} key @param {unknown} v */ function (key, v) {
       const parent = paths.get(this);
       const path = root ? field : Array.isArray(this) ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
       root = false;
@@ -31,10 +37,18 @@ export function toJson(field, value, label = field) {
   }
 }
 
-/** An exception's message, for error texts; never throws, whatever was thrown. */
+/**
+ * An exception's message, for error texts; never throws, whatever was thrown.
+ * @param {unknown} e
+ * @returns {string}
+ */
 export function messageOf(e) {
   try {
-    if (e !== null && typeof e === "object" && typeof e.message === "string") return e.message;
+    if (e !== null && typeof e === "object") {
+      // Read once: a getter may answer differently the second time, and the result must be a string.
+      const message = /** @type {{ message?: unknown }} */ (e).message;
+      if (typeof message === "string") return message;
+    }
     return String(e);
   } catch {
     return "an exception without a readable message";

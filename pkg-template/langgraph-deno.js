@@ -1,4 +1,5 @@
 /* @ts-self-types="./langgraph.d.ts" */
+// @ts-check
 // agentmem-supabase/langgraph for deno: the runtime entry first (it loads and initialises the .wasm),
 // then the saver, which relies on that.
 import "./deno.js";

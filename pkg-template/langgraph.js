@@ -1,3 +1,4 @@
+// @ts-check
 // agentmem-supabase/langgraph: a LangGraph checkpoint saver over PostgREST.
 //
 // Every operation is ONE RPC of supabase/migrations/*_langgraph_checkpoints.sql: one HTTP
@@ -16,9 +17,44 @@ import { AgentmemError } from "./errors.js";
 import { asAgentmemError } from "./io.js";
 import { messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
+/**
+ * @import { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite,
+ *   SerializerProtocol } from "@langchain/langgraph-checkpoint"
+ * @import { AgentmemClient, ClientOptions } from "./index.d.ts"
+ * @import { AgentmemSaver as Declared, AgentmemSaverOptions, CheckpointMetrics } from "./langgraph.d.ts"
+ */
+/**
+ * RunnableConfig as the base class takes it (as langgraph.d.ts names it).
+ * @typedef {Parameters<BaseCheckpointSaver["getTuple"]>[0]} RunnableConfig
+ */
+/**
+ * `[type, data]` as the serializer reads and writes it; the module passes text for a value
+ * stored as text.
+ * @typedef {[type: string, data: Uint8Array | string]} Serialized
+ */
+/**
+ * A checkpoint tuple as the module decodes it, its values still serialized
+ * (src/wasm/checkpoint.rs `tuples_js`); `type` null is an "empty" channel.
+ * @typedef {{
+ *   config: RunnableConfig & { configurable: { thread_id: string, checkpoint_ns: string, checkpoint_id: string } },
+ *   parentConfig?: RunnableConfig,
+ *   checkpoint: Omit<Checkpoint, "channel_values">,
+ *   metadata: string,
+ *   values: [channel: string, version: string, type: string | null, data: Uint8Array | string | null][],
+ *   refs: [channel: string, version: string][],
+ *   pendingWrites: [taskId: string, channel: string, type: string, data: Uint8Array | string][],
+ *   pendingSends?: Serialized[],
+ * }} Row
+ */
 
 /** One call of the database backend: ONE request, built, sent and decoded by the module
  *  (src/checkpoint/ops.rs), which may retry it (every call is safe to send twice). */
+/**
+ * @param {AgentmemClient | null} client
+ * @param {string} op
+ * @param {unknown[]} args
+ * @returns {Promise<any>} `{ rows, count }` for reads (see Row), the operation's result otherwise
+ */
 function database(client, op, args) {
   return call(clientOptions(client), "checkpoint", op, args);
 }
@@ -27,7 +63,10 @@ const MEMORY = Symbol("agentmem.memory");
 
 /** The ids of a config as JSON text, and nothing else: the rest of a RunnableConfig
  *  (callbacks, LangGraph internals, this saver itself) is not data and may not even be
- *  JSON-able. */
+ *  JSON-able.
+ * @param {RunnableConfig | undefined} config
+ * @returns {string | undefined}
+ */
 function ids(config) {
   let plain;
   try {
@@ -42,18 +81,27 @@ function ids(config) {
   return toJson("config.configurable", plain);
 }
 
-/** A value for messages, safely: `"a string"`, `null`, `an object`... */
+/**
+ * A value for messages, safely: `"a string"`, `null`, `an object`...
+ * @param {unknown} v
+ * @returns {string}
+ */
 function show(v) {
   if (typeof v === "string") return JSON.stringify(v);
   return v === null ? "null" : typeof v === "object" || typeof v === "function" ? `a ${typeof v}` : `${typeof v} ${String(v)}`;
 }
 
-/** The saver's options, read once; `null` and non-objects are refused like unknown keys. */
+/**
+ * The saver's options, read once; `null` and non-objects are refused like unknown keys.
+ * @param {unknown} options
+ * @returns {AgentmemSaverOptions}
+ */
 function saverOptions(options) {
   if (options === undefined) return {};
   if (options === null || typeof options !== "object") {
     throw new AgentmemError("invalid_input", `AgentmemSaver options must be an object { serde?, fallback? }, got ${show(options)}`, { field: "options" });
   }
+  /** @type {AgentmemSaverOptions & Record<string, unknown>} */
   let own;
   try {
     own = { ...options };
@@ -82,7 +130,13 @@ function saverOptions(options) {
   return { serde, fallback };
 }
 
-/** `serde.dumpsTyped(value)` as a copied `[type, Uint8Array]` pair the module can read. */
+/**
+ * `serde.dumpsTyped(value)` as a copied `[type, Uint8Array]` pair the module can read.
+ * @param {SerializerProtocol} serde
+ * @param {string} field
+ * @param {unknown} value
+ * @returns {Promise<[string, Uint8Array]>}
+ */
 async function dumps(serde, field, value) {
   let out;
   try {
@@ -99,7 +153,13 @@ async function dumps(serde, field, value) {
 }
 
 /** `serde.loadsTyped(type, bytes)`; a stored value the serializer cannot read is `server`
- *  (the database holds something this serializer does not understand). */
+ *  (the database holds something this serializer does not understand).
+ * @param {SerializerProtocol} serde
+ * @param {string} what
+ * @param {string} type
+ * @param {Uint8Array | string} bytes
+ * @returns {Promise<any>}
+ */
 async function loads(serde, what, type, bytes) {
   try {
     return await serde.loadsTyped(type, bytes);
@@ -109,8 +169,13 @@ async function loads(serde, what, type, bytes) {
   }
 }
 
-/** `writes` as `[[channel, value]]`, each pair checked, read once. */
+/**
+ * `writes` as `[[channel, value]]`, each pair checked, read once.
+ * @param {unknown} writes
+ * @returns {PendingWrite[]}
+ */
 function pendingWrites(writes) {
+  /** @type {unknown[] | null} */
   let array;
   try {
     array = Array.isArray(writes) ? Array.from(writes) : null;
@@ -122,6 +187,7 @@ function pendingWrites(writes) {
   }
   return array.map((w, i) => {
     const field = `writes[${i}]`;
+    /** @type {[unknown, unknown] | null} */
     let pair;
     try {
       pair = Array.isArray(w) && w.length === 2 ? [w[0], w[1]] : null;
@@ -134,13 +200,17 @@ function pendingWrites(writes) {
     if (typeof pair[0] !== "string") {
       throw new AgentmemError("invalid_input", `${field}: the channel must be a string, got ${show(pair[0])}`, { field });
     }
-    return pair;
+    return /** @type {PendingWrite} */ (pair);
   });
 }
 
 /** Runs an operation of LangGraph's MemorySaver, after agentmem's own checks passed: what
  *  it still refuses is the caller's input (a value it cannot copy, a key it does not
- *  allow), reported as invalid_input with its error as the cause. */
+ *  allow), reported as invalid_input with its error as the cause.
+ * @template T
+ * @param {() => Promise<T>} operation
+ * @returns {Promise<T>}
+ */
 async function inMemory(operation) {
   try {
     return await operation();
@@ -150,7 +220,12 @@ async function inMemory(operation) {
   }
 }
 
-/** Runs a saver operation; whatever escapes it is an AgentmemError. */
+/**
+ * Runs a saver operation; whatever escapes it is an AgentmemError.
+ * @template T
+ * @param {() => Promise<T>} operation
+ * @returns {Promise<T>}
+ */
 async function guarded(operation) {
   try {
     return await operation();
@@ -159,14 +234,22 @@ async function guarded(operation) {
   }
 }
 
+/**
+ * @extends {BaseCheckpointSaver<number>}
+ * @implements {Declared}
+ */
 export class AgentmemSaver extends BaseCheckpointSaver {
+  /** @type {AgentmemClient | null} */
   #client = null;
+  /** @type {MemorySaver | null} */
   #memory = null;
+  /** @type {AgentmemError | null} */
   #fallbackReason = null;
 
   /**
-   * @param {AgentmemClient | import("./index.d.ts").ClientOptions} clientOrOptions
-   * @param {{ serde?: import("@langchain/langgraph-checkpoint").SerializerProtocol, fallback?: "memory" }} [options]
+   * @param {AgentmemClient | ClientOptions | null | undefined | symbol} clientOrOptions
+   *   (the symbol MEMORY: the memory backend, from `inMemory`)
+   * @param {AgentmemSaverOptions} [options]
    */
   constructor(clientOrOptions, options) {
     const { serde, fallback } = saverOptions(options);
@@ -176,19 +259,25 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       return;
     }
     try {
-      this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(clientOrOptions);
+      // Anything but a client or its options is refused by createClient.
+      this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
     } catch (error) {
       // Only a client that cannot be built (no URL or key configured, a malformed token)
       // falls back, and only when asked to; a running saver never switches backends, which
       // would split one thread's history across two stores.
       if (fallback !== "memory") throw error;
       this.#memory = new MemorySaver(this.serde);
-      this.#fallbackReason = error;
-      console.warn(`agentmem: AgentmemSaver falls back to in-memory checkpoints, lost when the process ends: ${error.message}`);
+      // createClient throws AgentmemErrors only; asAgentmemError keeps the declared type whatever happens.
+      this.#fallbackReason = asAgentmemError(error);
+      console.warn(`agentmem: AgentmemSaver falls back to in-memory checkpoints, lost when the process ends: ${this.#fallbackReason.message}`);
     }
   }
 
-  /** A saver that keeps checkpoints in this process only (LangGraph's MemorySaver). */
+  /**
+   * A saver that keeps checkpoints in this process only (LangGraph's MemorySaver).
+   * @param {{ serde?: SerializerProtocol }} [options]
+   * @returns {AgentmemSaver}
+   */
   static inMemory(options) {
     const { serde, fallback } = saverOptions(options);
     if (fallback !== undefined) {
@@ -198,11 +287,13 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   }
 
   /** Where checkpoints go: "postgrest" (the database) or "memory" (this process). */
+  /** @returns {"postgrest" | "memory"} */
   get backend() {
     return this.#memory ? "memory" : "postgrest";
   }
 
   /** Why a `fallback: "memory"` saver is in memory (the client error), else null. */
+  /** @returns {AgentmemError | null} */
   get fallbackReason() {
     return this.#fallbackReason;
   }
@@ -215,6 +306,19 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    * version): the second fork would read the first fork's value. Threads stored with
    * integer versions continue from them; Python's "<step>.<random>" strings continue as
    * strings.
+   * @overload
+   * @param {number | null | undefined} current
+   * @returns {number}
+   */
+  /**
+   * @overload
+   * @param {string} current
+   * @returns {string}
+   */
+  /**
+   * @override
+   * @param {number | string | null | undefined} current
+   * @returns {number | string}
    */
   getNextVersion(current) {
     if (typeof current === "string") {
@@ -234,16 +338,29 @@ export class AgentmemSaver extends BaseCheckpointSaver {
 
   // The memory backend checks its arguments as the database one does, then hands the
   // caller's own config and values to LangGraph's MemorySaver.
+  /**
+   * @override
+   * @param {RunnableConfig} config
+   * @returns {Promise<CheckpointTuple | undefined>}
+   */
   getTuple(config) {
     return guarded(async () => {
       const configurable = ids(config);
       if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find, no request
-      if (this.#memory) return inMemory(() => this.#memory.getTuple(config));
+      const memory = this.#memory;
+      if (memory) return inMemory(() => memory.getTuple(config));
+      /** @type {{ rows: Row[] }} */
       const { rows } = await database(this.#client, "getTuple", [configurable]);
       return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
     });
   }
 
+  /**
+   * @override
+   * @param {RunnableConfig} config
+   * @param {CheckpointListOptions} [options]
+   * @returns {AsyncGenerator<CheckpointTuple>}
+   */
   async *list(config, options) {
     let configurable, optionsJson;
     try {
@@ -269,12 +386,17 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     // A list answer carries each stored value once; later rows (also on later pages)
     // refer to it by (thread, namespace, channel, version).
     const seen = new Set();
+    /** @type {Map<string, Serialized | null>} */
     const values = new Map();
     for (let offset = 0; ;) {
+      /** @type {{ rows: Row[], count: number | null }} */
       const { rows, count } = await database(this.#client, "list", [configurable, optionsJson, offset]);
       for (const row of rows) remember(values, row);
       for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row, values))))) {
-        const { thread_id, checkpoint_ns, checkpoint_id } = tuple.config.configurable;
+        // A checkpoint deleted meanwhile (read again on its own, see #load) is not listed.
+        if (tuple === undefined) continue;
+        // Every tuple this saver reads has the ids of its row.
+        const { thread_id, checkpoint_ns, checkpoint_id } = /** @type {Row["config"]} */ (tuple.config).configurable;
         const key = JSON.stringify([thread_id, checkpoint_ns, checkpoint_id]);
         if (seen.has(key)) continue;
         seen.add(key);
@@ -285,12 +407,26 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     }
   }
 
+  /**
+   * @override
+   * @param {RunnableConfig} config
+   * @param {Checkpoint} checkpoint
+   * @param {CheckpointMetadata} metadata
+   * @param {ChannelVersions} newVersions
+   * @returns {Promise<RunnableConfig>}
+   */
   put(config, checkpoint, metadata, newVersions) {
     return guarded(async () => {
       const configurable = ids(config);
-      let rest, values, changed;
+      /** @type {Partial<Checkpoint>} */
+      let rest;
+      /** @type {Checkpoint["channel_values"] | undefined} */
+      let values;
+      /** @type {string[]} */
+      let changed;
       try {
-        ({ channel_values: values, ...rest } = checkpoint ?? {});
+        // checkpoint: null or undefined is refused below, as the module reads it.
+        ({ channel_values: values, ...rest } = checkpoint ?? /** @type {Partial<Checkpoint>} */ ({}));
         // Only the channels that changed (newVersions) are stored; the others keep their
         // blob of an earlier version, which the checkpoint's channel_versions still points to.
         changed = Object.keys(newVersions ?? {}).filter((channel) => values != null && channel in values);
@@ -306,22 +442,32 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       for (const [i, channel] of todo.entries()) {
         let value;
         try {
-          value = values[channel];
+          value = /** @type {Checkpoint["channel_values"]} */ (values)[channel]; // `changed` has only channels of `values`
         } catch (e) {
           throw unreadable(`checkpoint.channel_values.${channel}`, e);
         }
         serialized.push([channel, await dumps(this.serde, `values[${i}]`, value)]);
       }
       const meta = await dumps(this.serde, "metadata", metadata);
-      if (this.#memory) {
+      const memory = this.#memory;
+      if (memory) {
         checkpointCheck("put", [configurable, checkpointJson, versionsJson, serialized, meta]);
-        return inMemory(() => this.#memory.put(config, checkpoint, metadata, newVersions));
+        // newVersions as the base class passes it, though MemorySaver declares no such parameter.
+        return inMemory(() => /** @type {BaseCheckpointSaver} */ (memory).put(config, checkpoint, metadata, newVersions));
       }
       const stored = await database(this.#client, "put", [configurable, checkpointJson, versionsJson, serialized, meta]);
       return { configurable: stored };
     });
   }
 
+  /**
+   * @override
+   * @param {RunnableConfig} config
+   * @param {PendingWrite[]} writes
+   * @param {string} taskId
+   * @param {string} [taskPath]
+   * @returns {Promise<void>}
+   */
   putWrites(config, writes, taskId, taskPath) {
     return guarded(async () => {
       const configurable = ids(config);
@@ -331,20 +477,27 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         // The memory backend serializes for itself; its check needs the channels only.
         serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
       }
-      if (this.#memory) {
+      const memory = this.#memory;
+      if (memory) {
         checkpointCheck("putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
-        return inMemory(() => this.#memory.putWrites(config, pairs, taskId, taskPath));
+        return inMemory(() => memory.putWrites(config, pairs, taskId, taskPath));
       }
       await database(this.#client, "putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
     });
   }
 
+  /**
+   * @override
+   * @param {string} threadId
+   * @returns {Promise<void>}
+   */
   deleteThread(threadId) {
     return guarded(async () => {
       const args = [prim(threadId)];
       checkpointCheck("deleteThread", args); // for both backends
       // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
-      if (this.#memory) return threadId === "" ? undefined : inMemory(() => this.#memory.deleteThread(threadId));
+      const memory = this.#memory;
+      if (memory) return threadId === "" ? undefined : inMemory(() => memory.deleteThread(threadId));
       await database(this.#client, "deleteThread", args);
     });
   }
@@ -354,6 +507,8 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    * thread and namespace, with their writes and the blobs nothing references any more.
    * Never called automatically. Returns how many checkpoints were deleted. A user cleans
    * their own threads; a service-role client cleans all.
+   * @param {number} daysOld
+   * @returns {Promise<number>}
    */
   cleanupOldCheckpoints(daysOld) {
     return guarded(async () => {
@@ -364,7 +519,11 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     });
   }
 
-  /** Counts, bytes and `last_checkpoint_at` over one thread, or every visible one. */
+  /**
+   * Counts, bytes and `last_checkpoint_at` over one thread, or every visible one.
+   * @param {string | null} [threadId]
+   * @returns {Promise<CheckpointMetrics>}
+   */
   metrics(threadId) {
     return guarded(async () => {
       const args = [prim(threadId)];
@@ -374,9 +533,16 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     });
   }
 
+  /**
+   * @param {Row} row
+   * @param {Map<string, Serialized | null>} known
+   * @returns {Promise<CheckpointTuple | undefined>}
+   */
   async #load(row, known) {
     const serde = this.serde;
-    const stored = row.values.filter(([, , type]) => type !== null).map(([channel, , type, data]) => [channel, type, data]);
+    /** @type {[channel: string, type: string, data: Uint8Array | string][]} */
+    const stored = row.values.filter(([, , type]) => type !== null)
+      .map(([channel, , type, data]) => [channel, /** @type {string} */ (type), /** @type {Uint8Array | string} */ (data)]);
     for (const [channel, version] of row.refs) {
       const value = known.get(valueKey(row, channel, version));
       // Always there (rows refer only to values of earlier rows of the same answer); should
@@ -387,22 +553,36 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     const [metadata, values, pendingWrites, sends] = await Promise.all([
       loads(serde, "metadata", "json", row.metadata),
       Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of ${channel}`, type, data)])),
-      Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) => [taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])),
+      Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) =>
+        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])
+      )),
       row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes))),
     ]);
     const channel_values = Object.fromEntries(values);
     if (sends) channel_values[TASKS] = sends;
+    /** @type {CheckpointTuple} */
     const tuple = { config: row.config, checkpoint: { ...row.checkpoint, channel_values }, metadata, pendingWrites };
     if (row.parentConfig) tuple.parentConfig = row.parentConfig;
     return tuple;
   }
 }
 
-/** The values a row carries, for rows after it that refer to them (null: "empty"). */
+/**
+ * The values a row carries, for rows after it that refer to them (null: "empty").
+ * @param {Map<string, Serialized | null>} known
+ * @param {Row} row
+ */
 function remember(known, row) {
-  for (const [channel, version, type, data] of row.values) known.set(valueKey(row, channel, version), type === null ? null : [type, data]);
+  for (const [channel, version, type, data] of row.values) {
+    known.set(valueKey(row, channel, version), type === null ? null : [type, /** @type {Uint8Array | string} */ (data)]);
+  }
 }
 
+/**
+ * @param {Row} row
+ * @param {string} channel
+ * @param {string} version
+ */
 function valueKey(row, channel, version) {
   const { thread_id, checkpoint_ns } = row.config.configurable;
   return JSON.stringify([thread_id, checkpoint_ns, channel, version]);
@@ -415,7 +595,11 @@ function randomFraction() {
   return (1 + ((high * 2 + (low & 1)) % (2 ** 33 - 1))) / 2 ** 33;
 }
 
-/** `list` options as JSON text, `before` reduced to its checkpoint id. */
+/**
+ * `list` options as JSON text, `before` reduced to its checkpoint id.
+ * @param {CheckpointListOptions | undefined} options
+ * @returns {string | undefined}
+ */
 function listOptions(options) {
   if (options !== undefined && options !== null && typeof options !== "object") return toJson("options", prim(options));
   let plain;
@@ -433,6 +617,11 @@ function listOptions(options) {
 // namespace is kept. They read MemorySaver's public fields: `storage` (thread → namespace
 // → id → [checkpoint, metadata, parent]) and `writes`, keyed by JSON [thread, namespace,
 // id] as its _generateKey does (saver.test.mjs fails should that key change).
+/**
+ * @param {MemorySaver} memory
+ * @param {number} daysOld
+ * @returns {Promise<number>}
+ */
 async function memoryCleanup(memory, daysOld) {
   const cutoff = Date.now() - daysOld * 86_400_000;
   let deleted = 0;
@@ -451,6 +640,11 @@ async function memoryCleanup(memory, daysOld) {
   return deleted;
 }
 
+/**
+ * @param {MemorySaver} memory
+ * @param {string | null | undefined} threadId
+ * @returns {Promise<CheckpointMetrics>}
+ */
 async function memoryMetrics(memory, threadId) {
   const threads = threadId === undefined || threadId === null ? Object.keys(memory.storage) : [threadId];
   let checkpointCount = 0, checkpointBytes = 0, writeCount = 0, writeBytes = 0, last = null;

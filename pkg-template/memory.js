@@ -1,3 +1,4 @@
+// @ts-check
 // Memory tools for an LLM tool loop. The module validates input, calls the
 // injected embedding callback, and makes one PostgREST call per tool call; this class only
 // keeps what the module must not: the client, the callback, and what content it has seen.
@@ -5,30 +6,48 @@ import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { toJson } from "./json.js";
 import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from "./wasm.js";
+/**
+ * @import { CreateMemoryInput, DefinitionOptions, DeleteMemoryInput, EmbedFn, GetMemoryContextInput, Memory,
+ *   MemoryToolName, MemoryToolResult, MemoryTools as Declared, MemoryToolsOptions, SearchMemoriesInput,
+ *   ToolDefinition, ToolFormat, UpdateMemoryInput } from "./index.d.ts"
+ * @import { ClientState } from "./wasm.js"
+ */
 
+/** @type {MemoryToolName[]} */
 const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
 // Enough for any conversation; old entries only cost a possible extra embedding call.
 const KNOWN_CONTENT_LIMIT = 1000;
 
+/** @param {string} text */
 function parseArguments(text) {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new AgentmemError("invalid_input", `the tool arguments are not valid JSON: ${e.message}`, { field: "input" });
+    // JSON.parse throws SyntaxErrors only.
+    throw new AgentmemError("invalid_input", `the tool arguments are not valid JSON: ${/** @type {SyntaxError} */ (e).message}`, { field: "input" });
   }
 }
 
+/** @implements {Declared} */
 export class MemoryTools {
+  /** @type {Readonly<ClientState>} */
   #client;
+  /** JSON text. @type {string | undefined} */
   #options;
+  /** @type {EmbedFn} */
   #embed;
-  /** memory id → content as last returned, so an update that keeps it skips the embedding. */
+  /**
+   * memory id → content as last returned, so an update that keeps it skips the embedding.
+   * @type {Map<string, string>}
+   */
   #known = new Map();
 
+  /** @param {MemoryToolsOptions} options */
   constructor(options) {
     if (options === null || typeof options !== "object") {
       throw new AgentmemError("invalid_input", "MemoryTools needs { client, embed, agentId, ... }", { field: "options" });
     }
+    /** @type {Partial<MemoryToolsOptions>} */
     let own;
     try {
       own = { ...options };
@@ -39,7 +58,8 @@ export class MemoryTools {
     if (typeof embed !== "function") {
       throw new AgentmemError("invalid_input", "embed must be a function (texts: string[], { signal }) => Promise<number[][]>", { field: "embed" });
     }
-    this.#client = clientState(client);
+    // A missing client is refused by clientState (as options without a URL).
+    this.#client = clientState(/** @type {MemoryToolsOptions["client"]} */ (client));
     // JSON text, once: NaN or Infinity (dimensions, matchThreshold) is an error naming the
     // option, where JSON.stringify would have made it null, i.e. the default.
     this.#options = toJson("", rest, "options");
@@ -50,17 +70,30 @@ export class MemoryTools {
   }
 
   /** The tool names, in the order of `definitions()`. */
+  /** @returns {MemoryToolName[]} */
   static get toolNames() {
     return [...TOOL_NAMES];
   }
 
   /** Tool definitions for the model: `"anthropic"` (`input_schema`), `"openai"` (Chat
    *  Completions) or `"openai-responses"`; `{ strict: true }` for the vendor's strict mode. */
-  static definitions(format = "anthropic", options) {
+  /**
+   * @template {ToolFormat} [F="anthropic"]
+   * @param {F} [format]
+   * @param {DefinitionOptions} [options]
+   * @returns {ToolDefinition<F>[]}
+   */
+  static definitions(format = /** @type {F} */ ("anthropic"), options) {
     return memoryDefinitions(format, options);
   }
 
-  definitions(format = "anthropic", options) {
+  /**
+   * @template {ToolFormat} [F="anthropic"]
+   * @param {F} [format]
+   * @param {DefinitionOptions} [options]
+   * @returns {ToolDefinition<F>[]}
+   */
+  definitions(format = /** @type {F} */ ("anthropic"), options) {
     return memoryDefinitions(format, options);
   }
 
@@ -69,6 +102,9 @@ export class MemoryTools {
    * OpenAI's `arguments` JSON string. Never throws for a failed call: returns
    * `{ success: false, error: { code, message, field? } }`, which the model can read and
    * correct. An `internal` error (a bug in agentmem) rejects instead.
+   * @param {string} name
+   * @param {unknown} input
+   * @returns {Promise<MemoryToolResult>}
    */
   async handle(name, input) {
     try {
@@ -79,28 +115,54 @@ export class MemoryTools {
       if (!(e instanceof AgentmemError) || e.code === "internal") throw e;
       // status and pgrstCode tell a server problem (schema_not_installed, unauthorized,
       // network, ...) from a model mistake (invalid_input, not_found of a memory).
+      /** @type {Extract<MemoryToolResult, { success: false }>["error"]} */
       const error = { code: e.code, message: e.message };
-      for (const key of ["field", "status", "pgrstCode"]) if (e[key] !== undefined) error[key] = e[key];
+      for (const key of /** @type {const} */ (["field", "status", "pgrstCode"])) if (e[key] !== undefined) /** @type {any} */ (error)[key] = e[key];
       return { success: false, error };
     }
   }
 
+  /**
+   * @param {CreateMemoryInput} input
+   * @returns {Promise<{ success: true, memory: Memory }>}
+   */
   createMemory(input) {
     return this.#call("create_memory", input);
   }
+  /**
+   * @param {SearchMemoriesInput} input
+   * @returns {Promise<{ success: true, count: number, memories: Memory[] }>}
+   */
   searchMemories(input) {
     return this.#call("search_memories", input);
   }
+  /**
+   * @param {UpdateMemoryInput} input
+   * @returns {Promise<{ success: true, memory: Memory }>}
+   */
   updateMemory(input) {
     return this.#call("update_memory", input);
   }
+  /**
+   * @param {DeleteMemoryInput} input
+   * @returns {Promise<{ success: true, deleted: string }>}
+   */
   deleteMemory(input) {
     return this.#call("delete_memory", input);
   }
+  /**
+   * @param {GetMemoryContextInput} [input]
+   * @returns {Promise<{ success: true, count: number, memories: Memory[], context: string }>}
+   */
   getMemoryContext(input = {}) {
     return this.#call("get_memory_context", input);
   }
 
+  /**
+   * @param {string} name
+   * @param {unknown} input
+   * @returns {Promise<any>} the tool's result, as index.d.ts declares it per tool
+   */
   async #call(name, input) {
     // Read once, here: NaN or Infinity anywhere in the input is an error naming its path,
     // not a silent null, and a throwing getter is an invalid_input, not a crash.
@@ -112,12 +174,18 @@ export class MemoryTools {
     return result;
   }
 
+  /**
+   * @param {string} name
+   * @param {any} input the tool input as JSON read it back
+   * @param {{ memories?: Memory[], memory?: Memory }} result
+   */
   #remember(name, input, result) {
     if (name === "delete_memory") this.#known.delete(String(input?.memory_id).toLowerCase());
     for (const m of result.memories ?? (result.memory ? [result.memory] : [])) {
       this.#known.delete(m.id);
       this.#known.set(m.id, m.content);
     }
-    while (this.#known.size > KNOWN_CONTENT_LIMIT) this.#known.delete(this.#known.keys().next().value);
+    // The map is not empty while over the limit, so there is a first key.
+    while (this.#known.size > KNOWN_CONTENT_LIMIT) this.#known.delete(/** @type {string} */ (this.#known.keys().next().value));
   }
 }

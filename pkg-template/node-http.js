@@ -1,3 +1,4 @@
+// @ts-check
 // The Node entry's default transport: HTTP/1.1 over node:http(s) with keep-alive, used
 // when the caller injects no `fetch`. Node's global fetch (undici) spends about three
 // times the CPU per request (measured: ~1.8 ms vs ~0.6 ms on the development machine),
@@ -9,16 +10,23 @@ import https from "node:https";
 
 // timeout: a pooled connection idle this long is closed before the server would close it
 // (undici's default too); a server's `Keep-Alive: timeout=n` hint shortens it further.
+/** @type {Record<string, http.Agent | undefined>} */
 const agents = {
   "http:": new http.Agent({ keepAlive: true, timeout: 4000 }),
   "https:": new https.Agent({ keepAlive: true, timeout: 4000 }),
 };
 
+/** @param {AbortSignal} signal */
 function abortReason(signal) {
   return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-/** `fetch(url, { method, headers, body, signal })` for agentmem's own requests. */
+/**
+ * `fetch(url, { method, headers, body, signal })` for agentmem's own requests.
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string | null, signal?: AbortSignal }} [init]
+ * @returns {Promise<{ status: number | undefined, headers: { get(name: string): string | null }, text(): Promise<string> }>}
+ */
 export function nodeHttpFetch(url, init = {}) {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
@@ -31,6 +39,7 @@ export function nodeHttpFetch(url, init = {}) {
     const headers = { ...init.headers };
     if (body !== undefined) headers["content-length"] = String(body.length);
     const req = client.request(target, { method: init.method ?? "GET", headers, agent }, (res) => {
+      /** @type {Buffer[]} */
       const chunks = [];
       res.on("data", (chunk) => chunks.push(chunk));
       res.on("error", fail);
@@ -44,6 +53,7 @@ export function nodeHttpFetch(url, init = {}) {
         resolve({
           status: res.statusCode,
           headers: {
+            /** @param {string} name */
             get(name) {
               const v = lower[String(name).toLowerCase()];
               return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
@@ -53,12 +63,14 @@ export function nodeHttpFetch(url, init = {}) {
         });
       });
     });
+    /** @param {Error} e */
     function fail(e) {
       done();
       reject(e);
     }
     const onAbort = () => {
-      req.destroy(abortReason(signal));
+      // Only listened to when there is a signal.
+      req.destroy(abortReason(/** @type {AbortSignal} */ (signal)));
     };
     function done() {
       signal?.removeEventListener("abort", onAbort);

@@ -1,4 +1,5 @@
 /* @ts-self-types="./index.d.ts" */
+// @ts-check
 // Node.js >= 20 (ESM).
 import { readFileSync } from "node:fs";
 import { initSync } from "./agentmem.js";
@@ -10,6 +11,7 @@ const wasmUrl = new URL("./agentmem_bg.wasm", import.meta.url);
 const where = wasmUrl.protocol === "file:" ? decodeURIComponent(wasmUrl.pathname) : wasmUrl.href;
 const how = "agentmem_bg.wasm must sit next to node.js; when a bundler inlines the package, copy " +
   "node_modules/<package>/agentmem_bg.wasm next to the bundle";
+/** @type {Uint8Array | undefined} */
 let bytes;
 try {
   bytes = readFileSync(wasmUrl);

@@ -1,3 +1,4 @@
+// @ts-check
 // The module's exports as the facades call them. Two rules hold here for every export:
 //
 // 1. The module only ever receives values agentmem made: primitives, JSON text, plain
@@ -11,6 +12,15 @@ import * as glue from "./agentmem.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, track } from "./io.js";
 import { messageOf, toJson } from "./json.js";
+/** @import * as Declared from "./index.d.ts" */
+/** @import { EmbedFn } from "./index.d.ts" */
+/** @import { FetchLike } from "./io.js" */
+
+/**
+ * What a client hands the module on every call (client.js): its options as JSON text and
+ * the fetch to send requests with (the caller's, or the entry's default).
+ * @typedef {{ options: string | undefined, fetch: FetchLike | undefined }} ClientState
+ */
 
 const STAND_IN_FUNCTION = () => {};
 
@@ -18,6 +28,7 @@ const STAND_IN_FUNCTION = () => {};
 // on first use. Without an entry every export fails with a message naming the entries:
 // this file, api.js, langgraph.js and the others are internal and load no .wasm themselves.
 let loaded = false;
+/** @type {(() => void) | null} */
 let instantiate = null;
 
 /** Marks the module as instantiated (entry files only). */
@@ -27,7 +38,9 @@ export function moduleLoaded() {
 
 /** Instantiates the module on the first call that needs it (entry files only): importing
  *  then costs reading the .wasm, not compiling it, so an app (or an edge function's cold
- *  start) that imports the package without calling into it yet pays nothing more. */
+ *  start) that imports the package without calling into it yet pays nothing more.
+ * @param {() => void} fn
+ */
 export function loadOnFirstUse(fn) {
   instantiate = fn;
 }
@@ -52,6 +65,10 @@ function notLoaded() {
 /**
  * The error an entry file throws when the .wasm cannot be loaded: where it looked, what
  * went wrong, and how to ship the file (`how`, per runtime).
+ * @param {string} where
+ * @param {unknown} cause
+ * @param {string} how
+ * @returns {AgentmemError}
  */
 export function loadFailed(where, cause, how) {
   return new AgentmemError(
@@ -64,6 +81,8 @@ export function loadFailed(where, cause, how) {
 /**
  * A primitive as it is; an object or function as an empty one of the same kind, so the
  * module can still say "must be a string, got an array" without reading the original.
+ * @param {unknown} v
+ * @returns {unknown}
  */
 export function prim(v) {
   if (v === null || (typeof v !== "object" && typeof v !== "function")) return v;
@@ -77,12 +96,22 @@ export function prim(v) {
   return array ? [] : {};
 }
 
-/** A caller's exception while agentmem read `field`, as `invalid_input` with that cause. */
+/**
+ * A caller's exception while agentmem read `field`, as `invalid_input` with that cause.
+ * @param {string} field
+ * @param {unknown} e
+ * @returns {AgentmemError}
+ */
 export function unreadable(field, e) {
   return new AgentmemError("invalid_input", `${field} could not be read: ${messageOf(e)}`, { field, cause: e });
 }
 
-/** An array as a plain copy of primitives (see `prim`); anything else through `prim`. */
+/**
+ * An array as a plain copy of primitives (see `prim`); anything else through `prim`.
+ * @param {string} field
+ * @param {unknown} v
+ * @returns {unknown}
+ */
 function primArray(field, v) {
   let array;
   try {
@@ -91,16 +120,24 @@ function primArray(field, v) {
     throw unreadable(field, e);
   }
   if (!array) return prim(v);
+  const items = /** @type {unknown[]} */ (v);
   const out = [];
   let i = 0;
   try {
-    for (const n = v.length; i < n; i++) out.push(prim(v[i]));
+    for (const n = items.length; i < n; i++) out.push(prim(items[i]));
   } catch (e) {
     throw unreadable(`${field}[${i}]`, e);
   }
   return out;
 }
 
+/**
+ * `fn` once the module is loaded, whatever it throws as an AgentmemError.
+ * @template {unknown[]} A
+ * @template R
+ * @param {(...args: A) => R} fn
+ * @returns {(...args: A) => R}
+ */
 function sync(fn) {
   return (...args) => {
     ensureLoaded();
@@ -112,21 +149,35 @@ function sync(fn) {
   };
 }
 
-/** `fn` once the module is loaded (async exports: `track` turns the throw into a rejection). */
+/**
+ * `fn` once the module is loaded (async exports: `track` turns the throw into a rejection).
+ * @template F
+ * @param {F} fn
+ * @returns {F}
+ */
 function ready(fn) {
   ensureLoaded();
   return fn;
 }
 
-// ids: primitives only (a name list as a copy).
+// ids: primitives only (a name list as a copy), typed as declared.
+/** @type {typeof Declared.uuid5} */
 export const uuid5 = (name, namespace) => sync(glue.uuid5)(prim(name), prim(namespace));
+/** @type {typeof Declared.uuid5Batch} */
 export const uuid5Batch = (names, namespace) => sync(glue.uuid5Batch)(primArray("names", names), prim(namespace));
+/** @type {typeof Declared.conversationId} */
 export const conversationId = (lead, namespace) => sync(glue.conversationId)(prim(lead), prim(namespace));
+/** @type {typeof Declared.coiaThread} */
 export const coiaThread = (flow, id) => sync(glue.coiaThread)(prim(flow), prim(id));
+/** @type {typeof Declared.cimThreadId} */
 export const cimThreadId = (dealId, cimId) => sync(glue.cimThreadId)(prim(dealId), prim(cimId));
+/** @type {typeof Declared.supervisorThreadId} */
 export const supervisorThreadId = (dealId, ts) => sync(glue.supervisorThreadId)(prim(dealId), prim(ts));
+/** @type {typeof Declared.parseThreadId} */
 export const parseThreadId = (threadId) => sync(glue.parseThreadId)(prim(threadId));
+/** @type {typeof Declared.extractDealId} */
 export const extractDealId = (threadId) => sync(glue.extractDealId)(prim(threadId));
+/** @type {typeof Declared.inspectToken} */
 export const inspectToken = (token) => sync(glue.inspectToken)(prim(token));
 
 /**
@@ -137,7 +188,14 @@ export const inspectToken = (token) => sync(glue.inspectToken)(prim(token));
  * text, copied `[type, Uint8Array]` pairs), or a function returning them, called inside
  * the tracked call so that a conversion error rejects instead of throwing; `embed` the
  * memory tools' callback. The module plans the operation, sends its request through the
- * fetch, and resolves to the result.
+ * fetch, and resolves to the result: JSON the operation defines, hence `any` here; each
+ * facade method states its type as index.d.ts declares it.
+ * @param {ClientState} state
+ * @param {"client" | "memory" | "state" | "checkpoint"} capability
+ * @param {unknown} op
+ * @param {unknown[] | (() => unknown[])} args
+ * @param {EmbedFn} [embed]
+ * @returns {Promise<any>}
  */
 export const call = (state, capability, op, args, embed) =>
   track(() => ready(glue.call)(state, capability, op, typeof args === "function" ? args() : args, embed));
@@ -146,6 +204,11 @@ export const call = (state, capability, op, args, embed) =>
 export const checkClientOptions = sync(glue.checkClientOptions);
 
 // Memory tools: options as JSON text (memory.js).
+/**
+ * @param {unknown} format
+ * @param {unknown} options
+ * @returns {any} the definitions of that format (index.d.ts ToolDefinition)
+ */
 export const memoryDefinitions = (format, options) =>
   sync(glue.memoryDefinitions)(prim(format), toJson("options", options));
 export const checkMemoryOptions = sync(glue.checkMemoryOptions);
@@ -159,4 +222,9 @@ export const workflowNormalizeState = sync(glue.workflowNormalizeState);
 
 // Checkpoints: the memory backend's check of a call, with the database backend's rules
 // (`args` as for `call`).
+/**
+ * @param {string} op
+ * @param {unknown[]} args
+ * @returns {boolean}
+ */
 export const checkpointCheck = (op, args) => sync(glue.checkpointCheck)(op, args);

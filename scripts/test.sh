@@ -5,7 +5,8 @@
 #                     the gateway against the real Postgres), plus the Postgres script checks
 #                     and the gateway conformance suite (tests/gateway/run.sh)
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
-#   3. package:       the built package in Deno (deno test), Node and headless Chromium,
+#   3. package:       the facades type-checked against the .d.ts files (tests/facades/check.sh),
+#                     the built package in Deno (deno test), Node and headless Chromium,
 #                     the LangGraph saver in Node (tests/langgraph/run.sh), and the packed
 #                     tarball installed into fresh projects (tests/install/run.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -45,6 +46,8 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
 
 "$ROOT/scripts/build.sh"
 
+log "layer 3: the facades' JavaScript against index.d.ts, langgraph.d.ts, ids.d.ts, errors.d.ts (deno check, strict)"
+"$ROOT/tests/facades/check.sh"
 log "layer 3: package in Deno"
 (cd deno && deno test --quiet --allow-read --allow-run --allow-env --allow-net)
 # Benchmarks and examples are not run here (the examples by scripts/example.sh), but they

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Puts the SQL this package needs into a Supabase project: `copy` writes it into the
 // project's supabase/migrations (for `supabase db push`), `print` writes it to stdout
 // (for the dashboard's SQL editor). The files ship in the package under supabase/.
@@ -8,6 +9,7 @@ import process from "node:process";
 
 const here = new URL("../supabase/", import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+/** @type {Record<string, string>} */
 const OPTIONAL = {
   "deal-scoped": "langgraph_deal_scoped.sql",
   "postgres-saver": "langgraph_postgres_saver.sql",
@@ -30,12 +32,25 @@ Options:
 
 ${pkg.name} ${pkg.version}`;
 
+/**
+ * @typedef {{ command: string | undefined, with: string[], dir: string }} Args
+ */
+
+/**
+ * @param {string} message
+ * @returns {never}
+ */
 function fail(message) {
   process.stderr.write(`agentmem-sql: ${message}\n`);
   process.exit(1);
 }
 
+/**
+ * @param {string[]} argv
+ * @returns {Args}
+ */
 function parse(argv) {
+  /** @type {Args} */
   const args = { command: argv[0], with: [], dir: "supabase/migrations" };
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i];
@@ -43,7 +58,7 @@ function parse(argv) {
       const value = argv[++i];
       if (value === undefined) fail(`${a} needs a value`);
       if (a === "--dir") args.dir = value;
-      else if (OPTIONAL[value]) args.with.push(value);
+      else if (Object.hasOwn(OPTIONAL, value)) args.with.push(value); // not a name of Object.prototype
       else fail(`unknown optional file "${value}"; expected one of: ${Object.keys(OPTIONAL).join(", ")}`);
     } else if (a === "--help" || a === "-h") {
       args.command = "help";
@@ -54,7 +69,10 @@ function parse(argv) {
   return args;
 }
 
-/** The files to install, in order: [name without version, text, where it comes from]. */
+/**
+ * The files to install, in order: [name without version, text, where it comes from].
+ * @param {string[]} withOptional
+ */
 function sources(withOptional) {
   const dir = new URL("migrations/", here);
   const files = readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
@@ -66,11 +84,15 @@ function sources(withOptional) {
   return out;
 }
 
-/** YYYYMMDDHHMMSS (UTC), the Supabase CLI's migration version format. */
+/**
+ * YYYYMMDDHHMMSS (UTC), the Supabase CLI's migration version format.
+ * @param {number} ms
+ */
 function version(ms) {
   return new Date(ms).toISOString().replace(/[-:T]/g, "").slice(0, 14);
 }
 
+/** @param {Args} args */
 function copy({ dir, with: withOptional }) {
   const files = sources(withOptional);
   mkdirSync(dir, { recursive: true });
@@ -109,12 +131,14 @@ function copy({ dir, with: withOptional }) {
   }
 }
 
+/** @param {Args} args */
 function print({ with: withOptional }) {
   for (const f of sources(withOptional)) {
     process.stdout.write(`-- ${pkg.name} ${pkg.version}: ${f.from}\n${f.text.endsWith("\n") ? f.text : `${f.text}\n`}\n`);
   }
 }
 
+/** @param {Args} args */
 function list({ with: withOptional }) {
   const root = new URL("..", import.meta.url).pathname;
   for (const f of sources(withOptional)) process.stdout.write(`${relative(process.cwd(), join(root, f.from))}\n`);
