@@ -227,6 +227,18 @@ impl App {
             // GET runs read-only; POST too, unless the function is VOLATILE (MainTx.hs).
             (sql, kind, matches!(req.method, "GET" | "HEAD") || !volatile)
         } else {
+            // ApiRequest.hs parses the query string and checks the ranges before Plan.hs
+            // looks the table up.
+            let q = query::parse_query(&pairs, false)?;
+            if req.method == "PUT" && (q.limit.is_some() || q.offset.is_some_and(|o| o > 0)) {
+                // ApiRequest.hs `getRanges`: any top-level range other than "all rows";
+                // `offset=0` and a non-integer limit leave it whole.
+                return Err(ApiError::pgrst(
+                    400,
+                    "PGRST114",
+                    "limit/offset querystring parameters are not allowed for PUT",
+                ));
+            }
             let table = schema.tables.get(resource).ok_or_else(|| {
                 let names: Vec<&str> = schema.tables.keys().map(String::as_str).collect();
                 let mut e = ApiError::pgrst(
@@ -239,8 +251,7 @@ impl App {
                     .map(|(t, _)| format!("Perhaps you meant the table '{}.{t}'", schema.schema));
                 e
             })?;
-            let q = query::parse_query(&pairs, false)?;
-            let (sql, kind) = self.table_plan(req, &schema, table, &q, &prefer, media)?;
+            let (sql, kind) = self.table_plan(req, &schema, table, &q, &pairs, &prefer, media)?;
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
         let setup = self.setup_sql(req, &auth, &prefer);
@@ -266,12 +277,14 @@ impl App {
         ApiError::pgrst(404, "PGRST126", "Root endpoint metadata is disabled")
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn table_plan(
         &self,
         req: &Request,
         schema: &SchemaCache,
         table: &Table,
         q: &QueryParams,
+        pairs: &[(String, String)],
         prefer: &Prefer,
         media: Media,
     ) -> Result<(String, Kind), ApiError> {
@@ -295,7 +308,18 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((plan::insert(schema, table, q, &p, prefer, media)?, Kind::Insert { merge }))
+                Ok((
+                    plan::insert(schema, table, q, &p, prefer, media)?,
+                    Kind::Insert { merge, table: table.name.clone() },
+                ))
+            }
+            "PUT" => {
+                // The body is parsed (PGRST102) before the filters are checked, as ApiRequest.hs
+                // reads the payload before Plan.hs plans the mutation; `columns=` is not
+                // consulted for PUT (Payload.hs).
+                let p = plan::payload(req.body, None)?;
+                plan::check_put_filters(table, &query::filter_fields(pairs), q)?;
+                Ok((plan::put(schema, table, q, &p, prefer, media)?, Kind::Put))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
@@ -443,11 +467,23 @@ fn rpc_hint(schema: &SchemaCache, name: &str, keys: &[String]) -> Option<String>
 
 /// What kind of statement ran, for shaping the response.
 pub enum Kind {
-    Read { window: Window, head: bool },
-    Insert { merge: bool },
+    Read {
+        window: Window,
+        head: bool,
+    },
+    /// `table` names the Location header's path.
+    Insert {
+        merge: bool,
+        table: String,
+    },
+    /// PUT's single-row upsert.
+    Put,
     Update,
     Delete,
-    Call { window: Window, void: bool },
+    Call {
+        window: Window,
+        void: bool,
+    },
 }
 
 /// The outer select's one row.
@@ -458,6 +494,8 @@ pub struct Row {
     pub guc_headers: Option<String>,
     pub guc_status: Option<String>,
     pub inserted: Option<i64>,
+    /// `[[key, "eq.value"], …]` for the Location header (inserts with return=headers-only).
+    pub location: Option<String>,
 }
 
 /// The checks PostgREST makes after the statement and before COMMIT (MainTx.hs
@@ -475,7 +513,14 @@ fn veto_sql(kind: &Kind, singular: bool, prefer: &Prefer) -> Option<String> {
         )
     };
     let mut checks = Vec::new();
-    if singular && !matches!(kind, Kind::Call { void: true, .. }) {
+    if matches!(kind, Kind::Put) {
+        // MainTx.hs `failPut`: the row's key must match the URL's, and then exactly one row
+        // is written; anything else rolls back (singularity is not checked separately).
+        checks.push(format!(
+            "IF n <> 1 THEN {} END IF;",
+            raise("PGRST115", "Payload values do not match URL in primary key column(s)", "NULL", 400)
+        ));
+    } else if singular && !matches!(kind, Kind::Call { void: true, .. }) {
         checks.push(format!(
             "IF n <> 1 THEN {} END IF;",
             raise(
@@ -505,6 +550,29 @@ fn veto_sql(kind: &Kind, singular: bool, prefer: &Prefer) -> Option<String> {
         "DO $pgrst$ DECLARE n bigint := current_setting('pgrst.page_total')::bigint; BEGIN {} END $pgrst$",
         checks.join(" ")
     ))
+}
+
+/// Response.hs: `Location: /<table>` plus the key pairs rendered by http-types'
+/// `renderSimpleQuery True`, which percent-encodes every byte but `A-Z a-z 0-9 - _ . ~`
+/// (space too, as `%20`). The table name is not encoded. None when there are no pairs.
+fn location_header(table: &str, pairs_json: &str) -> Option<String> {
+    let pairs: Vec<(String, String)> = serde_json::from_str(pairs_json).ok()?;
+    if pairs.is_empty() {
+        return None;
+    }
+    let encode = |s: &str| {
+        s.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect::<String>()
+    };
+    let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect();
+    Some(format!("/{table}?{}", query.join("&")))
 }
 
 fn content_range(lower: i64, upper: i64, total: Option<i64>) -> String {
@@ -543,7 +611,10 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Resp
             (status, if head { Vec::new() } else { body })
         }
         Kind::Call { .. } => (204, Vec::new()),
-        Kind::Insert { merge } => {
+        Kind::Insert { merge, table } => {
+            if let Some(loc) = row.location.as_deref().and_then(|l| location_header(table, l)) {
+                headers.push(("Location".into(), loc));
+            }
             headers.push(("Content-Range".into(), content_range(1, 0, counted_total(Some(row.page_total)))));
             let status = match (merge, row.inserted) {
                 (true, Some(i)) if i <= 0 => 200,
@@ -565,6 +636,16 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Resp
                 (status, Vec::new())
             }
         }
+        // Response.hs (MutationSingleUpsert): no Content-Range; 201 when the row was
+        // inserted, 200 when it was updated, 204 without a representation.
+        Kind::Put => {
+            if plan::want_body(prefer) {
+                headers.push(("Content-Type".into(), ct.into()));
+                (if row.inserted.unwrap_or(0) > 0 { 201 } else { 200 }, body)
+            } else {
+                (204, Vec::new())
+            }
+        }
         Kind::Update | Kind::Delete => {
             let range = if matches!(kind, Kind::Update) {
                 content_range(0, row.page_total - 1, counted_total(Some(row.page_total)))
@@ -582,7 +663,7 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Resp
     };
     // Preferences.hs `prefAppliedHeader` order, filtered per plan as Response.hs
     // `responsePreferences` does.
-    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Update | Kind::Delete);
+    let mutation = matches!(kind, Kind::Insert { .. } | Kind::Put | Kind::Update | Kind::Delete);
     if prefer.missing.is_some() && matches!(kind, Kind::Insert { .. } | Kind::Update) {
         applied.push(if prefer.missing == Some(true) { "missing=default" } else { "missing=null" });
     }
@@ -647,4 +728,25 @@ fn respond(kind: &Kind, row: &Row, prefer: &Prefer, media: Media) -> Result<Resp
         }
     }
     Ok(Response { status, headers, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_is_percent_encoded_like_http_types() {
+        assert_eq!(location_header("projects", r#"[["id","eq.11"]]"#).as_deref(), Some("/projects?id=eq.11"));
+        assert_eq!(
+            location_header("car_models", r#"[["name","eq.Enzo"],["year","eq.2021"]]"#).as_deref(),
+            Some("/car_models?name=eq.Enzo&year=eq.2021")
+        );
+        assert_eq!(
+            location_header("t", r#"[["k2","eq.Rock & R+ll/~x"],["k 1","is.null"]]"#).as_deref(),
+            Some("/t?k2=eq.Rock%20%26%20R%2Bll%2F~x&k%201=is.null")
+        );
+        assert_eq!(location_header("t", r#"[["k","eq.圍"]]"#).as_deref(), Some("/t?k=eq.%E5%9C%8D"));
+        assert_eq!(location_header("t", "[]"), None);
+        assert_eq!(location_header("t", "null"), None);
+    }
 }

@@ -46,13 +46,32 @@ impl Window {
     }
 }
 
+/// SqlFragment.hs `addConfigPgrstInserted`: every row the INSERT's WHERE lets through adds
+/// one to `pgrst.inserted` and every conflict that turns into an update takes it back, so
+/// what is left counts the rows really inserted (201 vs 200).
+const COUNT_INSERTED: &str = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0'";
+const UNCOUNT_INSERTED: &str = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) - 1)::text, true) <> '-1'";
+const INSERTED: &str = "nullif(current_setting('pgrst.inserted', true), '')::int";
+
 const GUC_HEADERS: &str = "nullif(current_setting('response.headers', true), '')";
 const GUC_STATUS: &str = "nullif(current_setting('response.status', true), '')";
 
 fn outer(total: &str, page_total: &str, body: &str, inserted: &str, from: &str) -> String {
+    outer_with_location(total, page_total, body, inserted, "null", from)
+}
+
+fn outer_with_location(
+    total: &str,
+    page_total: &str,
+    body: &str,
+    inserted: &str,
+    location: &str,
+    from: &str,
+) -> String {
     format!(
         "SELECT {total}::text AS total_result_set, {page_total}::text AS page_total, {body}::text AS body, \
          {GUC_HEADERS} AS response_headers, {GUC_STATUS} AS response_status, {inserted}::text AS response_inserted, \
+         {location}::text AS location, \
          set_config('pgrst.page_total', {page_total}::text, true) AS page_total_guc \
          FROM ({from}) _postgrest_t"
     )
@@ -240,11 +259,14 @@ fn json_body_source(table: &Table, p: &Payload, defaults: bool) -> Result<String
     ))
 }
 
-/// What RETURNING must produce for the outer select (RETURNING 1 when no body is wanted,
-/// so RLS SELECT policies are not consulted, as in PostgREST's returningF). Embeddings
-/// need the join columns, and computed fields the whole row: those return every column.
-fn returning(qual: &str, table: &Table, q: &QueryParams, want_body: bool) -> String {
-    if !want_body {
+/// What RETURNING must produce for the outer select (RETURNING 1 when no row is wanted, so
+/// RLS SELECT policies are not consulted, as in PostgREST's returningF). Otherwise the
+/// selected columns plus the primary key (Plan.hs `inferColsEmbedNeeds` adds it so a
+/// Location header can always be built, which is why `return=headers-only` needs SELECT
+/// rights too). Embeddings need the join columns, and computed fields the whole row: those
+/// return every column.
+fn returning(qual: &str, table: &Table, q: &QueryParams, prefer: &Prefer) -> String {
+    if !matches!(prefer.ret, Some(Return::Representation | Return::HeadersOnly)) {
         return "RETURNING 1".into();
     }
     let items = q.select.clone().unwrap_or_else(default_select);
@@ -259,7 +281,45 @@ fn returning(qual: &str, table: &Table, q: &QueryParams, want_body: bool) -> Str
             _ => return format!("RETURNING {qual}.*"),
         }
     }
+    for k in &table.primary_key {
+        if !cols.contains(&k.as_str()) {
+            cols.push(k);
+        }
+    }
     format!("RETURNING {}", cols.iter().map(|c| format!("{qual}.{}", ident(c))).collect::<Vec<_>>().join(", "))
+}
+
+/// The primary-key columns in the order PostgREST's Location lists them: `locationF` walks
+/// the RETURNING row with `json_each_text`, and that row holds the table's columns in table
+/// order when the select has `*`, otherwise the returned columns, which
+/// `inferColsEmbedNeeds` takes from a sorted set.
+pub fn location_keys(table: &Table, q: &QueryParams) -> Vec<String> {
+    let star = q.select.as_ref().is_none_or(|items| items.iter().any(|i| matches!(i, SelectItem::Star)));
+    if star {
+        table.columns.iter().filter(|c| table.primary_key.contains(&c.name)).map(|c| c.name.clone()).collect()
+    } else {
+        let mut keys = table.primary_key.clone();
+        keys.sort();
+        keys
+    }
+}
+
+/// Statements.hs `locF` with SqlFragment.hs `locationF`: when the insert returned exactly
+/// one row, its primary-key columns as a JSON array of `[key, "eq.<value>"]` pairs
+/// (`is.null` for NULL), read back from the RETURNING row; NULL otherwise, and for a table
+/// without a primary key. The response percent-encodes them into `Location`.
+fn location_expr(table: &Table, q: &QueryParams) -> String {
+    let keys = location_keys(table, q);
+    if keys.is_empty() {
+        return "null".into();
+    }
+    let list = keys.iter().map(|k| literal(k)).collect::<Vec<_>>().join(", ");
+    format!(
+        "CASE WHEN pg_catalog.count(_postgrest_t) = 1 THEN (SELECT json_agg(json_build_array(pgrst_loc.key, \
+         coalesce('eq.' || pgrst_loc.value, 'is.null')) ORDER BY array_position(ARRAY[{list}]::text[], pgrst_loc.key)) \
+         FROM (SELECT row_to_json(_) AS row FROM pgrst_source AS _ LIMIT 1) pgrst_loc_row \
+         CROSS JOIN json_each_text(pgrst_loc_row.row) AS pgrst_loc WHERE pgrst_loc.key IN ({list})) END"
+    )
 }
 
 /// The mutation's rows, shaped by `select=` (embeddings included) over `pgrst_source`
@@ -271,6 +331,7 @@ fn mutation_outer(
     want_body: bool,
     media: Media,
     inserted: &str,
+    location: &str,
 ) -> Result<String, ApiError> {
     let from = if want_body {
         let mut embedded = q.clone();
@@ -290,7 +351,7 @@ fn mutation_outer(
         "SELECT * FROM pgrst_source".to_owned()
     };
     let body = if want_body { body_expr(media, false, true) } else { "null".to_owned() };
-    Ok(outer("''", "pg_catalog.count(_postgrest_t)", &body, inserted, &from))
+    Ok(outer_with_location("''", "pg_catalog.count(_postgrest_t)", &body, inserted, location, &from))
 }
 
 pub fn want_body(prefer: &Prefer) -> bool {
@@ -316,8 +377,6 @@ pub fn insert(
         }
     }
     let merge = resolution == Some(Resolution::MergeDuplicates);
-    let counted = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0'";
-    let uncounted = "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) - 1)::text, true) <> '-1'";
     let mut sql = format!(
         "INSERT INTO {rel}{} SELECT {} {}",
         if cols.is_empty() { String::new() } else { format!("({cols})") },
@@ -329,7 +388,7 @@ pub fn insert(
         json_body_source(table, p, prefer.missing == Some(true))?
     );
     if merge {
-        sql.push_str(&format!(" WHERE {counted}"));
+        sql.push_str(&format!(" WHERE {COUNT_INSERTED}"));
     }
     if let Some(res) = resolution {
         sql.push_str(&format!(
@@ -340,15 +399,83 @@ pub fn insert(
             Resolution::IgnoreDuplicates => sql.push_str("DO NOTHING"),
             Resolution::MergeDuplicates if p.keys.is_empty() => sql.push_str("DO NOTHING"),
             Resolution::MergeDuplicates => sql.push_str(&format!(
-                "DO UPDATE SET {} WHERE {uncounted}",
+                "DO UPDATE SET {} WHERE {UNCOUNT_INSERTED}",
                 p.keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
             )),
         }
     }
     sql.push(' ');
-    sql.push_str(&returning(&rel, table, q, body));
-    let inserted = if merge { "nullif(current_setting('pgrst.inserted', true), '')::int" } else { "''" };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted)?))
+    sql.push_str(&returning(&rel, table, q, prefer));
+    let inserted = if merge { INSERTED } else { "''" };
+    let location = if prefer.ret == Some(Return::HeadersOnly) { location_expr(table, q) } else { "null".into() };
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted, &location)?))
+}
+
+/// Plan.hs `mutatePlan` (MutationSingleUpsert): PUT's filters must be `eq` (not negated, no
+/// quantifier) on exactly the primary-key columns, with no `or`/`and` tree. `fields` are
+/// the raw keys of the filter parameters (QueryParams.hs `qsFilterFields`), so an embedded
+/// filter or a JSON path never stands for a key column. A table without a primary key
+/// always fails.
+pub fn check_put_filters(table: &Table, fields: &[String], q: &QueryParams) -> Result<(), ApiError> {
+    let mut wanted: Vec<&str> = table.primary_key.iter().map(String::as_str).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut given: Vec<&str> = fields.iter().map(String::as_str).collect();
+    given.sort_unstable();
+    given.dedup();
+    let plain_eq = |c: &crate::query::Condition| {
+        matches!(c, crate::query::Condition::Filter(f)
+            if f.op == crate::query::Op::Eq && !f.negated && f.quant.is_none() && f.field.path.is_empty())
+    };
+    let no_logic = q.conditions.iter().all(|(_, c)| !matches!(c, crate::query::Condition::Logic { .. }));
+    if no_logic && !wanted.is_empty() && wanted == given && q.root_conditions().iter().all(plain_eq) {
+        Ok(())
+    } else {
+        Err(ApiError::pgrst(
+            405,
+            "PGRST105",
+            "Filters must include all and only primary key columns with 'eq' operators",
+        ))
+    }
+}
+
+/// PUT, a single-row upsert (QueryBuilder.hs `mutatePlanToQuery` for an Insert with
+/// `putConditions`): the URL's primary-key filters run against the payload rows, so only a
+/// row whose key matches the URL is written, and the PGRST115 check after the statement
+/// rolls back unless exactly one was. ON CONFLICT on the primary key updates every column
+/// sent; `pgrst.inserted` tells 201 from 200. `columns=`, `on_conflict=` and
+/// `Prefer: missing=default` do not apply to PUT.
+pub fn put(
+    cache: &SchemaCache,
+    table: &Table,
+    q: &QueryParams,
+    p: &Payload,
+    prefer: &Prefer,
+    media: Media,
+) -> Result<String, ApiError> {
+    let rel = qualified(&cache.schema, &table.name);
+    let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
+    let body_cols = p.keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ");
+    let mut conditions = crate::sql::conditions_sql(&ident("pgrst_body"), Some(table), &q.root_conditions())?;
+    conditions.push(COUNT_INSERTED.to_owned());
+    let on_conflict = if p.keys.is_empty() {
+        "DO NOTHING".to_owned()
+    } else {
+        format!(
+            "DO UPDATE SET {} WHERE {UNCOUNT_INSERTED}",
+            p.keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let sql = format!(
+        "INSERT INTO {rel}{} SELECT {body_cols} {} WHERE {} ON CONFLICT({}) {on_conflict} {}",
+        if cols.is_empty() { String::new() } else { format!("({cols})") },
+        json_body_source(table, p, false)?,
+        conditions.join(" AND "),
+        table.primary_key.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", "),
+        returning(&rel, table, q, prefer),
+    );
+    let body = want_body(prefer);
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, INSERTED, "null")?))
 }
 
 pub fn update(
@@ -374,10 +501,10 @@ pub fn update(
             "UPDATE {rel} AS {a} SET {} {}{filters} {}",
             p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
             json_body_source(table, p, prefer.missing == Some(true))?,
-            returning(&a, table, q, body),
+            returning(&a, table, q, prefer),
         )
     };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?))
 }
 
 pub fn delete(
@@ -391,8 +518,8 @@ pub fn delete(
     let body = want_body(prefer);
     let a = ident(&table.name);
     let filters = where_clause(&a, Some(table), &q.root_conditions())?;
-    let sql = format!("DELETE FROM {rel} AS {a}{filters} {}", returning(&a, table, q, body));
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''")?))
+    let sql = format!("DELETE FROM {rel} AS {a}{filters} {}", returning(&a, table, q, prefer));
+    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?))
 }
 
 /// The arguments of an RPC: a JSON object body (POST) or query parameters (GET).
@@ -515,6 +642,57 @@ mod tests {
         assert_eq!(Window::new(Some((0, Some(10))), &q("offset=4"), None), Window { offset: 4, limit: Some(6) });
         assert_eq!(Window::new(None, &q(""), Some(1000)), Window { offset: 0, limit: Some(1000) });
         assert_eq!(Window::new(None, &q("limit=5000"), Some(1000)), Window { offset: 0, limit: Some(1000) });
+    }
+
+    fn table(pk: &[&str]) -> Table {
+        serde_json::from_value(serde_json::json!({
+            "name": "t",
+            "columns": [{"name": "b", "type": "text"}, {"name": "a", "type": "int"}, {"name": "c", "type": "text"}],
+            "primary_key": pk,
+            "insertable": true,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn put_filters_are_eq_on_exactly_the_primary_key() {
+        let check = |pk: &[&str], qs: &str| {
+            let pairs = crate::query::decode_pairs(qs);
+            let q = crate::query::parse_query(&pairs, false).unwrap();
+            check_put_filters(&table(pk), &crate::query::filter_fields(&pairs), &q).map_err(|e| (e.status, e.code))
+        };
+        assert_eq!(check(&["a"], "a=eq.1"), Ok(()));
+        assert_eq!(check(&["a"], "a=eq.1&select=a,b&order=b"), Ok(()));
+        assert_eq!(check(&["a", "b"], "b=eq.x&a=eq.1"), Ok(()));
+        let refused = Err((405, "PGRST105".to_owned()));
+        for qs in [
+            "",
+            "b=eq.x",
+            "a=eq.1&b=eq.x",
+            "a=not.eq.1",
+            "a=in.(1)",
+            "a=gt.1",
+            "a=eq(any).{1}",
+            "a->>k=eq.1",
+            "and=(a.eq.1)",
+            "a=eq.1&or=(a.eq.1,a.eq.2)",
+            "a=eq.1&rel.a=eq.1",
+        ] {
+            assert_eq!(check(&["a"], qs), refused, "{qs}");
+        }
+        assert_eq!(check(&["a", "b"], "a=eq.1"), refused, "every key column");
+        assert_eq!(check(&[], "a=eq.1"), refused, "no primary key");
+    }
+
+    #[test]
+    fn location_keys_follow_the_returned_row() {
+        let q = |s: &str| crate::query::parse_query(&crate::query::decode_pairs(s), false).unwrap();
+        let t = table(&["a", "b"]);
+        // `*`: the table's column order; a column list: RETURNING's sorted set.
+        assert_eq!(location_keys(&t, &q("")), ["b", "a"]);
+        assert_eq!(location_keys(&t, &q("select=c,*")), ["b", "a"]);
+        assert_eq!(location_keys(&t, &q("select=c,b")), ["a", "b"]);
+        assert!(location_keys(&table(&[]), &q("")).is_empty());
     }
 
     #[test]

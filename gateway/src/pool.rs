@@ -128,5 +128,6 @@ fn last_row(msgs: &[SimpleQueryMessage]) -> Option<Row> {
         guc_headers: text("response_headers"),
         guc_status: text("response_status"),
         inserted: int("response_inserted"),
+        location: text("location"),
     })
 }

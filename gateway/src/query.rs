@@ -287,6 +287,19 @@ pub fn parse_query(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryPa
     Ok(q)
 }
 
+/// The raw keys of the filter parameters (QueryParams.hs `qsFilterFields`): every key but
+/// `select`, `columns` and `on_conflict`, and those whose last dot-separated word is
+/// `order`, `limit`, `offset`, `and` or `or`. PUT compares them with the primary key.
+pub fn filter_fields(pairs: &[(String, String)]) -> Vec<String> {
+    pairs
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| !matches!(k.as_str(), "select" | "columns" | "on_conflict"))
+        .filter(|k| !matches!(k.rsplit('.').next(), Some("order" | "limit" | "offset" | "and" | "or")))
+        .cloned()
+        .collect()
+}
+
 /// `a.b.c` → `["a", "b", "c"]`, keeping dots inside double quotes; embed names lose their
 /// quotes, the last segment (a field, maybe with a JSON path) keeps them for `parse_field`.
 fn split_path(key: &str) -> Vec<String> {
@@ -707,6 +720,14 @@ fn invalid_range(details: &str) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filter_fields_are_the_raw_filter_keys() {
+        let pairs = decode_pairs(
+            "select=a&id=eq.1&rel.id=eq.2&order=a&rel.limit=1&offset=2&or=(a.eq.1)&not.and=(a.eq.1)&columns=a&on_conflict=a&j->>k=eq.1",
+        );
+        assert_eq!(filter_fields(&pairs), ["id", "rel.id", "j->>k"]);
+    }
 
     /// The message and details of a PGRST100 refusal (a query string PostgREST cannot parse).
     fn refusal<T: std::fmt::Debug>(r: Result<T, ApiError>) -> (String, String) {

@@ -1,7 +1,8 @@
 -- Objects the gateway's own tests use. Applied by the tests (as postgres) before they run;
 -- recreated each time so the suite starts from a known state.
 drop schema if exists gw cascade;
-drop table if exists public.gw_items, public.gw_owned, public.gw_parents, public.gw_children cascade;
+drop table if exists public.gw_items, public.gw_owned, public.gw_parents, public.gw_children, public.gw_pairs,
+  public.gw_nopk, public.gw_notes cascade;
 drop function if exists public.gw_add, public.gw_echo, public.gw_items_over, public.gw_item, public.gw_void,
   public.gw_raise, public.gw_teapot, public.gw_bump, public.gw_json, public.gw_set_headers, public.gw_whoami cascade;
 
@@ -27,11 +28,22 @@ create policy gw_owned_update on public.gw_owned for update to authenticated usi
 create policy gw_owned_delete on public.gw_owned for delete to authenticated using (owner = auth.uid());
 create table public.gw_parents (id int primary key);
 create table public.gw_children (id int primary key, parent_id int not null references public.gw_parents(id));
+-- A composite primary key declared in the opposite order to the columns (PUT filters and
+-- the Location header's key order), and a table without one.
+create table public.gw_pairs (k2 text, k1 int, note text, primary key (k1, k2));
+create table public.gw_nopk (a text, b text);
+-- Like gw_owned, with a key the client chooses, so PUT can run under RLS.
+create table public.gw_notes (id int primary key, owner uuid not null default auth.uid(), body text);
+alter table public.gw_notes enable row level security;
+create policy gw_notes_select on public.gw_notes for select to authenticated using (owner = auth.uid());
+create policy gw_notes_insert on public.gw_notes for insert to authenticated with check (owner = auth.uid());
+create policy gw_notes_update on public.gw_notes for update to authenticated using (owner = auth.uid()) with check (owner = auth.uid());
 
-grant select, insert, update, delete on public.gw_items, public.gw_parents, public.gw_children to anon, authenticated, service_role;
-grant select, insert, update, delete on public.gw_owned to authenticated, service_role;
+grant select, insert, update, delete on public.gw_items, public.gw_parents, public.gw_children, public.gw_pairs,
+  public.gw_nopk to anon, authenticated, service_role;
+grant select, insert, update, delete on public.gw_owned, public.gw_notes to authenticated, service_role;
 -- Supabase's default privileges grant everything to anon; take it back to exercise 42501.
-revoke all on public.gw_owned from anon;
+revoke all on public.gw_owned, public.gw_notes from anon;
 
 create function public.gw_add(a int, b int) returns int language sql immutable as $$ select a + b $$;
 create function public.gw_echo(msg text, times int default 1) returns text language sql immutable as $$ select repeat(msg, times) $$;

@@ -579,12 +579,15 @@ fn error_mapping_table() {
     let r = call(&s, "GET", "/rest/v1/gw_missing", &k, None);
     assert_eq!((r.status, r.json()["code"].as_str()), (404, Some("PGRST205")));
     assert_eq!(r.header("proxy-status"), Some("PostgREST; error=PGRST205"));
-    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.1", &k, Some("{}"));
+    let r = call(&s, "TRACE", "/rest/v1/gw_items", &k, None);
     assert_eq!(r.status, 405);
-    let body = r.json();
-    for key in ["code", "message", "details", "hint"] {
-        assert!(body.get(key).is_some(), "{key} missing from {body}");
-    }
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"code":"PGRST117","details":null,"hint":null,"message":"Unsupported HTTP method: TRACE"})
+    );
+    // PUT with a filter that is not the primary key (the PUT cases are in `put_…`).
+    let r = call(&s, "PUT", "/rest/v1/gw_items?name=eq.x", &k, Some(r#"{"id":1,"name":"x"}"#));
+    assert_eq!((r.status, r.json()["code"].as_str()), (405, Some("PGRST105")));
     let r = call(
         &s,
         "GET",
@@ -593,6 +596,226 @@ fn error_mapping_table() {
         None,
     );
     assert_eq!((r.status, r.json()["code"].as_str()), (400, Some("PGRST122")));
+}
+
+/// The error body PostgREST gives for its own request errors (no details, no hint).
+fn pgrst_error(code: &str, message: &str) -> serde_json::Value {
+    serde_json::json!({"code": code, "details": null, "hint": null, "message": message})
+}
+
+/// PUT as UpsertSpec.hs ("with PUT") and tables_views.rst (`upsert_put`) describe it.
+#[test]
+fn put_upserts_one_row_by_primary_key() {
+    let Some(s) = setup() else { return };
+    let k = svc(&s);
+    let rep = [("apikey", s.service.as_str()), ("Prefer", "return=representation")];
+    // Inserting: 201 with the row; updating: 200. No Content-Range on PUT (Response.hs).
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.701&select=id,name", &rep, Some(r#"{"id":701,"name":"new"}"#));
+    assert_eq!((r.status, r.json()), (201, serde_json::json!([{"id":701,"name":"new"}])));
+    assert_eq!(r.header("content-type"), Some("application/json; charset=utf-8"));
+    assert_eq!((r.header("preference-applied"), r.header("content-range")), (Some("return=representation"), None));
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.701&select=id,name", &rep, Some(r#"{"id":701,"name":"upd"}"#));
+    assert_eq!((r.status, r.json()), (200, serde_json::json!([{"id":701,"name":"upd"}])));
+    // Without a representation: 204, no body, no Content-Type; return=minimal is reported.
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.701", &k, Some(r#"{"id":701,"name":"quiet","score":3}"#));
+    assert_eq!(
+        (r.status, r.body.as_str(), r.header("content-type"), r.header("preference-applied")),
+        (204, "", None, None)
+    );
+    let r = call(
+        &s,
+        "PUT",
+        "/rest/v1/gw_items?id=eq.701",
+        &[("apikey", &s.service), ("Prefer", "return=minimal")],
+        Some(r#"{"id":701,"name":"minimal"}"#),
+    );
+    assert_eq!((r.status, r.body.as_str(), r.header("preference-applied")), (204, "", Some("return=minimal")));
+    // Only the columns sent are updated.
+    let r = call(&s, "GET", "/rest/v1/gw_items?id=eq.701&select=name,score", &k, None);
+    assert_eq!(r.json(), serde_json::json!([{"name":"minimal","score":3}]));
+    // A one-element array, the singular media type, the Range header ignored, offset=0.
+    let r = call(
+        &s,
+        "PUT",
+        "/rest/v1/gw_items?id=eq.702&select=id,name&offset=0",
+        &[
+            ("apikey", &s.service),
+            ("Prefer", "return=representation"),
+            ("Accept", "application/vnd.pgrst.object+json"),
+            ("Range", "1-1"),
+        ],
+        Some(r#"[{"id":702,"name":"arr"}]"#),
+    );
+    assert_eq!((r.status, r.json()), (201, serde_json::json!({"id":702,"name":"arr"})));
+    assert_eq!(r.header("content-type"), Some("application/vnd.pgrst.object+json; charset=utf-8"));
+    // Of several payload rows only the one whose key matches the URL is written.
+    let r = call(
+        &s,
+        "PUT",
+        "/rest/v1/gw_items?id=eq.705&select=id",
+        &rep,
+        Some(r#"[{"id":705,"name":"in"},{"id":706,"name":"out"}]"#),
+    );
+    assert_eq!((r.status, r.json()), (201, serde_json::json!([{"id":705}])));
+    assert_eq!(call(&s, "GET", "/rest/v1/gw_items?id=eq.706", &k, None).body, "[]");
+    // Composite key, filters in any order.
+    let r =
+        call(&s, "PUT", "/rest/v1/gw_pairs?k2=eq.a%20b&k1=eq.1", &rep, Some(r#"{"k1":1,"k2":"a b","note":"first"}"#));
+    assert_eq!((r.status, r.json()), (201, serde_json::json!([{"k2":"a b","k1":1,"note":"first"}])));
+    let r =
+        call(&s, "PUT", "/rest/v1/gw_pairs?k1=eq.1&k2=eq.a%20b", &rep, Some(r#"{"k1":1,"k2":"a b","note":"second"}"#));
+    assert_eq!((r.status, r.json()[0]["note"].as_str()), (200, Some("second")));
+
+    // MainTx.hs `failPut`: a payload key that differs from the URL's writes nothing.
+    let mismatch = pgrst_error("PGRST115", "Payload values do not match URL in primary key column(s)");
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.703", &k, Some(r#"{"id":704,"name":"x"}"#));
+    assert_eq!((r.status, r.json()), (400, mismatch.clone()));
+    assert_eq!(r.header("proxy-status"), Some("PostgREST; error=PGRST115"));
+    assert_eq!(call(&s, "GET", "/rest/v1/gw_items?id=in.(703,704)", &k, None).body, "[]");
+    let r = call(&s, "PUT", "/rest/v1/gw_pairs?k1=eq.1&k2=eq.zz", &k, Some(r#"{"k1":1,"k2":"a b","note":"x"}"#));
+    assert_eq!((r.status, r.json()), (400, mismatch));
+    let r = call(&s, "GET", "/rest/v1/gw_pairs?k1=eq.1&select=note", &k, None);
+    assert_eq!(r.json(), serde_json::json!([{"note":"second"}]));
+
+    // ApiRequest.hs `getRanges`: limit/offset refused (PGRST114), before the table lookup.
+    let ranged = pgrst_error("PGRST114", "limit/offset querystring parameters are not allowed for PUT");
+    for path in
+        ["/rest/v1/gw_items?id=eq.703&limit=1", "/rest/v1/gw_items?id=eq.703&offset=1", "/rest/v1/gw_nowhere?limit=0"]
+    {
+        let r = call(&s, "PUT", path, &k, Some(r#"{"id":703}"#));
+        assert_eq!((r.status, r.json()), (400, ranged.clone()), "{path}");
+    }
+    // Plan.hs `mutatePlan`: only `eq` on every key column and nothing else (PGRST105).
+    let filters = pgrst_error("PGRST105", "Filters must include all and only primary key columns with 'eq' operators");
+    for path in [
+        "/rest/v1/gw_items?name=eq.x",
+        "/rest/v1/gw_items?id=not.eq.703",
+        "/rest/v1/gw_items?id=in.(703)",
+        "/rest/v1/gw_items?id=gte.703",
+        "/rest/v1/gw_items?and=(id.eq.703)",
+        "/rest/v1/gw_items?id=eq.703&name=eq.x",
+        "/rest/v1/gw_items?id=eq.703&or=(name.eq.x,name.eq.y)",
+        "/rest/v1/gw_items",
+        "/rest/v1/gw_pairs?k1=eq.1",
+        "/rest/v1/gw_nopk?a=eq.one&b=eq.two",
+    ] {
+        let r = call(&s, "PUT", path, &k, Some(r#"{"id":703,"name":"x"}"#));
+        assert_eq!((r.status, r.json()), (405, filters.clone()), "{path}");
+    }
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.703", &k, Some("not json"));
+    assert_eq!((r.status, r.json()), (400, pgrst_error("PGRST102", "Empty or invalid json")));
+    // The key column missing from the body: the URL filter names a column the payload lacks.
+    let r = call(&s, "PUT", "/rest/v1/gw_items?id=eq.703", &k, Some(r#"{"name":"x"}"#));
+    assert_eq!(
+        (r.status, r.json()["code"].as_str(), r.json()["message"].as_str()),
+        (400, Some("42703"), Some("column pgrst_body.id does not exist"))
+    );
+}
+
+/// PUT is INSERT … ON CONFLICT DO UPDATE, so RLS applies as to both: INSERT's WITH CHECK
+/// for a new row, UPDATE's USING/WITH CHECK for an existing one.
+#[test]
+fn put_under_rls() {
+    let Some(s) = setup() else { return };
+    let a = jwt(&s, "cccccccc-0000-0000-0000-00000000000a", "authenticated", 3600);
+    let b = jwt(&s, "cccccccc-0000-0000-0000-00000000000b", "authenticated", 3600);
+    let (ba, bb) = (bearer(&a), bearer(&b));
+    let as_a = [("apikey", s.anon.as_str()), ("Authorization", ba.as_str()), ("Prefer", "return=representation")];
+    let as_b = [("apikey", s.anon.as_str()), ("Authorization", bb.as_str()), ("Prefer", "return=representation")];
+    let id = 7000 + (std::process::id() % 1000) as i32;
+    let path = format!("/rest/v1/gw_notes?id=eq.{id}&select=id,owner,body");
+    let r = call(&s, "PUT", &path, &as_a, Some(&format!(r#"{{"id":{id},"body":"mine"}}"#)));
+    assert_eq!(r.status, 201, "{r:?}");
+    assert_eq!(r.json(), serde_json::json!([{"id":id,"owner":"cccccccc-0000-0000-0000-00000000000a","body":"mine"}]));
+    let r = call(&s, "PUT", &path, &as_a, Some(&format!(r#"{{"id":{id},"body":"still mine"}}"#)));
+    assert_eq!((r.status, r.json()[0]["body"].as_str()), (200, Some("still mine")));
+    // B's PUT on A's key conflicts with a row B's UPDATE policy does not let it touch.
+    let r = call(&s, "PUT", &path, &as_b, Some(&format!(r#"{{"id":{id},"body":"stolen"}}"#)));
+    assert_eq!((r.status, r.json()["code"].as_str()), (403, Some("42501")), "{r:?}");
+    // B cannot create a row owned by A either (INSERT's WITH CHECK).
+    let other = id + 1000;
+    let r = call(
+        &s,
+        "PUT",
+        &format!("/rest/v1/gw_notes?id=eq.{other}"),
+        &as_b,
+        Some(&format!(r#"{{"id":{other},"owner":"cccccccc-0000-0000-0000-00000000000a","body":"forged"}}"#)),
+    );
+    assert_eq!((r.status, r.json()["code"].as_str()), (403, Some("42501")));
+    // anon has no grant: 401.
+    let r = call(&s, "PUT", &path, &[("apikey", &s.anon)], Some(&format!(r#"{{"id":{id},"body":"anon"}}"#)));
+    assert_eq!((r.status, r.json()["code"].as_str()), (401, Some("42501")));
+    let r = call(&s, "GET", &format!("/rest/v1/gw_notes?id=in.({id},{other})&select=body"), &svc(&s), None);
+    assert_eq!(r.json(), serde_json::json!([{"body":"still mine"}]));
+}
+
+/// `Prefer: return=headers-only` (preferences.rst "Headers Only", InsertSpec.hs): 201, no
+/// body, and for one inserted row of a table with a primary key a `Location` built by
+/// Statements.hs `locF` / SqlFragment.hs `locationF` and rendered by Response.hs.
+#[test]
+fn inserts_return_headers_only_with_location() {
+    let Some(s) = setup() else { return };
+    let k = svc(&s);
+    let only = [("apikey", s.service.as_str()), ("Prefer", "return=headers-only")];
+    let r = call(&s, "POST", "/rest/v1/gw_items", &only, Some(r#"{"id":801,"name":"x"}"#));
+    assert_eq!((r.status, r.body.as_str(), r.header("content-type")), (201, "", None));
+    assert_eq!(r.header("location"), Some("/gw_items?id=eq.801"));
+    assert_eq!(r.header("content-range"), Some("*/*"));
+    assert_eq!(r.header("preference-applied"), Some("return=headers-only"));
+    // A select without the key still gets it (Plan.hs `inferColsEmbedNeeds`).
+    let r = call(&s, "POST", "/rest/v1/gw_items?select=name", &only, Some(r#"{"id":802,"name":"y"}"#));
+    assert_eq!((r.status, r.header("location")), (201, Some("/gw_items?id=eq.802")));
+    // Composite key: table column order with `*`, sorted with a column list; values
+    // percent-encoded as http-types' renderSimpleQuery does; the Location reads the row back.
+    let r = call(&s, "POST", "/rest/v1/gw_pairs", &only, Some(r#"{"k1":3,"k2":"Rock & R+ll"}"#));
+    assert_eq!(r.header("location"), Some("/gw_pairs?k2=eq.Rock%20%26%20R%2Bll&k1=eq.3"));
+    let back = call(&s, "GET", &format!("/rest/v1{}&select=k1,k2", r.header("location").unwrap()), &k, None);
+    assert_eq!(back.json(), serde_json::json!([{"k1":3,"k2":"Rock & R+ll"}]));
+    let r = call(
+        &s,
+        "POST",
+        "/rest/v1/gw_pairs?select=note",
+        &[("apikey", &s.service), ("Prefer", "return=headers-only, count=exact")],
+        Some(r#"{"k1":4,"k2":"圍棋"}"#),
+    );
+    assert_eq!(r.header("location"), Some("/gw_pairs?k1=eq.4&k2=eq.%E5%9C%8D%E6%A3%8B"));
+    assert_eq!(r.header("content-range"), Some("*/1"));
+    assert_eq!(r.header("preference-applied"), Some("return=headers-only, count=exact"));
+    // No Location for a bulk insert, a table without a primary key, or nothing inserted.
+    let r = call(&s, "POST", "/rest/v1/gw_items", &only, Some(r#"[{"id":803},{"id":804}]"#));
+    assert_eq!((r.status, r.header("location")), (201, None));
+    let r = call(&s, "POST", "/rest/v1/gw_nopk", &only, Some(r#"{"a":"one","b":"two"}"#));
+    assert_eq!(
+        (r.status, r.header("location"), r.header("preference-applied")),
+        (201, None, Some("return=headers-only"))
+    );
+    let ignore = [("apikey", s.service.as_str()), ("Prefer", "return=headers-only, resolution=ignore-duplicates")];
+    let r = call(&s, "POST", "/rest/v1/gw_items", &ignore, Some(r#"{"id":801,"name":"again"}"#));
+    assert_eq!((r.status, r.header("location")), (201, None));
+    // An upsert that updates its one row: 200, with the Location.
+    let merge = [("apikey", s.service.as_str()), ("Prefer", "return=headers-only, resolution=merge-duplicates")];
+    let r = call(&s, "POST", "/rest/v1/gw_items", &merge, Some(r#"{"id":801,"name":"merged"}"#));
+    assert_eq!((r.status, r.header("location")), (200, Some("/gw_items?id=eq.801")));
+    assert_eq!(r.header("preference-applied"), Some("resolution=merge-duplicates, return=headers-only"));
+    // Under RLS: reading the key back needs the SELECT policy, which the owner passes.
+    let a = jwt(&s, "cccccccc-0000-0000-0000-0000000000aa", "authenticated", 3600);
+    let ba = bearer(&a);
+    let r = call(
+        &s,
+        "POST",
+        "/rest/v1/gw_owned",
+        &[("apikey", &s.anon), ("Authorization", &ba), ("Prefer", "return=headers-only")],
+        Some(r#"{"body":"located"}"#),
+    );
+    assert_eq!(r.status, 201, "{r:?}");
+    let loc = r.header("location").unwrap().to_owned();
+    assert!(loc.starts_with("/gw_owned?id=eq."), "{loc}");
+    let back =
+        call(&s, "GET", &format!("/rest/v1{loc}&select=body"), &[("apikey", &s.anon), ("Authorization", &ba)], None);
+    assert_eq!(back.json(), serde_json::json!([{"body":"located"}]));
+    // Without it (return=minimal) there is no Location.
+    let r = call(&s, "POST", "/rest/v1/gw_items", &k, Some(r#"{"id":805}"#));
+    assert_eq!((r.status, r.header("location")), (201, None));
 }
 
 #[test]

@@ -367,6 +367,73 @@ describe("writes (tables_views.rst, preferences.rst)", () => {
     assert.equal(data.length, 1, "the insert was committed");
   });
 
+  // postgrest-js has no PUT and no return=headers-only, so these go through fetch.
+  const put = (path, body, prefer) =>
+    fetch(`${rest}/${path}`, {
+      method: "PUT",
+      headers: { ...keyHeaders, "Content-Type": "application/json", ...(prefer ? { Prefer: prefer } : {}) },
+      body: JSON.stringify(body),
+    });
+  const pgrstError = (code, message) => ({ code, details: null, hint: null, message });
+
+  test("PUT upserts one row by its primary key: 201, then 200, 204 without a representation (tables_views.rst, UpsertSpec.hs)", async () => {
+    let res = await put("conf_tasks?id=eq.9001&select=id,title,priority", { id: 9001, title: "conformance put", priority: 1 }, "return=representation");
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("preference-applied"), "return=representation");
+    assert.equal(res.headers.get("content-range"), null);
+    assert.deepEqual(await res.json(), [{ id: 9001, title: "conformance put", priority: 1 }]);
+    res = await put("conf_tasks?id=eq.9001&select=title,priority", [{ id: 9001, title: "conformance put 2", priority: 2 }], "return=representation");
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), [{ title: "conformance put 2", priority: 2 }]);
+    res = await put("conf_tasks?id=eq.9001", { id: 9001, title: "conformance put 3" });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get("content-type"), null);
+    assert.equal(await res.text(), "");
+    ok(await service.from("conf_tasks").select("title, priority").eq("id", 9001), [{ title: "conformance put 3", priority: 2 }]);
+  });
+
+  test("PUT refusals: PGRST105, PGRST114, PGRST115 (Error.hs, UpsertSpec.hs)", async () => {
+    const body = { id: 9002, title: "conformance put refused" };
+    for (const path of ["conf_tasks?title=eq.x", "conf_tasks?id=not.eq.9002", "conf_tasks?id=in.(9002)", "conf_tasks?and=(id.eq.9002)"]) {
+      const res = await put(path, body);
+      assert.equal(res.status, 405, path);
+      assert.deepEqual(await res.json(), pgrstError("PGRST105", "Filters must include all and only primary key columns with 'eq' operators"), path);
+    }
+    for (const path of ["conf_tasks?id=eq.9002&limit=1", "conf_tasks?id=eq.9002&offset=1"]) {
+      const res = await put(path, body);
+      assert.equal(res.status, 400, path);
+      assert.deepEqual(await res.json(), pgrstError("PGRST114", "limit/offset querystring parameters are not allowed for PUT"), path);
+    }
+    const res = await put("conf_tasks?id=eq.9003", body);
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), pgrstError("PGRST115", "Payload values do not match URL in primary key column(s)"));
+    ok(await service.from("conf_tasks").select("id").in("id", [9002, 9003]), []);
+  });
+
+  test("Prefer: return=headers-only answers 201 with a Location and no body (preferences.rst, InsertSpec.hs)", async () => {
+    const res = await fetch(`${rest}/conf_tasks?select=title`, {
+      method: "POST",
+      headers: { ...keyHeaders, "Content-Type": "application/json", Prefer: "return=headers-only" },
+      body: JSON.stringify({ id: 9004, title: "conformance located" }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("location"), "/conf_tasks?id=eq.9004");
+    assert.equal(res.headers.get("content-range"), "*/*");
+    assert.equal(res.headers.get("preference-applied"), "return=headers-only");
+    assert.equal(res.headers.get("content-type"), null);
+    assert.equal(await res.text(), "");
+    const back = await fetch(`${rest}${res.headers.get("location")}&select=title`, { headers: keyHeaders });
+    assert.deepEqual(await back.json(), [{ title: "conformance located" }]);
+    // Bulk inserts get no Location.
+    const bulk = await fetch(`${rest}/conf_tasks`, {
+      method: "POST",
+      headers: { ...keyHeaders, "Content-Type": "application/json", Prefer: "return=headers-only" },
+      body: JSON.stringify([{ title: "conformance bulk 1" }, { title: "conformance bulk 2" }]),
+    });
+    assert.equal(bulk.status, 201);
+    assert.equal(bulk.headers.get("location"), null);
+  });
+
   test("anon without a grant: 401 42501", async () => {
     fails(await anon.from("conf_cities").insert({ id: 101, name: "X" }), 401, { code: "42501" });
   });
