@@ -5,9 +5,10 @@
 // Peers: @supabase/postgrest-js and @supabase/supabase-js (client size, import cost),
 // npm uuid (uuid5), LangGraph's MemorySaver and PostgresSaver on its own tables over `pg`
 // on the same Postgres (checkpoints). Network: every database-backed figure is measured at
-// 0 ms and behind a delay proxy in front of BOTH Postgres and the gateway that adds the
+// 0 ms (direct) and behind a delay proxy in front of BOTH Postgres and the gateway that adds the
 // given delay in each direction, i.e. 2× per round trip.
 import { execFileSync, spawnSync } from "node:child_process";
+import http from "node:http";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -292,6 +293,48 @@ async function cpu(ctx) {
   table(["AgentmemSaver", "PostgresSaver", "agentmem ÷ PostgresSaver"], [[`${f(a, 3)} ms`, `${f(p, 3)} ms`, ratio(a, p)]]);
 }
 
+/** The floor under any one-request operation at 0 ms: one exchange with each server and
+ *  nothing else, so the gap in the small-checkpoint rows can be split into transport and
+ *  agentmem's own work. */
+async function floor(ctx) {
+  const n = QUICK ? 100 : 500;
+  const user = await ctx.newUser();
+  const agent = new http.Agent({ keepAlive: true });
+  // The same one-statement SQL function on both sides, so only the transport differs.
+  const path = "/rest/v1/rpc/extract_deal_id_from_thread?thread_id=cim-floor";
+  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}` };
+  const get = () => new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: ctx.gatewayPort, path, headers, agent }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`floor: HTTP ${res.statusCode}`));
+      res.resume();
+      res.on("end", resolve);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+  const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
+  await db.connect();
+  const measure = async (fn) => {
+    const before = process.cpuUsage();
+    const t = await timeIt(fn, n);
+    const used = process.cpuUsage(before);
+    return { ...t, cpu: (used.user + used.system) / 1000 / (n + Math.min(5, n)) };
+  };
+  const h = await measure(get);
+  const q = await measure(() => db.query("select extract_deal_id_from_thread('cim-floor')"));
+  await db.end();
+  agent.destroy();
+  say("## Transport floor at 0 ms: one exchange, no saver (p50 ms; client CPU per exchange)");
+  say();
+  say("The same one-statement SQL function called once: over HTTP through the gateway (node:http keep-alive, as a signed-in user) and over `pg`. Every AgentmemSaver operation costs at least the first; a PostgresSaver operation costs one to several of the second.");
+  say();
+  table(["exchange", "p50", "p95", "client CPU"], [
+    ["HTTP request via the gateway", f(h.p50), f(h.p95), `${f(h.cpu, 3)} ms`],
+    ["pg query", f(q.p50), f(q.p95), `${f(q.cpu, 3)} ms`],
+    ["ratio", ratio(h.p50, q.p50), "", ratio(h.cpu, q.cpu)],
+  ]);
+}
+
 async function threadLength(ctx) {
   const { agentmem, postgres, close } = await ctx.savers(0);
   const lengths = QUICK ? [100, 300] : [100, 1000, 3000];
@@ -399,6 +442,7 @@ try {
   await checkpoints(ctx);
   await concurrency(ctx);
   await cpu(ctx);
+  await floor(ctx);
   await threadLength(ctx);
   await memoryTools(ctx);
 } finally {
