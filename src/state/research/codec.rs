@@ -111,12 +111,12 @@ impl ResearchState {
                 "final_report" => s.final_report = Some(text()?),
                 "published_files" => {
                     let files = input::object(v, &p)?;
-                    s.published_files = Some(
-                        files
-                            .iter()
-                            .map(|(name, path_v)| Ok((name.clone(), input::string(path_v, &key(&p, name))?)))
-                            .collect::<Result<_, StateError>>()?,
-                    );
+                    // Inserted one by one rather than collected (see input::map_of).
+                    let mut out = BTreeMap::new();
+                    for (name, path_v) in files {
+                        out.insert(name.clone(), input::string(path_v, &key(&p, name))?);
+                    }
+                    s.published_files = Some(out);
                 }
                 "translated_report" => s.translated_report = Some(if v.is_null() { None } else { Some(text()?) }),
                 "review_result" => s.review_result = Some(input::object(v, &p)?.clone()),
@@ -158,7 +158,7 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
     let errors: Vec<Value> = m
         .iter()
         .filter_map(|(k, v)| {
-            let one = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
+            let one = Value::Object(input::map_of([(k.clone(), v.clone())]));
             ResearchState::parse(&one, "state").err()
         })
         .map(|e| json!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
