@@ -24,10 +24,21 @@ mod value;
 
 pub use choice::{Choice, choose};
 pub use object::Object;
-use serde_json::Value;
+use serde_json::{Map, Value};
 pub use value::*;
 
 pub use crate::error::Invalid;
+
+/// A JSON object of `entries`; a later entry wins over an earlier one with the same key
+/// (as with `collect()`). Inserted one by one: collecting into the map sorts the entries
+/// first, and every call site would carry its own copy of the sort (~2 KB of .wasm each).
+pub fn map_of(entries: impl IntoIterator<Item = (String, Value)>) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (k, v) in entries {
+        map.insert(k, v);
+    }
+    map
+}
 
 /// JSON text as a value; not given is JSON `null`.
 pub fn value(field: &str, text: Option<&str>) -> Result<Value, Invalid> {

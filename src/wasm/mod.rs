@@ -40,24 +40,6 @@ extern "C" {
     fn new(code: &str, message: &str, props: JsValue) -> JsAgentmemError;
 }
 
-/// The optional properties of an `AgentmemError`, named as JS sees them.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ErrorProps<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pgrst_code: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hint: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    retries: Option<u32>,
-}
-
 impl From<ErrorReport> for JsValue {
     fn from(report: ErrorReport) -> JsValue {
         js_error(report, None)
@@ -71,24 +53,32 @@ impl From<crate::error::Invalid> for JsValue {
 }
 
 /// An `AgentmemError`, with the platform error that caused it (e.g. fetch's TypeError).
+/// Its optional properties (named as JS sees them, only those set) are set one by one:
+/// a serde struct would carry a serializer of its own for six fields.
 fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
-    {
-        let props = ErrorProps {
-            status: report.status,
-            pgrst_code: report.pgrst_code.as_deref(),
-            details: report.details.as_deref(),
-            hint: report.hint.as_deref(),
-            field: report.field.as_deref(),
-            retries: report.retries,
-        };
-        let props = to_js(&props).unwrap_or(JsValue::UNDEFINED);
-        if let Some(cause) = cause
-            && props.is_object()
-        {
-            let _ = js_sys::Reflect::set(&props, &"cause".into(), &cause);
+    let props = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&props, &k.into(), &v);
+    };
+    let text = |k: &str, v: Option<&String>| {
+        if let Some(v) = v {
+            set(k, v.into());
         }
-        JsAgentmemError::new(report.code.as_str(), &report.message, props).into()
+    };
+    if let Some(status) = report.status {
+        set("status", status.into());
     }
+    text("pgrstCode", report.pgrst_code.as_ref());
+    text("details", report.details.as_ref());
+    text("hint", report.hint.as_ref());
+    text("field", report.field.as_ref());
+    if let Some(retries) = report.retries {
+        set("retries", retries.into());
+    }
+    if let Some(cause) = cause {
+        set("cause", cause);
+    }
+    JsAgentmemError::new(report.code.as_str(), &report.message, props.into()).into()
 }
 
 /// What every export returns: a value, or an `AgentmemError` to throw.

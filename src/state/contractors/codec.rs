@@ -132,9 +132,9 @@ fn text(v: &Value, path: &str, max: usize) -> Result<String, StateError> {
 /// array elements stay.
 pub fn strip_nulls(v: &Value) -> Value {
     match v {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_nulls(v))).collect())
-        }
+        Value::Object(m) => Value::Object(input::map_of(
+            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_nulls(v))),
+        )),
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }

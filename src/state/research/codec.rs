@@ -2,8 +2,6 @@
 //! merge (`{**state, **updates}`), state validation (query, tone, language) and
 //! phase-transition validation (its requirement table), and the draft phases.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -71,7 +69,9 @@ pub struct ResearchState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_report: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub published_files: Option<BTreeMap<String, String>>,
+    /// File name → path, every value a string (checked by `parse`). A JSON object rather
+    /// than a map of strings: one map type in the module, not a second copy of its code.
+    pub published_files: Option<Map<String, Value>>,
     /// `Optional[str]`: present and null is allowed (`Some(None)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub translated_report: Option<Option<String>>,
@@ -111,12 +111,12 @@ impl ResearchState {
                 "final_report" => s.final_report = Some(text()?),
                 "published_files" => {
                     let files = input::object(v, &p)?;
-                    s.published_files = Some(
-                        files
-                            .iter()
-                            .map(|(name, path_v)| Ok((name.clone(), input::string(path_v, &key(&p, name))?)))
-                            .collect::<Result<_, StateError>>()?,
-                    );
+                    // Inserted one by one rather than collected (see input::map_of).
+                    let mut out = Map::new();
+                    for (name, path_v) in files {
+                        out.insert(name.clone(), Value::String(input::string(path_v, &key(&p, name))?));
+                    }
+                    s.published_files = Some(out);
                 }
                 "translated_report" => s.translated_report = Some(if v.is_null() { None } else { Some(text()?) }),
                 "review_result" => s.review_result = Some(input::object(v, &p)?.clone()),
@@ -158,7 +158,7 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
     let errors: Vec<Value> = m
         .iter()
         .filter_map(|(k, v)| {
-            let one = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
+            let one = Value::Object(input::map_of([(k.clone(), v.clone())]));
             ResearchState::parse(&one, "state").err()
         })
         .map(|e| json!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
@@ -301,7 +301,7 @@ pub mod tests {
         }
         if some(g) {
             s.published_files =
-                Some((0..g.below(3)).map(|_| (g.pick(&["md", "pdf", "docx"]).to_owned(), g.text(20))).collect());
+                Some((0..g.below(3)).map(|_| (g.pick(&["md", "pdf", "docx"]).to_owned(), json!(g.text(20)))).collect());
         }
         if some(g) {
             s.translated_report = Some(g.chance(50).then(|| g.text(20)));

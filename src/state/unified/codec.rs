@@ -325,13 +325,12 @@ pub fn decode(stored: Value) -> Result<Value, StateError> {
 /// The lightweight checkpoint of a state: CHECKPOINT_FIELDS, null where absent.
 pub fn checkpoint(state: &Value) -> Result<Map<String, Value>, StateError> {
     let map = input::object(state, "state")?;
-    CHECKPOINT_FIELDS
-        .iter()
-        .map(|k| {
-            let v = map.get(*k).cloned().unwrap_or(Value::Null);
-            encode_field(k, &v, &input::key("state", k)).map(|v| ((*k).to_owned(), v))
-        })
-        .collect()
+    let mut out = Map::new();
+    for k in CHECKPOINT_FIELDS {
+        let v = map.get(k).cloned().unwrap_or(Value::Null);
+        out.insert(k.to_owned(), encode_field(k, &v, &input::key("state", k))?);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

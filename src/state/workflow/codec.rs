@@ -245,7 +245,7 @@ impl GapDetail {
 }
 
 fn extra(m: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
-    m.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+    input::map_of(m.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())))
 }
 
 impl DebugResult {
@@ -391,7 +391,7 @@ pub fn parse_patch(v: &Value, path: &str, removed: Removed) -> Result<Map<String
     let mut whole = m.clone();
     whole.insert("session_id".into(), Value::String("patch".into()));
     let parsed = WorkflowState::parse(&Value::Object(whole), path, removed, 0)?.to_json();
-    Ok(m.keys().map(|k| (k.clone(), parsed[k].clone())).collect())
+    Ok(input::map_of(m.keys().map(|k| (k.clone(), parsed[k].clone()))))
 }
 
 #[cfg(test)]
