@@ -9,7 +9,7 @@
 // given delay in each direction, i.e. 2× per round trip.
 import { execFileSync, spawnSync } from "node:child_process";
 import http from "node:http";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -241,12 +241,42 @@ async function checkpoints(ctx) {
   table(["one-way delay", "size", "operation", "AgentmemSaver", "PostgresSaver", "MemorySaver", "agentmem ÷ PostgresSaver (p50)"], rows);
 }
 
+/** CPU time (ms) used so far by the processes whose name `match`es (Linux /proc; 0
+ *  elsewhere). utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks
+ *  (100 per second on Linux). */
+function processCpuMs(match) {
+  let ticks = 0;
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!match(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we read.
+    }
+  }
+  return ticks * 10;
+}
+
 async function concurrency(ctx) {
   const { agentmem, postgres, close } = await ctx.savers(0);
   const seconds = QUICK ? 1 : 3;
+  const usage = () => ({
+    client: (({ user, system }) => (user + system) / 1000)(process.cpuUsage()),
+    gateway: processCpuMs((name) => name.startsWith("agentmem-gate")),
+    postgres: processCpuMs((name) => name === "postgres"),
+  });
   const run = async (saver, label) => {
     let ops = 0;
     const until = performance.now() + seconds * 1000;
+    const before = usage();
     await Promise.all(Array.from({ length: 16 }, async (_, w) => {
       const thread = `bench-conc-${label}-${w}-${crypto.randomUUID()}`;
       let config = (await fill(saver, thread, 1, "small")).last;
@@ -259,14 +289,23 @@ async function concurrency(ctx) {
         ops += 2;
       }
     }));
-    return ops / seconds;
+    const after = usage();
+    const per = (k) => (after[k] - before[k]) / ops;
+    return { rate: ops / seconds, client: per("client"), gateway: per("gateway"), postgres: per("postgres") };
   };
   const a = await run(agentmem, "am");
   const p = await run(postgres, "pg");
   await close();
   say("## Concurrency: 16 writers, small put + getTuple, 0 ms (operations per second; higher is better)");
   say();
-  table(["AgentmemSaver", "PostgresSaver", "agentmem ÷ PostgresSaver"], [[`${f(a, 0)}/s`, `${f(p, 0)}/s`, ratio(a, p)]]);
+  say("With the CPU each operation cost every process on the machine (ms per operation; the client, the gateway, all Postgres backends): on 2 cores the sum bounds throughput.");
+  say();
+  const cpuCells = (r) => [`${f(r.client, 3)}`, r === p ? "–" : `${f(r.gateway, 3)}`, `${f(r.postgres, 3)}`, `${f(r.client + r.gateway + r.postgres, 3)}`];
+  table(["saver", "ops/s", "client CPU", "gateway CPU", "Postgres CPU", "total CPU"], [
+    ["AgentmemSaver", `${f(a.rate, 0)}/s`, ...cpuCells(a)],
+    ["PostgresSaver", `${f(p.rate, 0)}/s`, ...cpuCells(p)],
+    ["agentmem ÷ PostgresSaver", ratio(a.rate, p.rate), ratio(a.client, p.client), "", ratio(a.postgres, p.postgres), ratio(a.client + a.gateway + a.postgres, p.client + p.postgres)],
+  ]);
 }
 
 async function cpu(ctx) {
