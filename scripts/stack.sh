@@ -26,7 +26,13 @@ SECRET_KEY="sb_secret_agentmem_local_00000000000000"
 # The release build: a debug gateway costs several times the CPU per request.
 GATEWAY_BIN="$CARGO_TARGET_DIR/release/agentmem-gateway"
 
-gateway_running() { [ -f "$GW_DIR/pid" ] && kill -0 "$(cat "$GW_DIR/pid")" 2>/dev/null; }
+# A killed gateway stays a zombie until its parent (often PID 1, which may reap late) reaps
+# it, and `kill -0` still succeeds on a zombie: check its state too.
+gateway_running() {
+  local pid
+  [ -f "$GW_DIR/pid" ] && pid=$(cat "$GW_DIR/pid") && kill -0 "$pid" 2>/dev/null &&
+    ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$pid/stat" 2>/dev/null
+}
 
 build_gateway() {
   (cd "$ROOT" && cargo build --quiet --release -p gateway)
