@@ -358,6 +358,33 @@ pub fn want_body(prefer: &Prefer) -> bool {
     prefer.ret == Some(Return::Representation)
 }
 
+/// `(a, b)` for an INSERT's column list, empty when the payload has no keys.
+fn insert_columns(keys: &[String]) -> String {
+    if keys.is_empty() {
+        String::new()
+    } else {
+        format!("({})", keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// `pgrst_body.a, pgrst_body.b`: the payload's values in the INSERT's column order.
+fn body_values(keys: &[String]) -> String {
+    keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ")
+}
+
+/// A merge upsert's conflict action: every column sent takes the new value, and a row that
+/// was updated is taken off the `pgrst.inserted` count; with no columns, nothing to update.
+fn merge_action(keys: &[String]) -> String {
+    if keys.is_empty() {
+        "DO NOTHING".to_owned()
+    } else {
+        format!(
+            "DO UPDATE SET {} WHERE {UNCOUNT_INSERTED}",
+            keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
+        )
+    }
+}
+
 pub fn insert(
     cache: &SchemaCache,
     table: &Table,
@@ -368,7 +395,6 @@ pub fn insert(
 ) -> Result<String, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
-    let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
     let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
     let resolution = prefer.resolution.filter(|_| !conflict_cols.is_empty());
     for c in &conflict_cols {
@@ -379,12 +405,8 @@ pub fn insert(
     let merge = resolution == Some(Resolution::MergeDuplicates);
     let mut sql = format!(
         "INSERT INTO {rel}{} SELECT {} {}",
-        if cols.is_empty() { String::new() } else { format!("({cols})") },
-        if cols.is_empty() {
-            String::new()
-        } else {
-            p.keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ")
-        },
+        insert_columns(&p.keys),
+        body_values(&p.keys),
         json_body_source(table, p, prefer.missing == Some(true))?
     );
     if merge {
@@ -397,11 +419,7 @@ pub fn insert(
         ));
         match res {
             Resolution::IgnoreDuplicates => sql.push_str("DO NOTHING"),
-            Resolution::MergeDuplicates if p.keys.is_empty() => sql.push_str("DO NOTHING"),
-            Resolution::MergeDuplicates => sql.push_str(&format!(
-                "DO UPDATE SET {} WHERE {UNCOUNT_INSERTED}",
-                p.keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
-            )),
+            Resolution::MergeDuplicates => sql.push_str(&merge_action(&p.keys)),
         }
     }
     sql.push(' ');
@@ -454,24 +472,16 @@ pub fn put(
     media: Media,
 ) -> Result<String, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
-    let cols = p.keys.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ");
-    let body_cols = p.keys.iter().map(|k| format!("pgrst_body.{}", ident(k))).collect::<Vec<_>>().join(", ");
     let mut conditions = crate::sql::conditions_sql(&ident("pgrst_body"), Some(table), &q.root_conditions())?;
     conditions.push(COUNT_INSERTED.to_owned());
-    let on_conflict = if p.keys.is_empty() {
-        "DO NOTHING".to_owned()
-    } else {
-        format!(
-            "DO UPDATE SET {} WHERE {UNCOUNT_INSERTED}",
-            p.keys.iter().map(|k| format!("{} = EXCLUDED.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", ")
-        )
-    };
     let sql = format!(
-        "INSERT INTO {rel}{} SELECT {body_cols} {} WHERE {} ON CONFLICT({}) {on_conflict} {}",
-        if cols.is_empty() { String::new() } else { format!("({cols})") },
+        "INSERT INTO {rel}{} SELECT {} {} WHERE {} ON CONFLICT({}) {} {}",
+        insert_columns(&p.keys),
+        body_values(&p.keys),
         json_body_source(table, p, false)?,
         conditions.join(" AND "),
         table.primary_key.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", "),
+        merge_action(&p.keys),
         returning(&rel, table, q, prefer),
     );
     let body = want_body(prefer);
