@@ -18,6 +18,7 @@ mod prefer;
 mod query;
 mod read;
 mod schema;
+mod shape;
 mod sql;
 mod tolerant;
 

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use tokio::sync::Semaphore;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
 
-use crate::app::Row;
+use crate::shape::Row;
 
 pub struct Pool {
     url: String,
