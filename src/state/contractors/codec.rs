@@ -31,8 +31,12 @@ pub enum Kind {
     Details,
 }
 
-/// The lead columns a write may give (the database's `agentmem.contractor_lead_fields()`).
-pub const LEAD_FIELDS: [(&str, Kind); 16] = [
+/// A field's column name and how it is checked.
+pub type Field = (&'static str, Kind);
+
+/// The profile: COIA's PERSISTENT_STATE_FIELDS that are lead columns, which a state save
+/// copies into the lead and a conversion copies into the account.
+pub const PROFILE_FIELDS: [Field; 12] = [
     ("company_name", Kind::Name(500)),
     ("contact_name", Kind::Text(500)),
     ("contact_email", Kind::Text(320)),
@@ -45,34 +49,36 @@ pub const LEAD_FIELDS: [(&str, Kind); 16] = [
     ("certifications", Kind::Strings),
     ("service_areas", Kind::Strings),
     ("project_types", Kind::Strings),
-    ("social_links", Kind::Links),
-    ("scores", Kind::Scores),
-    ("data_sources", Kind::Sources),
-    ("details", Kind::Details),
 ];
 
-/// The lead fields a state save copies: COIA's PERSISTENT_STATE_FIELDS that are lead
-/// columns (the first twelve of LEAD_FIELDS; enrichment is the profile build's).
-pub const STATE_LEAD_FIELDS: usize = 12;
+/// The lead columns a write may give (the database's `agentmem.contractor_lead_fields()`):
+/// the profile, then the enrichment only a profile build writes.
+pub const LEAD_FIELDS: [Field; 16] = join(
+    &PROFILE_FIELDS,
+    &[
+        ("social_links", Kind::Links),
+        ("scores", Kind::Scores),
+        ("data_sources", Kind::Sources),
+        ("details", Kind::Details),
+    ],
+);
 
-/// What a conversion's account may set: the lead's profile fields, availability_status
-/// and tier (COIA's defaults otherwise).
-pub const ACCOUNT_FIELDS: [(&str, Kind); 14] = [
-    ("company_name", Kind::Name(500)),
-    ("contact_name", Kind::Text(500)),
-    ("contact_email", Kind::Text(320)),
-    ("contact_phone", Kind::Text(100)),
-    ("business_address", Kind::Text(1000)),
-    ("license_number", Kind::Text(255)),
-    ("years_in_business", Kind::Count),
-    ("employee_count", Kind::Count),
-    ("specialties", Kind::Strings),
-    ("certifications", Kind::Strings),
-    ("service_areas", Kind::Strings),
-    ("project_types", Kind::Strings),
-    ("availability_status", Kind::Name(50)),
-    ("tier", Kind::Count),
-];
+/// What a conversion's account may set: the profile, availability_status and tier (COIA's
+/// defaults otherwise).
+pub const ACCOUNT_FIELDS: [Field; 14] =
+    join(&PROFILE_FIELDS, &[("availability_status", Kind::Name(50)), ("tier", Kind::Count)]);
+
+/// `a` then `b`, as one array (N must be their total length: checked when compiled).
+const fn join<const N: usize>(a: &[Field], b: &[Field]) -> [Field; N] {
+    assert!(a.len() + b.len() == N);
+    let mut out = [("", Kind::Count); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 /// Columns the store manages; a profile or account naming one is refused, not ignored.
 pub const MANAGED: [&str; 8] = [
@@ -177,7 +183,7 @@ pub fn encode(kind: Kind, v: &Value, path: &str) -> Result<Value, StateError> {
     })
 }
 
-fn kind_of(fields: &[(&str, Kind)], k: &str) -> Option<Kind> {
+fn kind_of(fields: &[Field], k: &str) -> Option<Kind> {
     fields.iter().find(|(f, _)| *f == k).map(|(_, kind)| *kind)
 }
 
@@ -281,7 +287,7 @@ pub fn state_lead(state: &Map<String, Value>) -> Option<StateLead> {
     let mut lead = StateLead { fields: Map::new(), copied: Vec::new(), skipped: Vec::new() };
     lead.fields.insert("company_name".into(), company);
     lead.copied.push("company_name".into());
-    for (k, kind) in LEAD_FIELDS.iter().take(STATE_LEAD_FIELDS).skip(1) {
+    for (k, kind) in PROFILE_FIELDS.iter().skip(1) {
         let Some(v) = input::get(state, k) else { continue };
         match encode(*kind, v, k) {
             Ok(v) => {
