@@ -455,8 +455,8 @@ export interface ContractorProfileInput extends ContractorLeadFields {
   [field: string]: unknown;
 }
 
-export interface ContractorLead {
-  id: string;
+/** The profile a lead and its contractor share, as stored. */
+export interface ContractorProfile {
   company_name: string;
   contact_name: string | null;
   contact_email: string | null;
@@ -470,6 +470,10 @@ export interface ContractorLead {
   service_areas: JsonValue[];
   project_types: JsonValue[];
   social_links: Record<string, string>;
+}
+
+export interface ContractorLead extends ContractorProfile {
+  id: string;
   scores: Record<string, number>;
   data_sources: string[];
   details: Record<string, JsonValue>;
@@ -489,22 +493,9 @@ export interface ContractorAccountInput extends ContractorLeadFields {
   tier?: number | string | null;
 }
 
-export interface Contractor {
+export interface Contractor extends ContractorProfile {
   id: string;
   contractor_lead_id: string | null;
-  company_name: string;
-  contact_name: string | null;
-  contact_email: string | null;
-  contact_phone: string | null;
-  business_address: string | null;
-  license_number: string | null;
-  years_in_business: number | null;
-  employee_count: number | null;
-  specialties: JsonValue[];
-  certifications: JsonValue[];
-  service_areas: JsonValue[];
-  project_types: JsonValue[];
-  social_links: Record<string, string>;
   availability_status: string;
   tier: number;
   /** The verified flags start false; a conversion never sets them. */
