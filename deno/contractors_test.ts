@@ -4,27 +4,11 @@
 import assert from "node:assert/strict";
 import { AgentmemError, ContractorStore, createClient, UnifiedStateManager } from "agentmem-supabase";
 import type { Contractor, ContractorLead } from "agentmem-supabase";
-import { countRequests, env, newUser, service } from "./support.ts";
+import { countRequests, env, newUser, service, withFaults } from "./support.ts";
 
 type User = Awaited<ReturnType<typeof newUser>>;
 const run = crypto.randomUUID().slice(0, 8); // keeps reruns against one stack apart
 const leadId = (name: string) => `landing-${run}-${name}`;
-
-async function admin(method: string, path: string, body?: unknown) {
-  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.json();
-}
-
-/** Runs `body` with gateway fault rules in place; always clears them. */
-async function withFaults<T>(rules: unknown[], body: () => Promise<T>): Promise<T> {
-  await admin("PUT", "faults", rules);
-  try {
-    return await body();
-  } finally {
-    await admin("DELETE", "faults");
-  }
-}
 
 /** Awaits a rejection with an AgentmemError of `code` (and `field`, when given). */
 async function rejects(p: Promise<unknown>, code: string, field?: string): Promise<AgentmemError> {

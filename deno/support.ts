@@ -20,10 +20,20 @@ export async function newUser() {
   return { id, token, client: createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: token }) };
 }
 
-async function admin(method: string, path: string) {
-  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, { method });
-  if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status}`);
+async function admin(method: string, path: string, body?: unknown) {
+  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/** Runs `body` with gateway fault rules in place; always clears them. */
+export async function withFaults<T>(rules: unknown[], body: () => Promise<T>): Promise<T> {
+  await admin("PUT", "faults", rules);
+  try {
+    return await body();
+  } finally {
+    await admin("DELETE", "faults");
+  }
 }
 
 /** Runs `body` and returns how many requests reached the gateway meanwhile, by path. */
