@@ -33,6 +33,10 @@ const env = readStackEnv();
 const require = createRequire(import.meta.url);
 const QUICK = process.env.BENCH_QUICK === "1";
 const DELAYS = (process.env.BENCH_DELAYS ?? "0,2,10").split(",").map(Number);
+// BENCH_ONLY=concurrency,cpu runs only those sections (sizes, import, uuid5, checkpoints,
+// concurrency, cpu, floor, length, memory); the report then says so in its first line.
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : null;
+const want = (section) => !ONLY || ONLY.includes(section);
 const out = [];
 const say = (line = "") => {
   out.push(line);
@@ -471,19 +475,19 @@ const started = new Date();
 say(`# agentmem benchmark, ${started.toISOString().slice(0, 10)}`);
 say();
 const git = (() => { try { return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(); } catch { return "?"; } })();
-say(`Commit ${git}; Node ${process.version}; load average at the start ${loadavg()[0].toFixed(2)} on ${cpus().length} cores; ${QUICK ? "QUICK run (few samples); " : ""}one-way delays: ${DELAYS.join(", ")} ms. Ratios are agentmem ÷ peer: below 1.00x agentmem is smaller/faster, except for rates (uuid5, concurrency) where above 1.00x is better.`);
+say(`Commit ${git}; Node ${process.version}; load average at the start ${loadavg()[0].toFixed(2)} on ${cpus().length} cores; ${QUICK ? "QUICK run (few samples); " : ""}${ONLY ? `only: ${ONLY.join(", ")}; ` : ""}one-way delays: ${DELAYS.join(", ")} ms. Ratios are agentmem ÷ peer: below 1.00x agentmem is smaller/faster, except for rates (uuid5, concurrency) where above 1.00x is better.`);
 say();
-await sizes();
-importCost();
-uuid5s();
+if (want("sizes")) await sizes();
+if (want("import")) importCost();
+if (want("uuid5")) uuid5s();
 const ctx = await context();
 try {
-  await checkpoints(ctx);
-  await concurrency(ctx);
-  await cpu(ctx);
-  await floor(ctx);
-  await threadLength(ctx);
-  await memoryTools(ctx);
+  if (want("checkpoints")) await checkpoints(ctx);
+  if (want("concurrency")) await concurrency(ctx);
+  if (want("cpu")) await cpu(ctx);
+  if (want("floor")) await floor(ctx);
+  if (want("length")) await threadLength(ctx);
+  if (want("memory")) await memoryTools(ctx);
 } finally {
   await ctx.close();
 }

@@ -2,7 +2,7 @@
 # Side-by-side benchmark: agentmem against its npm peers, at 0 ms and behind a delay proxy.
 #   ./scripts/stack.sh up && ./scripts/build.sh && ./bench/run.sh
 # Environment: BENCH_QUICK=1 (few samples, for a smoke run), BENCH_DELAYS (one-way delays
-# in ms, default 0,2,10). Writes bench/results/latest.md.
+# in ms, default 0,2,10), BENCH_ONLY (sections, e.g. concurrency,cpu). Writes bench/results/latest.md.
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 HERE="$ROOT/bench"
 cd "$HERE"

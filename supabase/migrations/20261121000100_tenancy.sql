@@ -47,6 +47,15 @@
 -- Re-runnable, like every agentmem SQL file: applying it again changes nothing (tables and
 -- indexes `if not exists`, functions `or replace`, policies, grants and triggers dropped
 -- and made again the same way).
+--
+-- The identity and thread-key functions run on every request, several times: in each
+-- row-level security policy, in each RPC and in the trigger of every checkpoint row. They
+-- carry no `set search_path` (like Supabase's own auth.uid()): a SET clause makes Postgres
+-- save and restore the setting around each call and keeps SQL functions from being
+-- inlined, which cost a small checkpoint read or write a third of its database time
+-- (measured: get_tuple 461 → 343 µs, put 398 → 255 µs). Every name in them is
+-- schema-qualified, so they resolve the same under any search_path. Functions that run as
+-- their owner (SECURITY DEFINER) and the public RPCs keep their pinned search_path.
 
 -- Schema ----------------------------------------------------------------------------------
 create schema if not exists agentmem;
@@ -72,7 +81,6 @@ create or replace function agentmem.caller_role()
 returns text
 language sql
 stable
-set search_path = ''
 as $$
   select coalesce(nullif(current_setting('role', true), 'none'), session_user::text)
 $$;
@@ -93,7 +101,6 @@ create or replace function agentmem.service_tenant()
 returns uuid
 language sql
 immutable
-set search_path = ''
 as $$
   select '00000000-0000-0000-0000-000000000000'::uuid
 $$;
@@ -102,7 +109,6 @@ create or replace function agentmem.is_uuid(p_text text)
 returns boolean
 language sql
 immutable
-set search_path = ''
 as $$
   select p_text ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
 $$;
@@ -112,7 +118,6 @@ create or replace function agentmem.tenant()
 returns uuid
 language plpgsql
 stable
-set search_path = ''
 as $$
 declare
   v_role   text := agentmem.caller_role();
@@ -154,7 +159,6 @@ create or replace function agentmem.sees_all_tenants()
 returns boolean
 language sql
 stable
-set search_path = ''
 as $$
   select agentmem.tenant() = agentmem.service_tenant()
      and nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant' is null
@@ -175,7 +179,6 @@ create or replace function agentmem.thread_scope(p_thread_id text)
 returns uuid
 language sql
 stable
-set search_path = ''
 as $$
   select null::uuid
 $$;
@@ -186,7 +189,6 @@ create or replace function agentmem.thread_tenants()
 returns uuid[]
 language sql
 stable
-set search_path = ''
 as $$
   select array[agentmem.tenant()]
 $$;
@@ -197,7 +199,6 @@ create or replace function agentmem.thread_key(p_thread_id text)
 returns text
 language plpgsql
 stable
-set search_path = ''
 as $$
 declare
   v_scope  uuid := agentmem.thread_scope(p_thread_id);
@@ -222,7 +223,6 @@ create or replace function agentmem.thread_key_tenant(p_key text)
 returns uuid
 language sql
 stable
-set search_path = ''
 as $$
   select case
     when p_key ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/'
@@ -236,7 +236,6 @@ $$;
 create or replace function agentmem.thread_row_derive()
 returns trigger
 language plpgsql
-set search_path = ''
 as $$
 begin
   new.tenant_id := agentmem.thread_key_tenant(new.thread_key);

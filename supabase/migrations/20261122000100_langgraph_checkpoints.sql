@@ -122,8 +122,11 @@ begin
     -- must not make them disagree with thread_key.
     execute format('create trigger derive_thread before insert or update on public.%I
                       for each row execute function agentmem.thread_row_derive()', t);
+    -- The caller's own tenant first: InitPlans run when first needed, so the shared scopes
+    -- (a membership query with the deal-scope option) are looked up only for rows that
+    -- are not the caller's own.
     perform agentmem.protect(format('public.%I', t)::regclass, 'tenant_id',
-                             'tenant_id = any ((select agentmem.thread_tenants())::uuid[])');
+                             'tenant_id = (select agentmem.tenant()) or tenant_id = any ((select agentmem.thread_tenants())::uuid[])');
   end loop;
 end
 $$;
@@ -135,7 +138,6 @@ create or replace function agentmem.langgraph_value(p_blob bytea, p_utf8 boolean
 returns jsonb
 language sql
 immutable
-set search_path = ''
 as $$
   select case when p_utf8 then jsonb_build_object('text', convert_from(p_blob, 'UTF8'))
               else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
@@ -151,7 +153,6 @@ create or replace function agentmem.langgraph_tuples(p_rows public.langgraph_che
 returns setof jsonb
 language sql
 stable
-set search_path = ''
 as $$
   with page as (
     select p_rows[n] as c, n from generate_subscripts(p_rows, 1) n

@@ -113,7 +113,6 @@ returns uuid
 language sql
 immutable
 strict
-set search_path = ''
 as $$
   select md5('agentmem deal ' || p_deal_id::text)::uuid
 $$;
@@ -136,20 +135,22 @@ as $$
 $$;
 
 -- The tenancy hooks of 20261121000100_tenancy.sql, now aware of deals.
+-- (Both run on every request: no SET clause, as in 20261121000100_tenancy.sql. Only ids that
+-- start like a deal thread reach extract_deal_id_from_thread, whose exception block costs a
+-- subtransaction per call; its pattern is case-sensitive, and so is LIKE.)
 create or replace function agentmem.thread_scope(p_thread_id text)
 returns uuid
 language sql
 stable
-set search_path = ''
 as $$
-  select agentmem.deal_tenant(public.extract_deal_id_from_thread(p_thread_id))
+  select case when p_thread_id like 'cim-%' or p_thread_id like 'supervisor-%'
+              then agentmem.deal_tenant(public.extract_deal_id_from_thread(p_thread_id)) end
 $$;
 
 create or replace function agentmem.thread_tenants()
 returns uuid[]
 language sql
 stable
-set search_path = ''
 as $$
   select array[agentmem.tenant()] || agentmem.member_deal_tenants()
 $$;
