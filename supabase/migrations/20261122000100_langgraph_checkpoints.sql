@@ -143,6 +143,22 @@ as $$
               else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
 $$;
 
+-- The pending sends of checkpoints older than format v4: the '__pregel_tasks' writes of
+-- their parent, in task order.
+create or replace function agentmem.langgraph_pending_sends(p_thread_key text, p_checkpoint_ns text, p_parent_id text)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('type', w.type) || agentmem.langgraph_value(w.blob, w.utf8)
+                            order by w.task_path, w.task_id, w.idx), '[]'::jsonb)
+    from public.langgraph_checkpoint_writes w
+   where w.thread_key = p_thread_key
+     and w.checkpoint_ns = p_checkpoint_ns
+     and w.checkpoint_id = p_parent_id
+     and w.channel = '__pregel_tasks'
+$$;
+
 -- Checkpoint rows, in answer order, as the JSON that get_tuple/list return, under the
 -- thread id the caller used (p_thread_id), or each row's own when the caller named none.
 -- Each (thread, namespace, channel, version) value is sent once per answer, with the
@@ -175,8 +191,7 @@ as $$
     -- keeps the planner from turning the lookups into a hash join over all of them.)
     'blobs', coalesce((
       select jsonb_agg(jsonb_build_object('channel', b.channel, 'version', b.version, 'type', b.type)
-                       || agentmem.langgraph_value(b.blob, b.utf8)
-             order by b.channel)
+                       || agentmem.langgraph_value(b.blob, b.utf8))
         from versions v
         cross join lateral (
           select * from public.langgraph_checkpoint_blobs b
@@ -200,19 +215,14 @@ as $$
          and w.checkpoint_ns = (p.c).checkpoint_ns
          and w.checkpoint_id = (p.c).checkpoint_id), '[]'::jsonb),
     -- Only for checkpoints older than format v4 that have a parent (LangGraph then moves
-    -- the parent's '__pregel_tasks' writes into channel_values); '[]' otherwise.
+    -- the parent's '__pregel_tasks' writes into channel_values); '[]' otherwise. A
+    -- function call rather than a subquery: a subquery's plan is set up on every call,
+    -- even when the CASE never reaches it.
     'pending_sends', case
       when (p.c).parent_checkpoint_id is not null
        and jsonb_typeof((p.c).checkpoint -> 'v') = 'number'
        and ((p.c).checkpoint ->> 'v')::numeric < 4
-      then coalesce((
-        select jsonb_agg(jsonb_build_object('type', w.type) || agentmem.langgraph_value(w.blob, w.utf8)
-               order by w.task_path, w.task_id, w.idx)
-          from public.langgraph_checkpoint_writes w
-         where w.thread_key = (p.c).thread_key
-           and w.checkpoint_ns = (p.c).checkpoint_ns
-           and w.checkpoint_id = (p.c).parent_checkpoint_id
-           and w.channel = '__pregel_tasks'), '[]'::jsonb)
+      then agentmem.langgraph_pending_sends((p.c).thread_key, (p.c).checkpoint_ns, (p.c).parent_checkpoint_id)
       else '[]'::jsonb
     end
   )
@@ -646,6 +656,7 @@ $$;
 -- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.langgraph_value(bytea, boolean)',
+  'agentmem.langgraph_pending_sends(text, text, text)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',
   'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb)',
   'public.langgraph_put_writes(text, text, text, text, text, jsonb)',
