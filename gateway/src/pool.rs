@@ -116,25 +116,24 @@ impl Pool {
     ) -> Result<Row, DbFailure> {
         let _permit = self.permits.acquire().await.expect("semaphore never closed");
         let mut conn = self.take().await?;
-        let begin = Sql::bare(if read_only {
+        let begin = if read_only {
             "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
         } else {
             "BEGIN ISOLATION LEVEL READ COMMITTED"
-        });
+        };
+        let end = if rollback { "ROLLBACK" } else { "COMMIT" };
         let veto = veto.map(Sql::bare);
-        let end = Sql::bare(if rollback { "ROLLBACK" } else { "COMMIT" });
-        let mut steps = vec![&begin, setup, statement];
+        let mut steps = vec![setup, statement];
         steps.extend(veto.as_ref());
-        steps.push(&end);
-        let mut outcome = conn.pipeline(&steps).await;
+        let mut outcome = conn.pipeline(begin, &steps, end).await;
         if outcome.as_ref().err().is_some_and(StepError::stale_statement) {
             // The failed transaction was rolled back; once more, preparing afresh.
             conn.statements.clear();
-            outcome = conn.pipeline(&steps).await;
+            outcome = conn.pipeline(begin, &steps, end).await;
         }
         self.give_back(conn);
         let mut results = outcome.map_err(|e| DbFailure::from(e.error))?;
-        last_row(&results.swap_remove(2)).ok_or_else(|| DbFailure::Connection("the statement returned no row".into()))
+        last_row(&results.swap_remove(1)).ok_or_else(|| DbFailure::Connection("the statement returned no row".into()))
     }
 }
 
@@ -161,13 +160,22 @@ enum Reply {
     Rows(Vec<tokio_postgres::Row>),
 }
 
-type Pending<'a> = Pin<Box<dyn Future<Output = (usize, Result<Reply, tokio_postgres::Error>)> + Send + 'a>>;
+/// A request in the pipeline, with the index of its step (None for BEGIN and COMMIT).
+type Pending<'a> = Pin<Box<dyn Future<Output = (Option<usize>, Result<Reply, tokio_postgres::Error>)> + Send + 'a>>;
 
 impl Conn {
-    /// Sends every step before awaiting any answer (tokio-postgres writes the requests of
-    /// futures polled together back to back) and returns each step's rows, or the first
-    /// failure in the order sent: the later ones only report the aborted transaction.
-    async fn pipeline(&mut self, steps: &[&Sql]) -> Result<Vec<Vec<tokio_postgres::Row>>, StepError> {
+    /// Sends `begin`, every step and `end` before awaiting any answer (tokio-postgres writes
+    /// the requests of futures polled together back to back) and returns each step's rows,
+    /// or the first failure in the order sent: the later ones only report the aborted
+    /// transaction. `begin` and `end` are never prepared: a prepared statement gone missing
+    /// (DEALLOCATE in a function) must fail inside the transaction, never keep it from
+    /// opening (the steps would run outside it) or from ending.
+    async fn pipeline(
+        &mut self,
+        begin: &'static str,
+        steps: &[&Sql],
+        end: &'static str,
+    ) -> Result<Vec<Vec<tokio_postgres::Row>>, StepError> {
         let plans: Vec<Plan> = steps.iter().map(|s| self.statements.plan(&s.text)).collect();
         let params: Vec<Vec<&(dyn ToSql + Sync)>> =
             steps.iter().map(|s| s.params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()).collect();
@@ -175,37 +183,45 @@ impl Conn {
             params.iter().map(|ps| ps.iter().map(|p| (*p, Type::TEXT)).collect()).collect();
         let types: Vec<Vec<Type>> = steps.iter().map(|s| vec![Type::TEXT; s.params.len()]).collect();
         let (client, typed, params, types) = (&self.client, &typed, &params, &types);
-        let mut pending: Vec<Pending> = Vec::new();
+        let simple = |text: &'static str| -> Pending {
+            Box::pin(async move { (None, client.batch_execute(text).await.map(|()| Reply::Rows(Vec::new()))) })
+        };
+        let mut pending: Vec<Pending> = vec![simple(begin)];
         for (i, plan) in plans.iter().enumerate() {
             let text = steps[i].text.as_str();
-            let unnamed = |i: usize| -> Pending {
-                Box::pin(async move { (i, client.query_typed(text, &typed[i]).await.map(Reply::Rows)) })
+            let unnamed = || -> Pending {
+                Box::pin(async move { (Some(i), client.query_typed(text, &typed[i]).await.map(Reply::Rows)) })
             };
             match plan {
                 Plan::Cached(statement) => {
                     let params = &params[i];
-                    pending.push(Box::pin(async move { (i, client.query(statement, params).await.map(Reply::Rows)) }));
+                    pending.push(Box::pin(
+                        async move { (Some(i), client.query(statement, params).await.map(Reply::Rows)) },
+                    ));
                 }
                 Plan::Prepare => {
                     let types = &types[i];
-                    pending.push(Box::pin(
-                        async move { (i, client.prepare_typed(text, types).await.map(Reply::Prepared)) },
-                    ));
-                    pending.push(unnamed(i));
+                    pending.push(Box::pin(async move {
+                        (Some(i), client.prepare_typed(text, types).await.map(Reply::Prepared))
+                    }));
+                    pending.push(unnamed());
                 }
-                Plan::Unnamed => pending.push(unnamed(i)),
+                Plan::Unnamed => pending.push(unnamed()),
             }
         }
+        pending.push(simple(end));
         let replies = join_all(pending).await;
         let mut rows: Vec<Vec<tokio_postgres::Row>> = steps.iter().map(|_| Vec::new()).collect();
         let mut failure = None;
-        for (i, reply) in replies {
-            match reply {
+        for (step, reply) in replies {
+            match (step, reply) {
                 // Kept even when the transaction failed: prepared statements outlive it.
-                Ok(Reply::Prepared(statement)) => self.statements.keep(&steps[i].text, statement),
-                Ok(Reply::Rows(r)) => rows[i] = r,
-                Err(error) => {
-                    failure.get_or_insert(StepError { error, cached: matches!(plans[i], Plan::Cached(_)) });
+                (Some(i), Ok(Reply::Prepared(statement))) => self.statements.keep(&steps[i].text, statement),
+                (Some(i), Ok(Reply::Rows(r))) => rows[i] = r,
+                (None, Ok(_)) => {}
+                (step, Err(error)) => {
+                    let cached = step.is_some_and(|i| matches!(plans[i], Plan::Cached(_)));
+                    failure.get_or_insert(StepError { error, cached });
                 }
             }
         }
