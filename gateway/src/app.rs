@@ -314,10 +314,7 @@ impl App {
                 };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
-                    Sql {
-                        text: plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?,
-                        params: vec![],
-                    },
+                    Sql::bare(plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?),
                     Kind::Read { window, head: req.method == "HEAD" },
                 ))
             }
@@ -345,9 +342,7 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
             }
-            "DELETE" => {
-                Ok((Sql { text: plan::delete(schema, table, q, prefer, media)?, params: vec![] }, Kind::Delete))
-            }
+            "DELETE" => Ok((Sql::bare(plan::delete(schema, table, q, prefer, media)?), Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }

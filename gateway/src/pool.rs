@@ -137,21 +137,27 @@ impl Pool {
     }
 }
 
-/// A statement's failure, and whether it was a prepared statement's (which a stale plan
-/// explains).
+/// A statement's failure, and whether it ran a prepared statement.
 struct StepError {
     error: tokio_postgres::Error,
-    cached: bool,
+    prepared: bool,
 }
 
 impl StepError {
-    /// A prepared statement the server no longer has, or whose result type changed under it.
+    /// The prepared statement itself is stale: the server no longer has it (tokio-postgres
+    /// names them `s<n>`), or its result type changed under it. The same SQLSTATEs raised by
+    /// the SQL it runs are the client's.
     fn stale_statement(&self) -> bool {
-        let Some(db) = self.error.as_db_error() else { return false };
-        self.cached
-            && (*db.code() == SqlState::INVALID_SQL_STATEMENT_NAME
-                || (*db.code() == SqlState::FEATURE_NOT_SUPPORTED
-                    && db.message().starts_with("cached plan must not change result type")))
+        let Some(db) = self.error.as_db_error().filter(|_| self.prepared) else { return false };
+        match *db.code() {
+            SqlState::INVALID_SQL_STATEMENT_NAME => db
+                .message()
+                .strip_prefix("prepared statement \"s")
+                .and_then(|m| m.strip_suffix("\" does not exist"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+            SqlState::FEATURE_NOT_SUPPORTED => db.message() == "cached plan must not change result type",
+            _ => false,
+        }
     }
 }
 
@@ -165,11 +171,10 @@ type Pending<'a> = Pin<Box<dyn Future<Output = (Option<usize>, Result<Reply, tok
 
 impl Conn {
     /// Sends `begin`, every step and `end` before awaiting any answer (tokio-postgres writes
-    /// the requests of futures polled together back to back) and returns each step's rows,
-    /// or the first failure in the order sent: the later ones only report the aborted
-    /// transaction. `begin` and `end` are never prepared: a prepared statement gone missing
-    /// (DEALLOCATE in a function) must fail inside the transaction, never keep it from
-    /// opening (the steps would run outside it) or from ending.
+    /// the requests of futures polled together back to back). `begin` and `end` are never
+    /// prepared: a prepared statement gone missing (DEALLOCATE in a function) must fail
+    /// inside the transaction, never keep it from opening (the steps would run outside it)
+    /// or from ending.
     async fn pipeline(
         &mut self,
         begin: &'static str,
@@ -211,6 +216,17 @@ impl Conn {
         }
         pending.push(simple(end));
         let replies = join_all(pending).await;
+        self.settle(steps, &plans, replies)
+    }
+
+    /// Keeps what was prepared and returns each step's rows, or the first failure in the
+    /// order sent: the later ones only report the aborted transaction.
+    fn settle(
+        &mut self,
+        steps: &[&Sql],
+        plans: &[Plan],
+        replies: Vec<(Option<usize>, Result<Reply, tokio_postgres::Error>)>,
+    ) -> Result<Vec<Vec<tokio_postgres::Row>>, StepError> {
         let mut rows: Vec<Vec<tokio_postgres::Row>> = steps.iter().map(|_| Vec::new()).collect();
         let mut failure = None;
         for (step, reply) in replies {
@@ -220,8 +236,8 @@ impl Conn {
                 (Some(i), Ok(Reply::Rows(r))) => rows[i] = r,
                 (None, Ok(_)) => {}
                 (step, Err(error)) => {
-                    let cached = step.is_some_and(|i| matches!(plans[i], Plan::Cached(_)));
-                    failure.get_or_insert(StepError { error, cached });
+                    let prepared = step.is_some_and(|i| matches!(plans[i], Plan::Cached(_)));
+                    failure.get_or_insert(StepError { error, prepared });
                 }
             }
         }

@@ -15,8 +15,8 @@ pub struct Sql {
 }
 
 impl Sql {
-    pub fn bare(text: &str) -> Sql {
-        Sql { text: text.to_owned(), params: Vec::new() }
+    pub fn bare(text: impl Into<String>) -> Sql {
+        Sql { text: text.into(), params: Vec::new() }
     }
 }
 
