@@ -395,7 +395,7 @@ fn rpc_shapes_and_function_errors() {
     let r = call(
         &s,
         "POST",
-        "/rest/v1/rpc/gw_items_over?id=lte.603&order=id.desc&select=id",
+        "/rest/v1/rpc/gw_items_over?id=gte.601&id=lte.603&order=id.desc&select=id",
         &k,
         Some(r#"{"min_score":5}"#),
     );
