@@ -14,7 +14,7 @@ use crate::prefer::{Prefer, Resolution};
 use crate::query::{self, QueryParams};
 use crate::schema::{Function, SchemaCache, Table};
 use crate::shape::{Kind, respond, veto_sql};
-use crate::sql::literal;
+use crate::sql::{Sql, literal};
 
 pub struct Config {
     pub schema: String,
@@ -74,6 +74,19 @@ impl Response {
         Response { status: e.status, headers, body: e.body().into_bytes() }
     }
 }
+
+/// The settings every request makes, in `setup_sql`'s parameter order; `timezone` only
+/// with `Prefer: timezone`.
+const SETTINGS: [&str; 8] = [
+    "search_path",
+    "role",
+    "request.jwt.claims",
+    "request.method",
+    "request.path",
+    "request.headers",
+    "request.cookies",
+    "timezone",
+];
 
 /// Who the request runs as.
 struct Auth {
@@ -159,7 +172,8 @@ impl App {
         }
     }
 
-    fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer) -> String {
+    /// The request's settings as parameters, so the text depends only on how many there are.
+    fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer) -> Sql {
         let mut claims = auth.claims.clone();
         claims.insert("role".into(), json!(auth.role));
         let headers: Map<String, Value> = req
@@ -176,20 +190,22 @@ impl App {
             .unwrap_or_default();
         let mut search_path = vec![crate::sql::ident(&self.config.schema)];
         search_path.extend(self.config.extra_search_path.iter().map(|s| crate::sql::ident(s)));
-        let set = |k: &str, v: &str| format!("set_config({}, {}, true)", literal(k), literal(v));
-        let mut parts = vec![
-            set("search_path", &search_path.join(", ")),
-            set("role", &auth.role),
-            set("request.jwt.claims", &Value::Object(claims).to_string()),
-            set("request.method", req.method),
-            set("request.path", req.path),
-            set("request.headers", &Value::Object(headers).to_string()),
-            set("request.cookies", &Value::Object(cookies).to_string()),
+        let mut params = vec![
+            search_path.join(", "),
+            auth.role.clone(),
+            Value::Object(claims).to_string(),
+            req.method.to_owned(),
+            req.path.to_owned(),
+            Value::Object(headers).to_string(),
+            Value::Object(cookies).to_string(),
         ];
-        if let Some(tz) = &prefer.timezone {
-            parts.push(set("timezone", tz));
-        }
-        format!("SELECT {}", parts.join(", "))
+        params.extend(prefer.timezone.clone());
+        let sets: Vec<String> = SETTINGS[..params.len()]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| format!("set_config({}, ${}, true)", literal(name), i + 1))
+            .collect();
+        Sql { text: format!("SELECT {}", sets.join(", ")), params }
     }
 
     pub async fn handle(&self, req: &Request<'_>) -> Response {
@@ -288,7 +304,7 @@ impl App {
         pairs: &[(String, String)],
         prefer: &Prefer,
         media: Media,
-    ) -> Result<(String, Kind), ApiError> {
+    ) -> Result<(Sql, Kind), ApiError> {
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
@@ -298,7 +314,7 @@ impl App {
                 };
                 let window = Window::new(range, q, self.config.max_rows);
                 Ok((
-                    plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?,
+                    Sql::bare(plan::read(schema, table, q, window, prefer, media, self.config.max_rows)?),
                     Kind::Read { window, head: req.method == "HEAD" },
                 ))
             }
@@ -326,7 +342,7 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
             }
-            "DELETE" => Ok((plan::delete(schema, table, q, prefer, media)?, Kind::Delete)),
+            "DELETE" => Ok((Sql::bare(plan::delete(schema, table, q, prefer, media)?), Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }
@@ -341,7 +357,7 @@ impl App {
         pairs: &[(String, String)],
         prefer: &Prefer,
         media: Media,
-    ) -> Result<(String, Kind, bool), ApiError> {
+    ) -> Result<(Sql, Kind, bool), ApiError> {
         let (keys, json_args, q): (Vec<String>, Option<plan::Payload>, QueryParams) = match req.method {
             "POST" => {
                 let body = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { req.body };

@@ -20,6 +20,7 @@ mod read;
 mod schema;
 mod shape;
 mod sql;
+mod statements;
 mod tolerant;
 
 use std::net::SocketAddr;
@@ -248,6 +249,9 @@ impl Server {
             .ok_or("introspection returned nothing")?;
         let cache = schema::SchemaCache::from_json(&schema_name, &text).map_err(|e| e.to_string())?;
         *self.app.schema.write().expect("schema lock") = Arc::new(cache);
+        // Postgres re-plans a prepared statement whose objects changed, but a reload may
+        // follow DDL that changes what it returns: prepare against the new schema.
+        self.app.pool.forget_statements();
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use crate::prefer::{Prefer, Resolution, Return};
 use crate::query::{QueryParams, SelectItem};
 use crate::read::Node;
 use crate::schema::{Function, ReturnShape, SchemaCache, Table};
-use crate::sql::{check_no_nul, ident, limit_offset, literal, order_clause, qualified, where_clause};
+use crate::sql::{Sql, check_no_nul, ident, limit_offset, literal, order_clause, qualified, where_clause};
 
 /// Rows to skip and the most to return (None = all), after `Range`, `limit`, `offset`
 /// and `db-max-rows` were combined as PostgREST's RangeQuery does.
@@ -208,8 +208,9 @@ fn typed_columns(table: &Table, keys: &[String]) -> Result<String, ApiError> {
         .map(|v| v.join(", "))
 }
 
-/// `FROM (SELECT '<json>'::json AS json_data) pgrst_payload, LATERAL (SELECT cols FROM
-/// json_to_record[set](...) AS _(typed cols)) pgrst_body` (SqlFragment.fromJsonBodyF). With
+/// `FROM (SELECT $1::json AS json_data) pgrst_payload, LATERAL (SELECT cols FROM
+/// json_to_record[set](...) AS _(typed cols)) pgrst_body` (SqlFragment.fromJsonBodyF), the
+/// body being the statement's one parameter. With
 /// `Prefer: missing=default` each object is first merged over a jsonb object of the
 /// columns' DEFAULT expressions, so keys it lacks take the default instead of NULL.
 fn json_body_source(table: &Table, p: &Payload, defaults: bool) -> Result<String, ApiError> {
@@ -253,8 +254,7 @@ fn json_body_source(table: &Table, p: &Payload, defaults: bool) -> Result<String
         format!("{func}({source_json}) AS _({})", typed_columns(table, &p.keys)?)
     };
     Ok(format!(
-        "FROM (SELECT {}::json AS json_data) pgrst_payload, {defs}LATERAL (SELECT {} FROM {source}) pgrst_body",
-        literal(&p.json),
+        "FROM (SELECT $1::json AS json_data) pgrst_payload, {defs}LATERAL (SELECT {} FROM {source}) pgrst_body",
         if cols.is_empty() { "1".to_owned() } else { cols }
     ))
 }
@@ -392,7 +392,7 @@ pub fn insert(
     p: &Payload,
     prefer: &Prefer,
     media: Media,
-) -> Result<String, ApiError> {
+) -> Result<Sql, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
     let body = want_body(prefer);
     let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
@@ -426,7 +426,9 @@ pub fn insert(
     sql.push_str(&returning(&rel, table, q, prefer));
     let inserted = if merge { INSERTED } else { "''" };
     let location = if prefer.ret == Some(Return::HeadersOnly) { location_expr(table, q) } else { "null".into() };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted, &location)?))
+    let text =
+        format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted, &location)?);
+    Ok(Sql { text, params: vec![p.json.clone()] })
 }
 
 /// Plan.hs `mutatePlan` (MutationSingleUpsert): PUT's filters must be `eq` (not negated, no
@@ -470,7 +472,7 @@ pub fn put(
     p: &Payload,
     prefer: &Prefer,
     media: Media,
-) -> Result<String, ApiError> {
+) -> Result<Sql, ApiError> {
     let rel = qualified(&cache.schema, &table.name);
     let mut conditions = crate::sql::conditions_sql(&ident("pgrst_body"), Some(table), &q.root_conditions())?;
     conditions.push(COUNT_INSERTED.to_owned());
@@ -485,7 +487,9 @@ pub fn put(
         returning(&rel, table, q, prefer),
     );
     let body = want_body(prefer);
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, INSERTED, "null")?))
+    let text =
+        format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, INSERTED, "null")?);
+    Ok(Sql { text, params: vec![p.json.clone()] })
 }
 
 pub fn update(
@@ -495,7 +499,7 @@ pub fn update(
     p: &Payload,
     prefer: &Prefer,
     media: Media,
-) -> Result<String, ApiError> {
+) -> Result<Sql, ApiError> {
     if !p.is_object {
         return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
             .with_details("PATCH expects a single JSON object"));
@@ -504,17 +508,19 @@ pub fn update(
     let body = want_body(prefer);
     let a = ident(&table.name);
     let filters = where_clause(&a, Some(table), &q.root_conditions())?;
-    let sql = if p.keys.is_empty() {
-        format!("SELECT {rel}.* FROM {rel} WHERE false")
+    let (sql, params) = if p.keys.is_empty() {
+        (format!("SELECT {rel}.* FROM {rel} WHERE false"), Vec::new())
     } else {
-        format!(
+        let sql = format!(
             "UPDATE {rel} AS {a} SET {} {}{filters} {}",
             p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
             json_body_source(table, p, prefer.missing == Some(true))?,
             returning(&a, table, q, prefer),
-        )
+        );
+        (sql, vec![p.json.clone()])
     };
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?))
+    let text = format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?);
+    Ok(Sql { text, params })
 }
 
 pub fn delete(
@@ -548,7 +554,7 @@ pub fn call(
     prefer: &Prefer,
     media: Media,
     max_rows: Option<u64>,
-) -> Result<String, ApiError> {
+) -> Result<Sql, ApiError> {
     let fq = qualified(&cache.schema, &func.name);
     let scalar = matches!(func.returns, ReturnShape::Scalar | ReturnShape::SetofScalar | ReturnShape::Void);
     let set = matches!(func.returns, ReturnShape::SetofScalar | ReturnShape::SetofComposite);
@@ -559,14 +565,15 @@ pub fn call(
             format!("{fq}({argument}) pgrst_call")
         }
     };
+    let mut params = Vec::new();
     let from_call = if func.single_unnamed_json() || (prefer.single_object && func.args.len() == 1) {
-        let json = match args {
+        params.push(match args {
             RpcArgs::Json(p) => p.json.clone(),
             RpcArgs::Direct(pairs) => {
                 Value::Object(pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect()).to_string()
             }
-        };
-        format!("FROM {}", call_it(format!("{}::{}", literal(&json), func.args[0].type_name)))
+        });
+        format!("FROM {}", call_it(format!("$1::{}", func.args[0].type_name)))
     } else {
         match args {
             RpcArgs::Json(p) => {
@@ -581,7 +588,7 @@ pub fn call(
                         .join(", ");
                     let cols = named.iter().map(|a| ident(&a.name)).collect::<Vec<_>>().join(", ");
                     let func_rec = if p.is_object { "json_to_record" } else { "json_to_recordset" };
-                    let params = named
+                    let named_args = named
                         .iter()
                         .map(|a| {
                             format!(
@@ -593,11 +600,12 @@ pub fn call(
                         })
                         .collect::<Vec<_>>()
                         .join(", ");
-                    format!(
-                        "FROM (SELECT {}::json AS json_data) pgrst_payload, LATERAL (SELECT {cols} FROM {func_rec}(pgrst_payload.json_data) AS _({typed}) LIMIT 1) pgrst_body, LATERAL {}",
-                        literal(&p.json),
-                        call_it(params)
-                    )
+                    let from = format!(
+                        "FROM (SELECT $1::json AS json_data) pgrst_payload, LATERAL (SELECT {cols} FROM {func_rec}(pgrst_payload.json_data) AS _({typed}) LIMIT 1) pgrst_body, LATERAL {}",
+                        call_it(named_args)
+                    );
+                    params.push(p.json.clone());
+                    from
                 }
             }
             RpcArgs::Direct(pairs) => {
@@ -633,10 +641,11 @@ pub fn call(
     };
     let (count_cte, total) = count_parts(prefer, window, &count_query);
     let page_total = if set { "pg_catalog.count(_postgrest_t)" } else { "1" };
-    Ok(format!(
+    let text = format!(
         "WITH pgrst_source AS ({source}){count_cte} {}",
         outer(&total, page_total, &body_expr(media, scalar, set), "''", &inner)
-    ))
+    );
+    Ok(Sql { text, params })
 }
 
 #[cfg(test)]

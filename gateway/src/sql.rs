@@ -1,11 +1,24 @@
-//! SQL text from parsed requests. Values are sent as untyped string literals, which
+//! SQL text from parsed requests. URL values are inlined as untyped string literals, which
 //! Postgres coerces to the column's type exactly as it does PostgREST's unknown-typed
-//! parameters; identifiers are always double-quoted. Statements run through the simple
-//! query protocol, so results come back as text that is already JSON.
+//! parameters; identifiers are always double-quoted. What varies with every request (the
+//! settings, the request body) is a text parameter instead, so the statement's text, and
+//! with it the connection's prepared plan, is shared by every request of the same shape.
 
 use crate::error::ApiError;
 use crate::query::{Condition, Field, Filter, IsValue, Op, Operand, OrderTerm, Quant, SelectItem};
 use crate::schema::Table;
+
+/// A statement and its parameters (`$1`, `$2`, …, all text).
+pub struct Sql {
+    pub text: String,
+    pub params: Vec<String>,
+}
+
+impl Sql {
+    pub fn bare(text: impl Into<String>) -> Sql {
+        Sql { text: text.into(), params: Vec::new() }
+    }
+}
 
 /// A string literal. NUL cannot be stored in Postgres text, so it is refused up front
 /// with the error Postgres itself gives for `\u0000` in JSON (22P05).

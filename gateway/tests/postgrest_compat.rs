@@ -395,7 +395,7 @@ fn rpc_shapes_and_function_errors() {
     let r = call(
         &s,
         "POST",
-        "/rest/v1/rpc/gw_items_over?id=lte.603&order=id.desc&select=id",
+        "/rest/v1/rpc/gw_items_over?id=gte.601&id=lte.603&order=id.desc&select=id",
         &k,
         Some(r#"{"min_score":5}"#),
     );
@@ -885,4 +885,158 @@ fn fault_mode_status_drop_and_delay() {
     let log = admin("GET", "requests", None).json();
     assert!(log["count"].as_u64().unwrap() > 0);
     assert_eq!(admin("DELETE", "faults", None).status, 200);
+}
+
+/// Runs SQL as postgres (DDL, or a look at the server's own state); returns psql's output.
+fn psql(sql: &str) -> String {
+    let out = Command::new(root().join("scripts/postgres.sh"))
+        .args(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .env("PGOPTIONS", "-c client_min_messages=warning")
+        .output()
+        .expect("psql");
+    assert!(out.status.success(), "psql failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Each request's statements are pipelined behind BEGIN and ended by COMMIT/ROLLBACK in the
+/// same round trip: a failure at any step (parse, execution, the singular veto) must reach
+/// the client unchanged and leave its connection idle, outside any transaction, for the next
+/// request. Several rounds, so each statement runs unprepared, being prepared, and prepared.
+#[test]
+fn failed_requests_leave_their_connection_usable() {
+    let Some(s) = setup() else { return };
+    let k = svc(&s);
+    call(&s, "DELETE", "/rest/v1/gw_items?id=in.(1701,1702,1703)", &k, None);
+    seed_items(&s, r#"{"id":1701,"name":"kept","score":0}"#);
+    let rounds = 4;
+    for _ in 0..rounds {
+        let r = call(
+            &s,
+            "POST",
+            "/rest/v1/gw_items",
+            &k,
+            Some(r#"[{"id":1702,"name":"x"},{"id":1703,"name":"x"},{"id":1701,"name":"dup"}]"#),
+        );
+        assert_eq!((r.status, r.json()["code"].as_str()), (409, Some("23505")), "{r:?}");
+        let r = call(&s, "POST", "/rest/v1/rpc/gw_raise", &k, Some("{}"));
+        assert_eq!(
+            (r.status, r.json()),
+            (
+                400,
+                serde_json::json!({"code":"P0001","details":"Pretty simple","hint":"There is nothing you can do.","message":"I refuse!"})
+            )
+        );
+        let r = call(&s, "GET", "/rest/v1/gw_items?nope=eq.1", &k, None);
+        assert_eq!((r.status, r.json()["code"].as_str()), (400, Some("42703")));
+        let r = call(
+            &s,
+            "GET",
+            "/rest/v1/gw_items?id=eq.1702",
+            &with(&k, ("Accept", "application/vnd.pgrst.object+json")),
+            None,
+        );
+        assert_eq!(
+            (r.status, r.json()["code"].as_str(), r.json()["details"].as_str()),
+            (406, Some("PGRST116"), Some("The result contains 0 rows"))
+        );
+        let r = call(&s, "POST", "/rest/v1/rpc/gw_bump", &k, Some(r#"{"item_id":1701}"#));
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    // Every bump committed once, and nothing of the failed inserts did.
+    let r = call(&s, "GET", "/rest/v1/gw_items?id=in.(1701,1702,1703)&select=id,score", &k, None);
+    assert_eq!(r.json(), serde_json::json!([{"id":1701,"score":rounds}]));
+    let open =
+        "select count(*) from pg_stat_activity where usename = 'authenticator' and state like 'idle in transaction%'";
+    // Other tests' requests may be between two of their statements right now; a leaked
+    // transaction would stay open for good.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while psql(open) != "0" {
+        assert!(std::time::Instant::now() < deadline, "a gateway connection was left inside a transaction");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Statements stay prepared per connection; replacing what they name (a function's result
+/// columns, a table's) must not surface Postgres's "cached plan must not change result type".
+#[test]
+fn prepared_statements_survive_replaced_functions_and_tables() {
+    let Some(s) = setup() else { return };
+    let k = svc(&s);
+    psql(
+        "drop function if exists public.gw_reshaped; drop table if exists public.gw_reshaped_t;
+         create function public.gw_reshaped() returns table (a int, b int) language sql as $$ select 1, 2 $$;
+         create table public.gw_reshaped_t (id int primary key);
+         insert into public.gw_reshaped_t values (1);
+         grant select on public.gw_reshaped_t to service_role;
+         notify pgrst, 'reload schema';",
+    );
+    let until = |path: &str, want: serde_json::Value| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let method = if path.contains("/rpc/") { "POST" } else { "GET" };
+            let r = call(&s, method, path, &k, (method == "POST").then_some("{}"));
+            if r.status == 200 && r.json() == want {
+                return;
+            }
+            // Until the gateway reloads, the old shape (or a 404 for what it has not seen
+            // yet) is fine; any other error is not.
+            assert!(r.status == 200 || r.status == 404, "{path}: {r:?}");
+            assert!(std::time::Instant::now() < deadline, "{path}: still {r:?}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    for _ in 0..5 {
+        until("/rest/v1/rpc/gw_reshaped", serde_json::json!([{"a":1,"b":2}]));
+        until("/rest/v1/gw_reshaped_t", serde_json::json!([{"id":1}]));
+    }
+    psql(
+        "drop function public.gw_reshaped();
+         create function public.gw_reshaped() returns table (a int, b text, c text) language sql as $$ select 1, 'x', 'y' $$;
+         alter table public.gw_reshaped_t add column note text default 'n';
+         notify pgrst, 'reload schema';",
+    );
+    for _ in 0..5 {
+        until("/rest/v1/rpc/gw_reshaped", serde_json::json!([{"a":1,"b":"x","c":"y"}]));
+        until("/rest/v1/gw_reshaped_t", serde_json::json!([{"id":1,"note":"n"}]));
+    }
+    psql("drop function public.gw_reshaped(); drop table public.gw_reshaped_t; notify pgrst, 'reload schema';");
+}
+
+/// A function may DEALLOCATE the gateway's prepared statements mid-request. The requests
+/// after it find theirs missing: each must still run exactly once (the transaction that
+/// failed on a missing statement rolls back before it runs again, prepared afresh).
+#[test]
+fn deallocated_statements_are_prepared_again() {
+    let Some(s) = setup() else { return };
+    let k = svc(&s);
+    psql(
+        "drop function if exists public.gw_dealloc, public.gw_dealloc_bump; drop table if exists public.gw_dealloc_t;
+         create table public.gw_dealloc_t (n int not null);
+         insert into public.gw_dealloc_t values (0);
+         grant select, update on public.gw_dealloc_t to service_role;
+         create function public.gw_dealloc() returns int language plpgsql as
+           $$ begin execute 'deallocate all'; update public.gw_dealloc_t set n = n + 1; return (select n from public.gw_dealloc_t); end $$;
+         create function public.gw_dealloc_bump() returns int language sql as
+           $$ update public.gw_dealloc_t set n = n + 10 returning n $$;
+         notify pgrst, 'reload schema';",
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while call(&s, "GET", "/rest/v1/gw_dealloc_t", &k, None).status != 200 {
+        assert!(std::time::Instant::now() < deadline, "the gateway never saw gw_dealloc_t");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut n = 0;
+    for _ in 0..4 {
+        n += 1;
+        let r = call(&s, "POST", "/rest/v1/rpc/gw_dealloc", &k, Some("{}"));
+        assert_eq!((r.status, r.body.clone()), (200, n.to_string()));
+        n += 10;
+        let r = call(&s, "POST", "/rest/v1/rpc/gw_dealloc_bump", &k, Some("{}"));
+        assert_eq!((r.status, r.body.clone()), (200, n.to_string()));
+        let r = call(&s, "GET", "/rest/v1/gw_dealloc_t?select=n", &k, None);
+        assert_eq!(r.json(), serde_json::json!([{ "n": n }]));
+    }
+    psql(
+        "drop function public.gw_dealloc, public.gw_dealloc_bump; drop table public.gw_dealloc_t; notify pgrst, 'reload schema';",
+    );
 }
