@@ -8,7 +8,6 @@
 // 0 ms (direct) and behind a delay proxy in front of BOTH Postgres and the gateway that adds the
 // given delay in each direction, i.e. 2× per round trip.
 import { execFileSync, spawnSync } from "node:child_process";
-import http from "node:http";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -24,6 +23,8 @@ import { PostgrestClient } from "@supabase/postgrest-js";
 import { createClient, MemoryTools, uuid5, uuid5Batch } from "agentmem-supabase";
 import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { delayProxy } from "./proxy.mjs";
+// The transport the Node entry uses by default (not an export of the package).
+const { nodeHttpFetch } = await import(new URL("./node-http.js", import.meta.resolve("agentmem-supabase")).href);
 import { readStackEnv } from "../tests/support/env.mjs";
 import { mintJwt } from "../tests/support/jwt.js";
 
@@ -342,19 +343,15 @@ async function cpu(ctx) {
 async function floor(ctx) {
   const n = QUICK ? 100 : 500;
   const user = await ctx.newUser();
-  const agent = new http.Agent({ keepAlive: true });
-  // The same one-statement SQL function on both sides, so only the transport differs.
-  const path = "/rest/v1/rpc/extract_deal_id_from_thread?thread_id=cim-floor";
-  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}` };
-  const get = () => new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: ctx.gatewayPort, path, headers, agent }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`floor: HTTP ${res.statusCode}`));
-      res.resume();
-      res.on("end", resolve);
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  // The same one-statement SQL function on both sides, so only the transport differs; over
+  // HTTP with the transport AgentmemSaver uses in Node (the package's node-http.js).
+  const url = `http://127.0.0.1:${ctx.gatewayPort}/rest/v1/rpc/agent_memory_dimensions`;
+  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
+  const get = async () => {
+    const res = await nodeHttpFetch(url, { method: "GET", headers });
+    if (res.status !== 200) throw new Error(`floor: HTTP ${res.status} ${await res.text()}`);
+    await res.text();
+  };
   const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
   await db.connect();
   const measure = async (fn) => {
@@ -364,12 +361,11 @@ async function floor(ctx) {
     return { ...t, cpu: (used.user + used.system) / 1000 / (n + Math.min(5, n)) };
   };
   const h = await measure(get);
-  const q = await measure(() => db.query("select extract_deal_id_from_thread('cim-floor')"));
+  const q = await measure(() => db.query("select agent_memory_dimensions()"));
   await db.end();
-  agent.destroy();
   say("## Transport floor at 0 ms: one exchange, no saver (p50 ms; client CPU per exchange)");
   say();
-  say("The same one-statement SQL function called once: over HTTP through the gateway (node:http keep-alive, as a signed-in user) and over `pg`. Every AgentmemSaver operation costs at least the first; a PostgresSaver operation costs one to several of the second.");
+  say("The same one-statement SQL function called once: over HTTP through the gateway (agentmem's Node transport, keep-alive, as a signed-in user) and over `pg` (as the superuser). Every AgentmemSaver operation costs at least the first; a PostgresSaver operation costs one to several of the second.");
   say();
   table(["exchange", "p50", "p95", "client CPU"], [
     ["HTTP request via the gateway", f(h.p50), f(h.p95), `${f(h.cpu, 3)} ms`],
@@ -456,8 +452,11 @@ async function context() {
   await setup.setup();
   await setup.end();
   const user = await newUser();
+  // The deal-scope option adds a membership check to every thread's row-level security.
+  const options = (await db.query("select 'langgraph_deal_scoped.sql' as name from pg_proc where proname = 'member_deal_tenants' and pronamespace = 'agentmem'::regnamespace")).rows.map((r) => r.name);
   return {
     gatewayPort,
+    options,
     newUser,
     async savers(delay) {
       const pgp = await delayProxy(pgPort, delay);
@@ -481,6 +480,8 @@ if (want("sizes")) await sizes();
 if (want("import")) importCost();
 if (want("uuid5")) uuid5s();
 const ctx = await context();
+say(`Database: ${ctx.options.length ? `with the optional SQL ${ctx.options.join(", ")} installed (as the test stack runs)` : "the migrations only (no optional SQL)"}.`);
+say();
 try {
   if (want("checkpoints")) await checkpoints(ctx);
   if (want("concurrency")) await concurrency(ctx);
