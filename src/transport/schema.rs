@@ -189,7 +189,9 @@ mod tests {
     fn objects_match_the_sql_files() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/supabase/migrations/");
         for file in [TENANCY, CHECKPOINTS, MEMORIES, UNIFIED, WORKFLOW, RESEARCH] {
-            let sql = std::fs::read_to_string(format!("{dir}{file}")).unwrap_or_else(|e| panic!("{dir}{file}: {e}")).to_lowercase();
+            let sql = std::fs::read_to_string(format!("{dir}{file}"))
+                .unwrap_or_else(|e| panic!("{dir}{file}: {e}"))
+                .to_lowercase();
             let mut created = Vec::new();
             for line in sql.lines() {
                 let words: Vec<&str> = line.split_whitespace().collect();
