@@ -15,6 +15,7 @@ pub mod base64;
 pub mod checkpoint;
 pub mod error;
 pub mod ids;
+pub mod json;
 pub mod memory;
 pub mod number;
 pub mod op;

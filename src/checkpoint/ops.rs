@@ -6,7 +6,6 @@
 //! content, ordinary writes insert-once and special writes an upsert of the same values;
 //! deleting a thread, retention and metrics likewise.
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
@@ -78,22 +77,18 @@ enum Answer {
     Data,
 }
 
-fn rpc<T: Serialize>(
-    function: &'static str,
-    args: Result<T, CheckpointError>,
-    answer: Answer,
-) -> Result<Plan, ErrorReport> {
-    Ok(Plan::Rpc { function, args: serde_json::to_value(args?).unwrap_or_default(), offset: None, answer })
+fn rpc(function: &'static str, args: Result<Value, CheckpointError>, answer: Answer) -> Result<Plan, ErrorReport> {
+    Ok(Plan::Rpc { function, args: args?, offset: None, answer })
 }
 
 fn plan(call: Call) -> Result<Plan, ErrorReport> {
     match call {
         Call::GetTuple { configurable } => match get_tuple_args(&configurable)? {
             None => Ok(Plan::Nothing(Output::Tuples(Vec::new(), Some(0)))),
-            Some(args) => rpc("langgraph_get_tuple", Ok(args), Answer::Tuples),
+            Some(args) => rpc("langgraph_get_tuple", Ok(args.to_json()), Answer::Tuples),
         },
         Call::List { configurable, options, offset } => {
-            let plan = rpc("langgraph_list", list_args(&configurable, &options), Answer::Tuples)?;
+            let plan = rpc("langgraph_list", list_args(&configurable, &options).map(|a| a.to_json()), Answer::Tuples)?;
             Ok(match plan {
                 Plan::Rpc { function, args, answer, .. } => Plan::Rpc { function, args, offset: Some(offset), answer },
                 nothing => nothing,
@@ -104,12 +99,12 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
             let stored = json!({
                 "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
             });
-            rpc("langgraph_put", Ok(args), Answer::Fixed(stored))
+            rpc("langgraph_put", Ok(args.to_json()), Answer::Fixed(stored))
         }
         Call::PutWrites { configurable, task_id, task_path, writes } => {
             match put_writes_args(&configurable, &task_id, &task_path, writes)? {
                 None => Ok(Plan::Nothing(Output::Json(Value::Null))),
-                Some(args) => rpc("langgraph_put_writes", Ok(args), Answer::Fixed(Value::Null)),
+                Some(args) => rpc("langgraph_put_writes", Ok(args.to_json()), Answer::Fixed(Value::Null)),
             }
         }
         Call::DeleteThread { thread_id } => {

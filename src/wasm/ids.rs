@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{JsResult, args, to_js};
+use super::{JsResult, args, set};
 use crate::error::ErrorReport;
 use crate::ids;
 
@@ -34,7 +34,14 @@ pub fn conversation_id(contractor_lead_id: JsValue, namespace_: JsValue) -> JsRe
 pub fn coia_thread(flow: JsValue, id: JsValue) -> JsResult<JsValue> {
     let flow = ids::CoiaFlow::parse(&args::string("flow", &flow)?).map_err(ErrorReport::from)?;
     let id = args::optional_string("id", &id)?;
-    to_js(&ids::coia_thread(flow, id.as_deref()).map_err(ErrorReport::from)?)
+    let config = ids::coia_thread(flow, id.as_deref()).map_err(ErrorReport::from)?;
+    let out: JsValue = js_sys::Object::new().into();
+    set(&out, "thread_id", &config.thread_id.into());
+    set(&out, "checkpoint_ns", &config.checkpoint_ns.into());
+    if let Some(checkpoint_id) = config.checkpoint_id {
+        set(&out, "checkpoint_id", &checkpoint_id.into());
+    }
+    Ok(out)
 }
 
 #[wasm_bindgen(js_name = cimThreadId)]
@@ -51,9 +58,34 @@ pub fn supervisor_thread_id(deal_id: JsValue, timestamp_ms: JsValue) -> JsResult
     Ok(ids::supervisor_thread_id(&deal, ts).map_err(ErrorReport::from)?)
 }
 
+/// `{ kind, ...fields }`, fields in camelCase.
 #[wasm_bindgen(js_name = parseThreadId)]
 pub fn parse_thread_id(thread_id: JsValue) -> JsResult<JsValue> {
-    to_js(&ids::parse_thread_id(&args::string("threadId", &thread_id)?))
+    let out: JsValue = js_sys::Object::new().into();
+    let kind = |k: &str| set(&out, "kind", &k.into());
+    match ids::parse_thread_id(&args::string("threadId", &thread_id)?) {
+        ids::ParsedThreadId::Cim { deal_id, cim_id } => {
+            kind("cim");
+            set(&out, "dealId", &deal_id.into());
+            set(&out, "cimId", &cim_id.into());
+        }
+        ids::ParsedThreadId::Supervisor { deal_id, timestamp_ms } => {
+            kind("supervisor");
+            set(&out, "dealId", &deal_id.into());
+            // Exact: parse_thread_id only accepts timestamps up to 2^53-1.
+            set(&out, "timestampMs", &JsValue::from_f64(timestamp_ms as f64));
+        }
+        ids::ParsedThreadId::Landing { token } => {
+            kind("landing");
+            set(&out, "token", &token.into());
+        }
+        ids::ParsedThreadId::Bidcard { token } => {
+            kind("bidcard");
+            set(&out, "token", &token.into());
+        }
+        ids::ParsedThreadId::Other => kind("other"),
+    }
+    Ok(out)
 }
 
 /// `null` where the SQL function returns NULL, including for a `null` argument.

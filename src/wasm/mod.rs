@@ -21,7 +21,6 @@ mod memory;
 mod state;
 mod transport;
 
-use serde::Serialize;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -87,11 +86,17 @@ type JsResult<T> = Result<T, JsValue>;
 /// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
 /// and produced by the engine's own `JSON`: one serde implementation (serde_json) serves
 /// every type, which keeps the module small, and JS objects arrive as plain objects.
-fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
+fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
     let text = serde_json::to_string(value).map_err(|e| {
         JsValue::from(ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert a result to JS: {e}")))
     })?;
     js_sys::JSON::parse(&text)
+}
+
+/// Sets `obj[key]`: for objects built key by key, whose keys keep the order they are set in
+/// (a JSON object through `to_js` has its keys sorted).
+fn set(obj: &JsValue, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(obj, &key.into(), value);
 }
 
 /// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
