@@ -91,8 +91,7 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
 /// memory backend keeps the database backend's rules): `true` when the call would make a
 /// request, `false` when there is nothing to send (getTuple without a thread, putWrites
 /// without writes).
-#[wasm_bindgen(js_name = checkpointCheck)]
-pub fn checkpoint_check(op: JsValue, args: JsValue) -> JsResult<bool> {
+pub(super) fn checkpoint_check(op: JsValue, args: JsValue) -> JsResult<bool> {
     let args = array("args", &args, "an array")?;
     Ok(checkpoint::check(call_of(&args::string("op", &op)?, args)?)?)
 }

@@ -55,8 +55,7 @@ pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorRep
 }
 
 /// Validates client options up front, so `createClient` fails fast on bad input.
-#[wasm_bindgen(js_name = checkClientOptions)]
-pub fn check_client_options(state: JsValue) -> JsResult<String> {
+pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
     Ok(client(&state, JsValue::UNDEFINED)?.target.rest_url)
 }
 
@@ -83,8 +82,7 @@ pub(super) fn response_js(decoded: Decoded) -> JsResult<JsValue> {
 }
 
 /// What a key or access token stands for (decoded, not verified).
-#[wasm_bindgen(js_name = inspectToken)]
-pub fn inspect_token(token: JsValue) -> JsResult<JsValue> {
+pub(super) fn inspect_token(token: JsValue) -> JsResult<JsValue> {
     let token = args::string("token", &token)?;
     let info = credentials::inspect("token", &token).map_err(ErrorReport::from)?;
     let text = |v: Option<String>| v.map_or(JsValue::NULL, JsValue::from);
