@@ -84,13 +84,12 @@ fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
 type JsResult<T> = Result<T, JsValue>;
 
 /// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
-/// and produced by the engine's own `JSON`: one serde implementation (serde_json) serves
-/// every type, which keeps the module small, and JS objects arrive as plain objects.
+/// and produced by the engine's own `JSON`, so JS objects arrive as plain objects. The
+/// text is the value's `Display` (compact JSON, the same as `serde_json::to_string`), which
+/// error messages use anyway: a second serializer instance would add its own copy of the
+/// writer.
 fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        JsValue::from(ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert a result to JS: {e}")))
-    })?;
-    js_sys::JSON::parse(&text)
+    js_sys::JSON::parse(&value.to_string())
 }
 
 /// Sets `obj[key]`: for objects built key by key, whose keys keep the order they are set in
