@@ -10,12 +10,14 @@
 // First: its `string_enum!` serves the modules below.
 #[macro_use]
 pub mod input;
+// Its `value!` too.
+#[macro_use]
+pub mod json;
 
 pub mod base64;
 pub mod checkpoint;
 pub mod error;
 pub mod ids;
-pub mod json;
 pub mod memory;
 pub mod number;
 pub mod op;

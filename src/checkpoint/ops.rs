@@ -6,7 +6,7 @@
 //! content, ordinary writes insert-once and special writes an upsert of the same values;
 //! deleting a thread, retention and metrics likewise.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
 use crate::error::ErrorReport;
@@ -96,7 +96,7 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
         }
         Call::Put { configurable, checkpoint, new_versions, values, metadata } => {
             let args = put_args(&configurable, &checkpoint, &new_versions, values, metadata)?;
-            let stored = json!({
+            let stored = value!({
                 "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
             });
             rpc("langgraph_put", Ok(args.to_json()), Answer::Fixed(stored))
@@ -108,7 +108,7 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
             }
         }
         Call::DeleteThread { thread_id } => {
-            rpc("langgraph_delete_thread", Ok(json!({ "p_thread_id": thread_id })), Answer::Fixed(Value::Null))
+            rpc("langgraph_delete_thread", Ok(value!({ "p_thread_id": thread_id })), Answer::Fixed(Value::Null))
         }
         Call::CleanupOldCheckpoints { days_old } => {
             if days_old.fract() != 0.0 || !(1.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&days_old) {
@@ -117,10 +117,10 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
                     format!("daysOld must be an integer of at least 1, got {}", crate::number::display(days_old)),
                 ));
             }
-            rpc("cleanup_old_checkpoints", Ok(json!({ "days_old": days_old as u64 })), Answer::Data)
+            rpc("cleanup_old_checkpoints", Ok(value!({ "days_old": days_old as u64 })), Answer::Data)
         }
         Call::Metrics { thread_id } => {
-            rpc("langgraph_checkpoint_metrics", Ok(json!({ "p_thread_id": thread_id })), Answer::Data)
+            rpc("langgraph_checkpoint_metrics", Ok(value!({ "p_thread_id": thread_id })), Answer::Data)
         }
     }
 }
@@ -162,6 +162,7 @@ pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn target() -> Target {
         Target::new("https://x.supabase.co", "anon-key", None).unwrap()

@@ -2,7 +2,7 @@
 //! merge (`{**state, **updates}`), state validation (query, tone, language) and
 //! phase-transition validation (its requirement table), and the draft phases.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::Invalid;
 use crate::input::Choice;
@@ -169,9 +169,9 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
             let one = Value::Object(input::map_of([(k.clone(), v.clone())]));
             ResearchState::parse(&one, "state").err()
         })
-        .map(|e| json!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
+        .map(|e| value!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
         .collect();
-    Ok(json!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
+    Ok(value!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
 }
 
 /// TK9's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
@@ -183,7 +183,7 @@ pub fn validate_transition(from: &Value, to: &Value, state: &Value) -> Result<Va
     let m = input::object(state, "state")?;
     let required: &[&str] = TRANSITION_REQUIREMENTS.iter().find(|(p, _)| *p == to).map_or(&[], |(_, r)| r);
     let missing: Vec<&str> = required.iter().copied().filter(|f| !m.contains_key(*f)).collect();
-    Ok(json!({ "valid": missing.is_empty(), "required": required, "missing": missing }))
+    Ok(value!({ "valid": missing.is_empty(), "required": required, "missing": missing }))
 }
 
 string_enum!(
@@ -279,6 +279,7 @@ impl SessionState {
 pub mod tests {
     use super::*;
     use crate::testgen::Gen;
+    use serde_json::json;
 
     /// A generated ResearchState with a random subset of fields and extra keys.
     pub fn research_state(g: &mut Gen) -> ResearchState {

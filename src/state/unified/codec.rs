@@ -2,7 +2,7 @@
 //! written (`[{content, type: "ai"|"human"}]`) and read back, and the conversation
 //! metadata and checkpoint snapshot taken from a state.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::Invalid;
 use crate::input;
@@ -132,7 +132,7 @@ impl StoredMessage {
     /// kwargs: {...}}`, what JSON.stringify makes of a LangChain JS message).
     pub fn parse(v: &Value, path: &str) -> Result<StoredMessage, StateError> {
         let m = input::object(v, path)?;
-        let (kind, body, body_path) = if m.get("lc").is_some() && m.get("type") == Some(&json!("constructor")) {
+        let (kind, body, body_path) = if m.get("lc").is_some() && m.get("type") == Some(&value!("constructor")) {
             let class = m.get("id").and_then(Value::as_array).and_then(|id| id.last()).and_then(Value::as_str);
             let kind = class.and_then(MessageType::from_class).ok_or_else(|| {
                 StateError::invalid(
@@ -207,7 +207,7 @@ impl StoredMessage {
     /// The message as `restoreState` returns it: the stored fields plus `role`.
     pub fn restored(&self) -> Value {
         let mut v = self.to_json();
-        v["role"] = json!(self.kind.role());
+        v["role"] = value!(self.kind.role());
         v
     }
 
@@ -233,7 +233,7 @@ impl StoredMessage {
         StoredMessage {
             content: match v.get("content") {
                 Some(c @ (Value::String(_) | Value::Array(_))) => c.clone(),
-                _ => json!(""),
+                _ => value!(""),
             },
             kind,
             name: text("name"),
@@ -345,6 +345,7 @@ pub fn checkpoint(state: &Value) -> Result<Map<String, Value>, StateError> {
 mod tests {
     use super::*;
     use crate::testgen::Gen;
+    use serde_json::json;
 
     fn all_fields() -> Vec<String> {
         PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()).collect()
