@@ -132,21 +132,20 @@ function primArray(field, v) {
 }
 
 /**
- * `fn` once the module is loaded, whatever it throws as an AgentmemError.
- * @template {unknown[]} A
- * @template R
- * @param {(...args: A) => R} fn
- * @returns {(...args: A) => R}
+ * The module's synchronous function `name` (src/wasm/mod.rs `callSync`, one export for
+ * all of them) on `args`, once the module is loaded, whatever it throws as an
+ * AgentmemError.
+ * @param {string} name
+ * @param {...unknown} args
+ * @returns {any}
  */
-function sync(fn) {
-  return (...args) => {
-    ensureLoaded();
-    try {
-      return fn(...args);
-    } catch (e) {
-      throw asAgentmemError(e);
-    }
-  };
+function callSync(name, ...args) {
+  ensureLoaded();
+  try {
+    return glue.callSync(name, args);
+  } catch (e) {
+    throw asAgentmemError(e);
+  }
 }
 
 /**
@@ -162,23 +161,23 @@ function ready(fn) {
 
 // ids: primitives only (a name list as a copy), typed as declared.
 /** @type {typeof Declared.uuid5} */
-export const uuid5 = (name, namespace) => sync(glue.uuid5)(prim(name), prim(namespace));
+export const uuid5 = (name, namespace) => callSync("uuid5", prim(name), prim(namespace));
 /** @type {typeof Declared.uuid5Batch} */
-export const uuid5Batch = (names, namespace) => sync(glue.uuid5Batch)(primArray("names", names), prim(namespace));
+export const uuid5Batch = (names, namespace) => callSync("uuid5Batch", primArray("names", names), prim(namespace));
 /** @type {typeof Declared.conversationId} */
-export const conversationId = (lead, namespace) => sync(glue.conversationId)(prim(lead), prim(namespace));
+export const conversationId = (lead, namespace) => callSync("conversationId", prim(lead), prim(namespace));
 /** @type {typeof Declared.coiaThread} */
-export const coiaThread = (flow, id) => sync(glue.coiaThread)(prim(flow), prim(id));
+export const coiaThread = (flow, id) => callSync("coiaThread", prim(flow), prim(id));
 /** @type {typeof Declared.cimThreadId} */
-export const cimThreadId = (dealId, cimId) => sync(glue.cimThreadId)(prim(dealId), prim(cimId));
+export const cimThreadId = (dealId, cimId) => callSync("cimThreadId", prim(dealId), prim(cimId));
 /** @type {typeof Declared.supervisorThreadId} */
-export const supervisorThreadId = (dealId, ts) => sync(glue.supervisorThreadId)(prim(dealId), prim(ts));
+export const supervisorThreadId = (dealId, ts) => callSync("supervisorThreadId", prim(dealId), prim(ts));
 /** @type {typeof Declared.parseThreadId} */
-export const parseThreadId = (threadId) => sync(glue.parseThreadId)(prim(threadId));
+export const parseThreadId = (threadId) => callSync("parseThreadId", prim(threadId));
 /** @type {typeof Declared.extractDealId} */
-export const extractDealId = (threadId) => sync(glue.extractDealId)(prim(threadId));
+export const extractDealId = (threadId) => callSync("extractDealId", prim(threadId));
 /** @type {typeof Declared.inspectToken} */
-export const inspectToken = (token) => sync(glue.inspectToken)(prim(token));
+export const inspectToken = (token) => callSync("inspectToken", prim(token));
 
 /**
  * Runs one operation of any capability through the module's one asynchronous export
@@ -201,7 +200,8 @@ export const call = (state, capability, op, args, embed) =>
   track(() => ready(glue.call)(state, capability, op, typeof args === "function" ? args() : args, embed));
 
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
-export const checkClientOptions = sync(glue.checkClientOptions);
+/** @type {(state: unknown) => string} */
+export const checkClientOptions = (state) => callSync("checkClientOptions", state);
 
 // Memory tools: options as JSON text (memory.js).
 /**
@@ -210,15 +210,21 @@ export const checkClientOptions = sync(glue.checkClientOptions);
  * @returns {any} the definitions of that format (index.d.ts ToolDefinition)
  */
 export const memoryDefinitions = (format, options) =>
-  sync(glue.memoryDefinitions)(prim(format), toJson("options", options));
-export const checkMemoryOptions = sync(glue.checkMemoryOptions);
+  callSync("memoryDefinitions", prim(format), toJson("options", options));
+/** @type {(clientState: unknown, options: unknown) => string} */
+export const checkMemoryOptions = (clientState, options) => callSync("checkMemoryOptions", clientState, options);
 
 // State stores: every argument is already JSON text (state.js).
-export const stateCheckOptions = sync(glue.stateCheckOptions);
-export const researchMergeState = sync(glue.researchMergeState);
-export const researchValidateState = sync(glue.researchValidateState);
-export const researchValidateTransition = sync(glue.researchValidateTransition);
-export const workflowNormalizeState = sync(glue.workflowNormalizeState);
+/** @type {(store: unknown, options: unknown) => any} */
+export const stateCheckOptions = (store, options) => callSync("stateCheckOptions", store, options);
+/** @type {(state: unknown, updates: unknown) => any} */
+export const researchMergeState = (state, updates) => callSync("researchMergeState", state, updates);
+/** @type {(state: unknown) => any} */
+export const researchValidateState = (state) => callSync("researchValidateState", state);
+/** @type {(fromPhase: unknown, toPhase: unknown, state: unknown) => any} */
+export const researchValidateTransition = (fromPhase, toPhase, state) => callSync("researchValidateTransition", fromPhase, toPhase, state);
+/** @type {(state: unknown, options: unknown) => any} */
+export const workflowNormalizeState = (state, options) => callSync("workflowNormalizeState", state, options);
 
 // Checkpoints: the memory backend's check of a call, with the database backend's rules
 // (`args` as for `call`).
@@ -227,4 +233,4 @@ export const workflowNormalizeState = sync(glue.workflowNormalizeState);
  * @param {unknown[]} args
  * @returns {boolean}
  */
-export const checkpointCheck = (op, args) => sync(glue.checkpointCheck)(op, args);
+export const checkpointCheck = (op, args) => callSync("checkpointCheck", op, args);

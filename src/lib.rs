@@ -10,6 +10,9 @@
 // First: its `string_enum!` serves the modules below.
 #[macro_use]
 pub mod input;
+// Its `value!` too.
+#[macro_use]
+pub mod json;
 
 pub mod base64;
 pub mod checkpoint;

@@ -6,8 +6,7 @@
 //! content, ordinary writes insert-once and special writes an upsert of the same values;
 //! deleting a thread, retention and metrics likewise.
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
 use crate::error::ErrorReport;
@@ -78,22 +77,18 @@ enum Answer {
     Data,
 }
 
-fn rpc<T: Serialize>(
-    function: &'static str,
-    args: Result<T, CheckpointError>,
-    answer: Answer,
-) -> Result<Plan, ErrorReport> {
-    Ok(Plan::Rpc { function, args: serde_json::to_value(args?).unwrap_or_default(), offset: None, answer })
+fn rpc(function: &'static str, args: Result<Value, CheckpointError>, answer: Answer) -> Result<Plan, ErrorReport> {
+    Ok(Plan::Rpc { function, args: args?, offset: None, answer })
 }
 
 fn plan(call: Call) -> Result<Plan, ErrorReport> {
     match call {
         Call::GetTuple { configurable } => match get_tuple_args(&configurable)? {
             None => Ok(Plan::Nothing(Output::Tuples(Vec::new(), Some(0)))),
-            Some(args) => rpc("langgraph_get_tuple", Ok(args), Answer::Tuples),
+            Some(args) => rpc("langgraph_get_tuple", Ok(args.to_json()), Answer::Tuples),
         },
         Call::List { configurable, options, offset } => {
-            let plan = rpc("langgraph_list", list_args(&configurable, &options), Answer::Tuples)?;
+            let plan = rpc("langgraph_list", list_args(&configurable, &options).map(|a| a.to_json()), Answer::Tuples)?;
             Ok(match plan {
                 Plan::Rpc { function, args, answer, .. } => Plan::Rpc { function, args, offset: Some(offset), answer },
                 nothing => nothing,
@@ -101,19 +96,19 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
         }
         Call::Put { configurable, checkpoint, new_versions, values, metadata } => {
             let args = put_args(&configurable, &checkpoint, &new_versions, values, metadata)?;
-            let stored = json!({
+            let stored = value!({
                 "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
             });
-            rpc("langgraph_put", Ok(args), Answer::Fixed(stored))
+            rpc("langgraph_put", Ok(args.to_json()), Answer::Fixed(stored))
         }
         Call::PutWrites { configurable, task_id, task_path, writes } => {
             match put_writes_args(&configurable, &task_id, &task_path, writes)? {
                 None => Ok(Plan::Nothing(Output::Json(Value::Null))),
-                Some(args) => rpc("langgraph_put_writes", Ok(args), Answer::Fixed(Value::Null)),
+                Some(args) => rpc("langgraph_put_writes", Ok(args.to_json()), Answer::Fixed(Value::Null)),
             }
         }
         Call::DeleteThread { thread_id } => {
-            rpc("langgraph_delete_thread", Ok(json!({ "p_thread_id": thread_id })), Answer::Fixed(Value::Null))
+            rpc("langgraph_delete_thread", Ok(value!({ "p_thread_id": thread_id })), Answer::Fixed(Value::Null))
         }
         Call::CleanupOldCheckpoints { days_old } => {
             if days_old.fract() != 0.0 || !(1.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&days_old) {
@@ -122,10 +117,10 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
                     format!("daysOld must be an integer of at least 1, got {}", crate::number::display(days_old)),
                 ));
             }
-            rpc("cleanup_old_checkpoints", Ok(json!({ "days_old": days_old as u64 })), Answer::Data)
+            rpc("cleanup_old_checkpoints", Ok(value!({ "days_old": days_old as u64 })), Answer::Data)
         }
         Call::Metrics { thread_id } => {
-            rpc("langgraph_checkpoint_metrics", Ok(json!({ "p_thread_id": thread_id })), Answer::Data)
+            rpc("langgraph_checkpoint_metrics", Ok(value!({ "p_thread_id": thread_id })), Answer::Data)
         }
     }
 }
@@ -167,6 +162,7 @@ pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn target() -> Target {
         Target::new("https://x.supabase.co", "anon-key", None).unwrap()

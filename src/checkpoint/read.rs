@@ -1,7 +1,6 @@
 //! Rows of `rpc/langgraph_get_tuple` and `rpc/langgraph_list` back into LangGraph's
 //! `CheckpointTuple` shape (values still serialized: the saver's serde loads them).
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{CheckpointError, Payload, TASKS, TypedValue};
@@ -51,12 +50,12 @@ fn malformed(e: Invalid) -> CheckpointError {
 }
 
 /// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TupleConfig {
     pub configurable: Configurable,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Configurable {
     pub thread_id: String,
     pub checkpoint_ns: String,

@@ -5,11 +5,11 @@
 //! callbacks and internal objects that are not data), or `null` when the config had no
 //! `configurable` at all. The argument names are the SQL functions' parameter names.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{CheckpointError, TypedBytes, special_write_idx};
 use crate::input;
+use crate::json::{object, opt_text};
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
@@ -98,21 +98,32 @@ fn version_text(v: &Value, field: &str) -> Result<String> {
 
 // ------------------------------------------------------------------------------- put
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlobArg {
     pub channel: String,
     pub version: String,
-    #[serde(rename = "type")]
+    /// Written as `type`.
     pub type_: String,
     /// Standard base64; `None` for type `"empty"` and for a value sent as `text`.
     pub blob: Option<String>,
     /// The value itself when it is text (see `TypedBytes::as_text`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
 }
 
+impl BlobArg {
+    fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("channel", Some(self.channel.as_str().into())),
+            ("version", Some(self.version.as_str().into())),
+            ("type", Some(self.type_.as_str().into())),
+            ("blob", Some(opt_text(&self.blob))),
+            ("text", self.text.as_deref().map(Value::from)),
+        ]))
+    }
+}
+
 /// Arguments of `rpc/langgraph_put`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PutArgs {
     pub p_thread_id: String,
     pub p_checkpoint_ns: String,
@@ -123,6 +134,22 @@ pub struct PutArgs {
     pub p_checkpoint: Map<String, Value>,
     pub p_metadata: Value,
     pub p_blobs: Vec<BlobArg>,
+}
+
+impl PutArgs {
+    /// The RPC's arguments as JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("p_thread_id", Some(self.p_thread_id.as_str().into())),
+            ("p_checkpoint_ns", Some(self.p_checkpoint_ns.as_str().into())),
+            ("p_checkpoint_id", Some(self.p_checkpoint_id.as_str().into())),
+            ("p_parent_checkpoint_id", Some(opt_text(&self.p_parent_checkpoint_id))),
+            ("p_type", Some(opt_text(&self.p_type))),
+            ("p_checkpoint", Some(Value::Object(self.p_checkpoint.clone()))),
+            ("p_metadata", Some(self.p_metadata.clone())),
+            ("p_blobs", Some(Value::Array(self.p_blobs.iter().map(BlobArg::to_json).collect()))),
+        ]))
+    }
 }
 
 /// `put(config, checkpoint, metadata, newVersions)`.
@@ -211,21 +238,31 @@ fn metadata_json(metadata: TypedBytes) -> Result<Value> {
 
 // ------------------------------------------------------------------------- putWrites
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WriteArg {
     pub idx: i64,
     pub channel: String,
-    #[serde(rename = "type")]
+    /// Written as `type`.
     pub type_: String,
     /// Standard base64, unless the value travels as `text`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
 }
 
+impl WriteArg {
+    fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("idx", Some(self.idx.into())),
+            ("channel", Some(self.channel.as_str().into())),
+            ("type", Some(self.type_.as_str().into())),
+            ("blob", self.blob.as_deref().map(Value::from)),
+            ("text", self.text.as_deref().map(Value::from)),
+        ]))
+    }
+}
+
 /// Arguments of `rpc/langgraph_put_writes`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PutWritesArgs {
     pub p_thread_id: String,
     pub p_checkpoint_ns: String,
@@ -233,6 +270,20 @@ pub struct PutWritesArgs {
     pub p_task_id: String,
     pub p_task_path: String,
     pub p_writes: Vec<WriteArg>,
+}
+
+impl PutWritesArgs {
+    /// The RPC's arguments as JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("p_thread_id", Some(self.p_thread_id.as_str().into())),
+            ("p_checkpoint_ns", Some(self.p_checkpoint_ns.as_str().into())),
+            ("p_checkpoint_id", Some(self.p_checkpoint_id.as_str().into())),
+            ("p_task_id", Some(self.p_task_id.as_str().into())),
+            ("p_task_path", Some(self.p_task_path.as_str().into())),
+            ("p_writes", Some(Value::Array(self.p_writes.iter().map(WriteArg::to_json).collect()))),
+        ]))
+    }
 }
 
 /// `putWrites(config, writes, taskId, taskPath)`, with each write's value serialized.
@@ -278,12 +329,23 @@ pub fn put_writes_args(
 // ----------------------------------------------------------------------- reads
 
 /// Arguments of `rpc/langgraph_get_tuple`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTupleArgs {
     pub p_thread_id: String,
     pub p_checkpoint_ns: String,
     /// `None`: the latest checkpoint of the thread and namespace.
     pub p_checkpoint_id: Option<String>,
+}
+
+impl GetTupleArgs {
+    /// The RPC's arguments as JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("p_thread_id", Some(self.p_thread_id.as_str().into())),
+            ("p_checkpoint_ns", Some(self.p_checkpoint_ns.as_str().into())),
+            ("p_checkpoint_id", Some(opt_text(&self.p_checkpoint_id))),
+        ]))
+    }
 }
 
 /// `getTuple(config)`. `None` when the config names no thread: there is nothing to find,
@@ -298,7 +360,7 @@ pub fn get_tuple_args(configurable: &Value) -> Result<Option<GetTupleArgs>> {
 }
 
 /// Arguments of `rpc/langgraph_list`; `None` does not filter.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListArgs {
     pub p_thread_id: Option<String>,
     /// `None` lists every namespace (LangGraph: `checkpoint_ns` absent from the config).
@@ -308,6 +370,20 @@ pub struct ListArgs {
     pub p_filter: Option<Value>,
     pub p_before: Option<String>,
     pub p_limit: Option<u32>,
+}
+
+impl ListArgs {
+    /// The RPC's arguments as JSON.
+    pub fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("p_thread_id", Some(opt_text(&self.p_thread_id))),
+            ("p_checkpoint_ns", Some(opt_text(&self.p_checkpoint_ns))),
+            ("p_checkpoint_id", Some(opt_text(&self.p_checkpoint_id))),
+            ("p_filter", Some(self.p_filter.clone().unwrap_or(Value::Null))),
+            ("p_before", Some(opt_text(&self.p_before))),
+            ("p_limit", Some(self.p_limit.map_or(Value::Null, Value::from))),
+        ]))
+    }
 }
 
 /// `list(config, { filter, before, limit })`, where `options.before` is already the
@@ -372,7 +448,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            serde_json::to_value(&args).unwrap(),
+            args.to_json(),
             json!({
                 "p_thread_id": "t", "p_checkpoint_ns": "", "p_checkpoint_id": "c1", "p_parent_checkpoint_id": "parent",
                 "p_type": null,
@@ -502,7 +578,7 @@ mod tests {
 
         let all = list_args(&json!(null), &json!(null)).unwrap();
         assert_eq!(
-            serde_json::to_value(all).unwrap(),
+            all.to_json(),
             json!({"p_thread_id": null, "p_checkpoint_ns": null, "p_checkpoint_id": null, "p_filter": null, "p_before": null, "p_limit": null})
         );
         let some = list_args(

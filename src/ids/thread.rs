@@ -1,7 +1,6 @@
 //! Thread ids for LangGraph checkpoints: the COIA entry flows and the CIM /
 //! supervisor ids whose deal id drives row-level security.
 
-use serde::Serialize;
 use uuid::Uuid;
 
 use super::IdError;
@@ -15,11 +14,10 @@ pub const MAX_SEGMENT_LEN: usize = 512;
 pub const MAX_TIMESTAMP_MS: u64 = (1 << 53) - 1;
 
 /// What LangGraph reads from `config.configurable`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadConfig {
     pub thread_id: String,
     pub checkpoint_ns: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_id: Option<String>,
 }
 
@@ -136,15 +134,12 @@ pub fn supervisor_thread_id(deal_id: &str, timestamp_ms: u64) -> Result<String, 
 
 /// A thread id taken apart. Only the exact shapes the builders produce are recognised;
 /// anything else is `Other` (COIA chat/research threads are bare session ids).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParsedThreadId {
-    #[serde(rename_all = "camelCase")]
     Cim {
         deal_id: String,
         cim_id: String,
     },
-    #[serde(rename_all = "camelCase")]
     Supervisor {
         deal_id: String,
         timestamp_ms: u64,

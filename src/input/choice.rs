@@ -28,6 +28,7 @@ macro_rules! string_enum {
 
         impl $crate::input::Choice for $name {
             const ALL: &'static [$name] = $name::ALL;
+            const NAMES: &'static [&'static str] = &[$($text),+];
             fn as_str(self) -> &'static str {
                 $name::as_str(self)
             }
@@ -35,23 +36,37 @@ macro_rules! string_enum {
     };
 }
 
-/// A closed set of names (an enum written with `crate::string_enum!`).
+/// A closed set of names (an enum written with `crate::string_enum!`). The lookups work on
+/// `NAMES`, so their code exists once rather than once per enum.
 pub trait Choice: Copy + 'static {
     const ALL: &'static [Self];
+    /// The names, in the order of `ALL`.
+    const NAMES: &'static [&'static str];
     fn as_str(self) -> &'static str;
 
     /// The member named `name`, if there is one.
     fn named(name: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|t| t.as_str() == name)
+        position(Self::NAMES, name).map(|i| Self::ALL[i])
     }
 
     /// The names, comma-separated, for messages.
     fn names() -> String {
-        Self::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+        Self::NAMES.join(", ")
     }
+}
+
+fn position(names: &[&str], name: &str) -> Option<usize> {
+    names.iter().position(|n| *n == name)
 }
 
 /// `v` as one of `T`'s names: `{field} must be one of a, b, c, got the string "d"`.
 pub fn choose<T: Choice>(field: &str, v: &Value) -> Result<T, Invalid> {
-    v.as_str().and_then(T::named).ok_or_else(|| expected(field, &format!("one of {}", T::names()), v))
+    choose_index(field, v, T::NAMES).map(|i| T::ALL[i])
+}
+
+/// The index in `names` of the name `v`, or the error of [`choose`].
+fn choose_index(field: &str, v: &Value, names: &[&str]) -> Result<usize, Invalid> {
+    v.as_str()
+        .and_then(|s| position(names, s))
+        .ok_or_else(|| expected(field, &format!("one of {}", names.join(", ")), v))
 }

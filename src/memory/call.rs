@@ -2,7 +2,7 @@
 //! `importance_score` is told so, instead of having it silently dropped), read into a
 //! [`Call`].
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Settings;
 use super::names::*;
@@ -159,7 +159,7 @@ pub fn parse(tool: ToolName, input: &Value, s: &Settings) -> Result<Call, Invali
                 importance,
                 reference,
                 expires_at: expiry(&f, "expires_at", s.now_ms)?,
-                metadata: metadata(&f, "metadata")?.unwrap_or_else(|| json!({})),
+                metadata: metadata(&f, "metadata")?.unwrap_or_else(|| value!({})),
             }
         }
         ToolName::SearchMemories => {

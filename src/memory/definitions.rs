@@ -2,7 +2,7 @@
 //! (`parameters`) shapes. The descriptions carry the guidance on when to remember
 //! and how important each kind of memory is, because that is what makes a model use them.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::MemoryError;
 
@@ -62,17 +62,17 @@ pub fn definitions(format: &str, strict: bool) -> Result<Value, MemoryError> {
                 }
             }
             let mut out = match format {
-                Format::Anthropic => json!({ "name": name, "description": description, "input_schema": schema }),
-                Format::OpenAi => json!({ "type": "function", "function": {
-                    "name": name, "description": description, "parameters": schema } }),
+                Format::Anthropic => value!({ "name": name, "description": description, "input_schema": schema }),
+                Format::OpenAi => value!({ "type": "function", "function": value!({
+                    "name": name, "description": description, "parameters": schema }) }),
                 Format::OpenAiResponses => {
-                    json!({ "type": "function", "name": name, "description": description, "parameters": schema })
+                    value!({ "type": "function", "name": name, "description": description, "parameters": schema })
                 }
             };
             // The Responses API's tool type has `strict` as a required field.
             if strict || format == Format::OpenAiResponses {
                 let target = if format == Format::OpenAi { &mut out["function"] } else { &mut out };
-                target["strict"] = json!(strict);
+                target["strict"] = value!(strict);
             }
             out
         })
@@ -89,19 +89,19 @@ fn all_required(schema: &mut Value) {
     let required: Vec<Value> = schema["required"].as_array().cloned().unwrap_or_default();
     let mut names = Vec::new();
     for (name, prop) in properties(schema) {
-        names.push(json!(name));
-        if required.contains(&json!(name)) {
+        names.push(value!(name));
+        if required.contains(&value!(name)) {
             continue;
         }
         let kind = prop["type"].clone();
         prop["type"] = match kind {
             Value::Array(mut kinds) => {
-                if !kinds.contains(&json!("null")) {
-                    kinds.push(json!("null"));
+                if !kinds.contains(&value!("null")) {
+                    kinds.push(value!("null"));
                 }
                 Value::Array(kinds)
             }
-            one => json!([one, "null"]),
+            one => value!([one, "null"]),
         };
         if let Some(values) = prop.get_mut("enum").and_then(Value::as_array_mut)
             && !values.contains(&Value::Null)
@@ -127,7 +127,7 @@ fn bounds_into_descriptions(schema: &mut Value) {
             Some(d) => format!("{d} {range}"),
             None => range,
         };
-        p.insert("description".into(), json!(text));
+        p.insert("description".into(), value!(text));
     }
 }
 
@@ -135,6 +135,7 @@ fn bounds_into_descriptions(schema: &mut Value) {
 mod tests {
     use super::*;
     use crate::memory::{ToolName, plan};
+    use serde_json::json;
 
     #[test]
     fn both_formats_describe_the_same_five_tools() {

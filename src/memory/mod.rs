@@ -13,7 +13,7 @@ pub mod names;
 mod result;
 mod rpc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::input;
@@ -180,7 +180,7 @@ impl Plan {
         if self.embed.is_some() != embedding.is_some() {
             return Err(MemoryError::EmbeddingFailed("internal: embedding presence does not match the plan".into()));
         }
-        let vector = embedding.map(|v| json!(v));
+        let vector = embedding.map(|v| value!(v));
         Ok(self.call.rpc(settings, vector))
     }
 

@@ -1,7 +1,7 @@
 //! What a tool call returns to the model, from its RPC's answer: only the columns a model
 //! needs, and `not_found` where the SQL found nothing to change.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::MemoryError;
 use super::call::Call;
@@ -31,10 +31,10 @@ fn rows(data: Value) -> Vec<Value> {
 impl Call {
     pub fn result(&self, data: Value) -> Result<Value, MemoryError> {
         Ok(match self {
-            Call::Create { .. } => json!({ "success": true, "memory": shown(&data) }),
+            Call::Create { .. } => value!({ "success": true, "memory": shown(&data) }),
             Call::Search { .. } => {
                 let memories: Vec<Value> = rows(data).iter().map(shown).collect();
-                json!({ "success": true, "count": memories.len(), "memories": memories })
+                value!({ "success": true, "count": memories.len(), "memories": memories })
             }
             Call::Update { id, .. } => {
                 // A composite-returning function that returns NULL comes back through
@@ -42,13 +42,13 @@ impl Call {
                 if data.get("id").is_none_or(Value::is_null) {
                     return Err(MemoryError::NotFound(id.clone()));
                 }
-                json!({ "success": true, "memory": shown(&data) })
+                value!({ "success": true, "memory": shown(&data) })
             }
             Call::Delete { id } => {
                 if data != Value::Bool(true) {
                     return Err(MemoryError::NotFound(id.clone()));
                 }
-                json!({ "success": true, "deleted": id })
+                value!({ "success": true, "deleted": id })
             }
             Call::Context { .. } => {
                 let memories: Vec<Value> = rows(data).iter().map(shown).collect();
@@ -63,7 +63,7 @@ impl Call {
                     })
                     .collect::<Vec<_>>()
                     .join("\n");
-                json!({ "success": true, "count": memories.len(), "memories": memories, "context": context })
+                value!({ "success": true, "count": memories.len(), "memories": memories, "context": context })
             }
         })
     }

@@ -1,6 +1,6 @@
 //! The one RPC each tool call becomes: the SQL function and its named arguments.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::call::Call;
 use super::{Rpc, Settings};
@@ -15,18 +15,18 @@ impl Call {
         match self {
             Call::Create { content, memory_type, importance, reference, expires_at, metadata } => Rpc {
                 function: "create_agent_memory",
-                args: json!({
+                args: value!({
                     "p_agent_id": s.agent_id, "p_content": content, "p_memory_type": memory_type.as_str(),
                     "p_importance_score": importance, "p_embedding": v, "p_session_id": s.session_id,
                     "p_metadata": metadata, "p_expires_at": expires_at,
-                    "p_reference": reference.as_ref().map(|(t, id)| json!({"reference_type": t, "reference_id": id})),
+                    "p_reference": reference.as_ref().map(|(t, id)| value!({"reference_type": t, "reference_id": id})),
                 }),
                 idempotent: false,
                 columns: Some(CREATED_COLUMNS),
             },
             Call::Search { types, limit, .. } => Rpc {
                 function: "search_agent_memories",
-                args: json!({
+                args: value!({
                     "p_query_embedding": v, "p_agent_id": s.agent_id, "p_match_threshold": s.match_threshold,
                     "p_match_count": limit, "p_memory_types": types.as_ref().map(|t| t.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
                     "p_record_access": true,
@@ -37,7 +37,7 @@ impl Call {
             },
             Call::Update { id, content, memory_type, importance, expires_at, metadata, .. } => Rpc {
                 function: "update_agent_memory",
-                args: json!({
+                args: value!({
                     "p_memory_id": id, "p_content": content, "p_embedding": v,
                     "p_memory_type": memory_type.map(|t| t.as_str()), "p_importance_score": importance,
                     "p_expires_at": expires_at.clone().flatten(), "p_clear_expiry": matches!(expires_at, Some(None)),
@@ -48,13 +48,13 @@ impl Call {
             },
             Call::Delete { id } => Rpc {
                 function: "delete_agent_memory",
-                args: json!({ "p_memory_id": id }),
+                args: value!({ "p_memory_id": id }),
                 idempotent: true,
                 columns: None,
             },
             Call::Context { max_chars, max_memories, min_importance, .. } => Rpc {
                 function: "get_memory_context",
-                args: json!({
+                args: value!({
                     "p_agent_id": s.agent_id, "p_query_embedding": v, "p_max_chars": max_chars,
                     "p_max_memories": max_memories, "p_min_importance": min_importance,
                 }),

@@ -66,7 +66,7 @@ impl From<StateError> for ErrorReport {
 /// its own key space (or that of the user it acts for).
 fn in_tenant(t: &Target, mut filters: Vec<Value>) -> Vec<Value> {
     if let Some(tenant) = t.tenant() {
-        filters.insert(0, serde_json::json!(["tenant_id", "eq", tenant]));
+        filters.insert(0, value!(["tenant_id", "eq", tenant]));
     }
     filters
 }

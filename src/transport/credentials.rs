@@ -1,13 +1,12 @@
 //! RLS helpers: what a key or token stands for, decoded (never verified: only the server
 //! can verify), and the rule that privileged keys never run in a browser.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::TransportError;
 
 /// The parts of a JWT's claims that decide what Postgres will let the caller do.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokenInfo {
     /// `anon`, `authenticated`, `service_role`, ... (what PostgREST will `SET ROLE` to).
     pub role: Option<String>,

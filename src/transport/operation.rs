@@ -34,7 +34,7 @@ pub fn plan(
         "delete" => request::delete(t, name, &input::options(options, WriteOptions::parse)?),
         "rpc" => {
             let args = match input::value("args", payload)? {
-                serde_json::Value::Null => serde_json::json!({}),
+                serde_json::Value::Null => value!({}),
                 args => args,
             };
             request::rpc(t, name, &args, &input::options(options, RpcOptions::parse)?)

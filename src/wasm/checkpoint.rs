@@ -6,13 +6,12 @@
 //! from the serializer's output, and come back as `Uint8Array`s: a byte array through
 //! `JSON.stringify` would become an object of numbered keys.
 
-use js_sys::{Array, Reflect, Uint8Array};
-use serde::Serialize;
-use serde_json::{Map, Value};
+use js_sys::{Array, Uint8Array};
+use serde_json::Value;
 use wasm_bindgen::{JsCast, prelude::*};
 
 use super::transport::Client;
-use super::{JsResult, args, json_arg, to_js};
+use super::{JsResult, args, json_arg, set, to_js};
 use crate::checkpoint::{self, Call, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
 use crate::op::Step;
@@ -92,8 +91,7 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
 /// memory backend keeps the database backend's rules): `true` when the call would make a
 /// request, `false` when there is nothing to send (getTuple without a thread, putWrites
 /// without writes).
-#[wasm_bindgen(js_name = checkpointCheck)]
-pub fn checkpoint_check(op: JsValue, args: JsValue) -> JsResult<bool> {
+pub(super) fn checkpoint_check(op: JsValue, args: JsValue) -> JsResult<bool> {
     let args = array("args", &args, "an array")?;
     Ok(checkpoint::check(call_of(&args::string("op", &op)?, args)?)?)
 }
@@ -103,14 +101,16 @@ pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorRepo
     checkpoint::operation(&c.target, call_of(op, args)?)
 }
 
-/// The JSON part of a decoded tuple; the values are added to the object after.
-#[derive(Serialize)]
-struct TupleJson<'a> {
-    config: &'a TupleConfig,
-    #[serde(rename = "parentConfig", skip_serializing_if = "Option::is_none")]
-    parent_config: Option<&'a TupleConfig>,
-    checkpoint: &'a Map<String, Value>,
-    metadata: &'a str,
+/// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`, keys in that order.
+fn config_js(config: &TupleConfig) -> JsValue {
+    let c = &config.configurable;
+    let configurable: JsValue = js_sys::Object::new().into();
+    set(&configurable, "thread_id", &JsValue::from_str(&c.thread_id));
+    set(&configurable, "checkpoint_ns", &JsValue::from_str(&c.checkpoint_ns));
+    set(&configurable, "checkpoint_id", &JsValue::from_str(&c.checkpoint_id));
+    let out: JsValue = js_sys::Object::new().into();
+    set(&out, "configurable", &configurable);
+    out
 }
 
 /// `[type, data]`: data a `Uint8Array`, or a string for a value stored as text (which the
@@ -131,12 +131,13 @@ fn value_pair(v: &TypedValue) -> [JsValue; 2] {
 fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
     let out = Array::new();
     for t in tuples {
-        let obj = to_js(&TupleJson {
-            config: &t.config,
-            parent_config: t.parent_config.as_ref(),
-            checkpoint: &t.checkpoint,
-            metadata: &t.metadata,
-        })?;
+        let obj: JsValue = js_sys::Object::new().into();
+        set(&obj, "config", &config_js(&t.config));
+        if let Some(parent) = &t.parent_config {
+            set(&obj, "parentConfig", &config_js(parent));
+        }
+        set(&obj, "checkpoint", &to_js(&Value::Object(t.checkpoint.clone()))?);
+        set(&obj, "metadata", &JsValue::from_str(&t.metadata));
         let values = bytes_array(t.values.iter().map(|v| {
             let [ty, data] = v.value.as_ref().map_or([JsValue::NULL, JsValue::NULL], value_pair);
             vec![JsValue::from_str(&v.channel), JsValue::from_str(&v.version), ty, data]
@@ -147,11 +148,11 @@ fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
             let [ty, data] = value_pair(&w.value);
             vec![JsValue::from_str(&w.task_id), JsValue::from_str(&w.channel), ty, data]
         }));
-        Reflect::set(&obj, &"values".into(), &values)?;
-        Reflect::set(&obj, &"refs".into(), &refs)?;
-        Reflect::set(&obj, &"pendingWrites".into(), &writes)?;
+        set(&obj, "values", &values);
+        set(&obj, "refs", &refs);
+        set(&obj, "pendingWrites", &writes);
         if let Some(sends) = &t.pending_sends {
-            Reflect::set(&obj, &"pendingSends".into(), &bytes_array(sends.iter().map(|s| value_pair(s).to_vec())))?;
+            set(&obj, "pendingSends", &bytes_array(sends.iter().map(|s| value_pair(s).to_vec())));
         }
         out.push(&obj);
     }
@@ -161,7 +162,7 @@ fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
 /// `{ rows, count }`: the tuples as `tuples_js` describes them, and a list's count.
 pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
     let out = js_sys::Object::new();
-    Reflect::set(&out, &"rows".into(), &tuples_js(tuples)?.into())?;
-    Reflect::set(&out, &"count".into(), &count.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)))?;
+    set(&out, "rows", &tuples_js(tuples)?.into());
+    set(&out, "count", &count.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)));
     Ok(out.into())
 }

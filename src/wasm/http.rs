@@ -8,6 +8,7 @@ use js_sys::{Array, Float64Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::set;
 use crate::error::{ErrorCode, ErrorReport};
 use crate::op::{Embed, Host};
 use crate::transport::client::{Failure, Http, SendError};
@@ -36,12 +37,12 @@ fn init_object(req: &HttpRequest) -> Object {
     let init = Object::new();
     let headers = Object::new();
     for (k, v) in &req.headers {
-        let _ = Reflect::set(&headers, &k.as_str().into(), &v.as_str().into());
+        set(&headers, k.as_str(), &v.as_str().into());
     }
-    let _ = Reflect::set(&init, &"method".into(), &req.method.into());
-    let _ = Reflect::set(&init, &"headers".into(), &headers);
+    set(&init, "method", &req.method.into());
+    set(&init, "headers", &headers);
     if let Some(b) = &req.body {
-        let _ = Reflect::set(&init, &"body".into(), &b.as_str().into());
+        set(&init, "body", &b.as_str().into());
     }
     init
 }

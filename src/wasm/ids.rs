@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{JsResult, args, to_js};
+use super::{JsResult, args, set};
 use crate::error::ErrorReport;
 use crate::ids;
 
@@ -10,55 +10,79 @@ fn namespace(value: &JsValue) -> Result<uuid::Uuid, ErrorReport> {
     Ok(ids::parse_namespace(&args::string("namespace", value)?)?)
 }
 
-#[wasm_bindgen(js_name = uuid5)]
-pub fn uuid5(name: JsValue, namespace_: JsValue) -> JsResult<String> {
+pub(super) fn uuid5(name: JsValue, namespace_: JsValue) -> JsResult<String> {
     let name = args::string("name", &name)?;
     Ok(ids::uuid5(&name, &namespace(&namespace_)?))
 }
 
-#[wasm_bindgen(js_name = uuid5Batch)]
-pub fn uuid5_batch(names: JsValue, namespace_: JsValue) -> JsResult<Vec<String>> {
+pub(super) fn uuid5_batch(names: JsValue, namespace_: JsValue) -> JsResult<Vec<String>> {
     let names = args::string_array("names", &names)?;
     let ns = namespace(&namespace_)?;
     Ok(names.iter().map(|n| ids::uuid5(n, &ns)).collect())
 }
 
-#[wasm_bindgen(js_name = conversationId)]
-pub fn conversation_id(contractor_lead_id: JsValue, namespace_: JsValue) -> JsResult<String> {
+pub(super) fn conversation_id(contractor_lead_id: JsValue, namespace_: JsValue) -> JsResult<String> {
     let lead = args::string("contractorLeadId", &contractor_lead_id)?;
     let ns = if namespace_.is_undefined() || namespace_.is_null() { None } else { Some(namespace(&namespace_)?) };
     Ok(ids::conversation_id(&lead, ns.as_ref()).map_err(ErrorReport::from)?)
 }
 
-#[wasm_bindgen(js_name = coiaThread)]
-pub fn coia_thread(flow: JsValue, id: JsValue) -> JsResult<JsValue> {
+pub(super) fn coia_thread(flow: JsValue, id: JsValue) -> JsResult<JsValue> {
     let flow = ids::CoiaFlow::parse(&args::string("flow", &flow)?).map_err(ErrorReport::from)?;
     let id = args::optional_string("id", &id)?;
-    to_js(&ids::coia_thread(flow, id.as_deref()).map_err(ErrorReport::from)?)
+    let config = ids::coia_thread(flow, id.as_deref()).map_err(ErrorReport::from)?;
+    let out: JsValue = js_sys::Object::new().into();
+    set(&out, "thread_id", &config.thread_id.into());
+    set(&out, "checkpoint_ns", &config.checkpoint_ns.into());
+    if let Some(checkpoint_id) = config.checkpoint_id {
+        set(&out, "checkpoint_id", &checkpoint_id.into());
+    }
+    Ok(out)
 }
 
-#[wasm_bindgen(js_name = cimThreadId)]
-pub fn cim_thread_id(deal_id: JsValue, cim_id: JsValue) -> JsResult<String> {
+pub(super) fn cim_thread_id(deal_id: JsValue, cim_id: JsValue) -> JsResult<String> {
     let deal = args::string("dealId", &deal_id)?;
     let cim = args::string("cimId", &cim_id)?;
     Ok(ids::cim_thread_id(&deal, &cim).map_err(ErrorReport::from)?)
 }
 
-#[wasm_bindgen(js_name = supervisorThreadId)]
-pub fn supervisor_thread_id(deal_id: JsValue, timestamp_ms: JsValue) -> JsResult<String> {
+pub(super) fn supervisor_thread_id(deal_id: JsValue, timestamp_ms: JsValue) -> JsResult<String> {
     let deal = args::string("dealId", &deal_id)?;
     let ts = args::safe_integer("timestampMs", &timestamp_ms)?;
     Ok(ids::supervisor_thread_id(&deal, ts).map_err(ErrorReport::from)?)
 }
 
-#[wasm_bindgen(js_name = parseThreadId)]
-pub fn parse_thread_id(thread_id: JsValue) -> JsResult<JsValue> {
-    to_js(&ids::parse_thread_id(&args::string("threadId", &thread_id)?))
+/// `{ kind, ...fields }`, fields in camelCase.
+pub(super) fn parse_thread_id(thread_id: JsValue) -> JsResult<JsValue> {
+    let out: JsValue = js_sys::Object::new().into();
+    let kind = |k: &str| set(&out, "kind", &k.into());
+    match ids::parse_thread_id(&args::string("threadId", &thread_id)?) {
+        ids::ParsedThreadId::Cim { deal_id, cim_id } => {
+            kind("cim");
+            set(&out, "dealId", &deal_id.into());
+            set(&out, "cimId", &cim_id.into());
+        }
+        ids::ParsedThreadId::Supervisor { deal_id, timestamp_ms } => {
+            kind("supervisor");
+            set(&out, "dealId", &deal_id.into());
+            // Exact: parse_thread_id only accepts timestamps up to 2^53-1.
+            set(&out, "timestampMs", &JsValue::from_f64(timestamp_ms as f64));
+        }
+        ids::ParsedThreadId::Landing { token } => {
+            kind("landing");
+            set(&out, "token", &token.into());
+        }
+        ids::ParsedThreadId::Bidcard { token } => {
+            kind("bidcard");
+            set(&out, "token", &token.into());
+        }
+        ids::ParsedThreadId::Other => kind("other"),
+    }
+    Ok(out)
 }
 
 /// `null` where the SQL function returns NULL, including for a `null` argument.
-#[wasm_bindgen(js_name = extractDealId)]
-pub fn extract_deal_id(thread_id: JsValue) -> JsResult<JsValue> {
+pub(super) fn extract_deal_id(thread_id: JsValue) -> JsResult<JsValue> {
     match args::optional_string("threadId", &thread_id)? {
         None => Ok(JsValue::NULL),
         Some(id) => Ok(ids::extract_deal_id(&id).map_or(JsValue::NULL, JsValue::from)),

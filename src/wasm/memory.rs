@@ -12,16 +12,14 @@ use crate::op::Step;
 
 /// The five tool definitions in `"anthropic"`, `"openai"` or `"openai-responses"` format;
 /// `options.strict` makes them fit the vendor's strict mode.
-#[wasm_bindgen(js_name = memoryDefinitions)]
-pub fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<JsValue> {
+pub(super) fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<JsValue> {
     let format = args::optional_string("format", &format)?.unwrap_or_else(|| "anthropic".into());
     let strict = memory::definitions::strict_option(text("options", &options)?.as_deref())?;
     to_js(&memory::definitions::definitions(&format, strict).map_err(ErrorReport::from)?)
 }
 
 /// Validates `MemoryTools` options up front; returns the user id the tools act for.
-#[wasm_bindgen(js_name = checkMemoryOptions)]
-pub fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
+pub(super) fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
     let c = client(&client_options, JsValue::UNDEFINED)?;
     Ok(Settings::parse(text("options", &options)?.as_deref(), &c.target, js_sys::Date::now())?.1)
 }

@@ -21,7 +21,6 @@ mod memory;
 mod state;
 mod transport;
 
-use serde::Serialize;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -85,13 +84,18 @@ fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
 type JsResult<T> = Result<T, JsValue>;
 
 /// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
-/// and produced by the engine's own `JSON`: one serde implementation (serde_json) serves
-/// every type, which keeps the module small, and JS objects arrive as plain objects.
-fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        JsValue::from(ErrorReport::new(crate::ErrorCode::Internal, format!("could not convert a result to JS: {e}")))
-    })?;
-    js_sys::JSON::parse(&text)
+/// and produced by the engine's own `JSON`, so JS objects arrive as plain objects. The
+/// text is the value's `Display` (compact JSON, the same as `serde_json::to_string`), which
+/// error messages use anyway: a second serializer instance would add its own copy of the
+/// writer.
+fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
+    js_sys::JSON::parse(&value.to_string())
+}
+
+/// Sets `obj[key]`: for objects built key by key, whose keys keep the order they are set in
+/// (a JSON object through `to_js` has its keys sorted).
+fn set(obj: &JsValue, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(obj, &key.into(), value);
 }
 
 /// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
@@ -143,6 +147,40 @@ pub async fn call(
         Ok(Output::Tuples(tuples, count)) => checkpoint::read_result(&tuples, count),
         Err(f) => Err(js_error(f.report, f.cause)),
     }
+}
+
+/// Runs one synchronous function of the facades (`pkg-template/wasm.js` names them):
+/// the ids, the option checks, token inspection, the tool definitions and the pure state
+/// helpers; `args` are its arguments as the facade passes them. One export for all of them
+/// because every export carries glue of its own on both sides of the boundary (a shim in
+/// the module, a wrapper in `agentmem.js`).
+#[wasm_bindgen(js_name = callSync)]
+pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
+    let arg = |i: u32| args.get(i);
+    let text = |v: String| JsValue::from(v);
+    Ok(match args::string("name", &name)?.as_str() {
+        "uuid5" => text(ids::uuid5(arg(0), arg(1))?),
+        "uuid5Batch" => {
+            ids::uuid5_batch(arg(0), arg(1))?.into_iter().map(JsValue::from).collect::<js_sys::Array>().into()
+        }
+        "conversationId" => text(ids::conversation_id(arg(0), arg(1))?),
+        "coiaThread" => ids::coia_thread(arg(0), arg(1))?,
+        "cimThreadId" => text(ids::cim_thread_id(arg(0), arg(1))?),
+        "supervisorThreadId" => text(ids::supervisor_thread_id(arg(0), arg(1))?),
+        "parseThreadId" => ids::parse_thread_id(arg(0))?,
+        "extractDealId" => ids::extract_deal_id(arg(0))?,
+        "checkClientOptions" => text(transport::check_client_options(arg(0))?),
+        "inspectToken" => transport::inspect_token(arg(0))?,
+        "memoryDefinitions" => memory::memory_definitions(arg(0), arg(1))?,
+        "checkMemoryOptions" => text(memory::check_memory_options(arg(0), arg(1))?),
+        "stateCheckOptions" => state::state_check_options(arg(0), arg(1))?,
+        "researchMergeState" => state::research_merge_state(arg(0), arg(1))?,
+        "researchValidateState" => state::research_validate_state(arg(0))?,
+        "researchValidateTransition" => state::research_validate_transition(arg(0), arg(1), arg(2))?,
+        "workflowNormalizeState" => state::workflow_normalize_state(arg(0), arg(1))?,
+        "checkpointCheck" => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
+        other => return Err(ErrorReport::invalid_input("name", format!("unknown function {other:?}")).into()),
+    })
 }
 
 #[wasm_bindgen(start)]

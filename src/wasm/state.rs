@@ -22,8 +22,7 @@ fn store(name: &JsValue) -> Result<Store, ErrorReport> {
 }
 
 /// Checks a store's constructor options (JSON text); returns what the facade shows.
-#[wasm_bindgen(js_name = stateCheckOptions)]
-pub fn state_check_options(store_name: JsValue, options: JsValue) -> JsResult<JsValue> {
+pub(super) fn state_check_options(store_name: JsValue, options: JsValue) -> JsResult<JsValue> {
     let options = json_arg("options", &options)?;
     to_js(&state::check_options(store(&store_name)?, &options).map_err(ErrorReport::from)?)
 }
@@ -40,29 +39,25 @@ pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorRepo
 }
 
 /// TK9's `merge_states`: `{...state, ...updates}` after checking both.
-#[wasm_bindgen(js_name = researchMergeState)]
-pub fn research_merge_state(state: JsValue, updates: JsValue) -> JsResult<JsValue> {
+pub(super) fn research_merge_state(state: JsValue, updates: JsValue) -> JsResult<JsValue> {
     let (state, updates) = (json_arg("state", &state)?, json_arg("updates", &updates)?);
     to_js(&research::merge(&state, &updates).map_err(ErrorReport::from)?)
 }
 
 /// TK9's `validate_state`, with reasons: `{ valid, missing, errors }`.
-#[wasm_bindgen(js_name = researchValidateState)]
-pub fn research_validate_state(state: JsValue) -> JsResult<JsValue> {
+pub(super) fn research_validate_state(state: JsValue) -> JsResult<JsValue> {
     to_js(&research::validate(&json_arg("state", &state)?).map_err(ErrorReport::from)?)
 }
 
 /// TK9's `validate_transition`: `{ valid, required, missing }`.
-#[wasm_bindgen(js_name = researchValidateTransition)]
-pub fn research_validate_transition(from: JsValue, to: JsValue, state: JsValue) -> JsResult<JsValue> {
+pub(super) fn research_validate_transition(from: JsValue, to: JsValue, state: JsValue) -> JsResult<JsValue> {
     let (from, to, state) = (json_arg("fromPhase", &from)?, json_arg("toPhase", &to)?, json_arg("state", &state)?);
     to_js(&research::validate_transition(&from, &to, &state).map_err(ErrorReport::from)?)
 }
 
 /// A whole `WorkflowState`, checked and with the WorkflowState defaults filled in (timestamps
 /// default to now).
-#[wasm_bindgen(js_name = workflowNormalizeState)]
-pub fn workflow_normalize_state(state: JsValue, options: JsValue) -> JsResult<JsValue> {
+pub(super) fn workflow_normalize_state(state: JsValue, options: JsValue) -> JsResult<JsValue> {
     let settings = workflow::Settings::parse(&json_arg("options", &options)?).map_err(ErrorReport::from)?;
     let now = js_sys::Date::now().floor() as i64;
     let parsed = workflow::WorkflowState::parse(&json_arg("state", &state)?, "state", settings.removed, now)

@@ -5,7 +5,7 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::http::JsHttp;
-use super::{JsResult, args, js_error, text, to_js};
+use super::{JsResult, args, js_error, set, text};
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
@@ -55,8 +55,7 @@ pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorRep
 }
 
 /// Validates client options up front, so `createClient` fails fast on bad input.
-#[wasm_bindgen(js_name = checkClientOptions)]
-pub fn check_client_options(state: JsValue) -> JsResult<String> {
+pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
     Ok(client(&state, JsValue::UNDEFINED)?.target.rest_url)
 }
 
@@ -76,15 +75,22 @@ pub(super) fn response_js(decoded: Decoded) -> JsResult<JsValue> {
         })?,
     };
     let out = js_sys::Object::new();
-    let _ = Reflect::set(&out, &"data".into(), &data);
-    let _ = Reflect::set(&out, &"count".into(), &decoded.count.map_or(JsValue::NULL, |c| JsValue::from_f64(c as f64)));
-    let _ = Reflect::set(&out, &"status".into(), &JsValue::from(decoded.status));
+    set(&out, "data", &data);
+    set(&out, "count", &decoded.count.map_or(JsValue::NULL, |c| JsValue::from_f64(c as f64)));
+    set(&out, "status", &JsValue::from(decoded.status));
     Ok(out.into())
 }
 
 /// What a key or access token stands for (decoded, not verified).
-#[wasm_bindgen(js_name = inspectToken)]
-pub fn inspect_token(token: JsValue) -> JsResult<JsValue> {
+pub(super) fn inspect_token(token: JsValue) -> JsResult<JsValue> {
     let token = args::string("token", &token)?;
-    to_js(&credentials::inspect("token", &token).map_err(ErrorReport::from)?)
+    let info = credentials::inspect("token", &token).map_err(ErrorReport::from)?;
+    let text = |v: Option<String>| v.map_or(JsValue::NULL, JsValue::from);
+    let out: JsValue = js_sys::Object::new().into();
+    set(&out, "role", &text(info.role));
+    set(&out, "sub", &text(info.sub));
+    // Seconds since the epoch: a JS number holds them exactly.
+    set(&out, "exp", &info.exp.map_or(JsValue::NULL, |e| JsValue::from_f64(e as f64)));
+    set(&out, "kind", &info.kind.into());
+    Ok(out)
 }

@@ -10,7 +10,7 @@
 
 pub mod codec;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
@@ -58,7 +58,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "buildContractorProfile" => {
             let id = lead_id(arg(args, 0))?;
             let profile = codec::profile(arg(args, 1))?;
-            let args = json!({ "p_contractor_lead_id": id, "p_profile": profile });
+            let args = value!({ "p_contractor_lead_id": id, "p_profile": profile });
             json_op(request::rpc(t, "build_contractor_profile", &args, &idempotent)?, |v| {
                 row(v, "contractor lead", "id")
             })
@@ -66,7 +66,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "convertLead" => {
             let id = lead_id(arg(args, 0))?;
             let account = codec::account(arg(args, 1))?;
-            let args = json!({ "p_contractor_lead_id": id, "p_account": account });
+            let args = value!({ "p_contractor_lead_id": id, "p_account": account });
             json_op(request::rpc(t, "convert_contractor_lead", &args, &idempotent)?, |v| {
                 row(v, "contractor", "contractor_lead_id")
             })
@@ -80,7 +80,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             };
             let read = ReadOptions {
                 columns: Some(columns.into()),
-                filters: in_tenant(t, vec![json!([key, "eq", id])]),
+                filters: in_tenant(t, vec![value!([key, "eq", id])]),
                 maybe_single: true,
                 ..Default::default()
             };
@@ -97,6 +97,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 mod tests {
     use super::*;
     use crate::transport::target::Target;
+    use serde_json::json;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

@@ -2,12 +2,12 @@
 //! merge (`{**state, **updates}`), state validation (query, tone, language) and
 //! phase-transition validation (its requirement table), and the draft phases.
 
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::Invalid;
 use crate::input::Choice;
 use crate::input::{self, MAX_SAFE_INTEGER, get, key, required};
+use crate::json::{object, object_with, texts};
 use crate::state::StateError;
 
 /// The fields of TK9's `ResearchState` TypedDict.
@@ -46,46 +46,28 @@ pub const TRANSITION_REQUIREMENTS: [(&str, &[&str]); 4] = [
 /// `ResearchState` (`total=False`: every field optional). Typed where the TypedDict types
 /// it; keys it does not declare (agents add their own, e.g. `agent_output`) are kept as
 /// they are, in `extra`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResearchState {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tone: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub guidelines: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub research_plan: Option<Vec<Map<String, Value>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub methodology: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub research_sections: Option<Vec<Map<String, Value>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub research_data: Option<Map<String, Value>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub draft_report: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub final_report: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     /// File name → path, every value a string (checked by `parse`). A JSON object rather
     /// than a map of strings: one map type in the module, not a second copy of its code.
     pub published_files: Option<Map<String, Value>>,
     /// `Optional[str]`: present and null is allowed (`Some(None)`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub translated_report: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_result: Option<Map<String, Value>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub revision_notes: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_dir: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<String>>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
@@ -132,8 +114,34 @@ impl ResearchState {
         Ok(s)
     }
 
+    /// The state as JSON: the fields it has (an absent field stays absent), then `extra`.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        let text = |v: &Option<String>| v.as_deref().map(Value::from);
+        let list = |v: &Option<Vec<String>>| v.as_deref().map(texts);
+        let objects = |v: &Option<Vec<Map<String, Value>>>| v.as_deref().map(Value::from);
+        let map = |v: &Option<Map<String, Value>>| v.clone().map(Value::Object);
+        object_with(
+            vec![
+                ("query", text(&self.query)),
+                ("tone", text(&self.tone)),
+                ("language", text(&self.language)),
+                ("guidelines", list(&self.guidelines)),
+                ("research_plan", objects(&self.research_plan)),
+                ("methodology", text(&self.methodology)),
+                ("research_sections", objects(&self.research_sections)),
+                ("research_data", map(&self.research_data)),
+                ("draft_report", text(&self.draft_report)),
+                ("final_report", text(&self.final_report)),
+                ("published_files", map(&self.published_files)),
+                ("translated_report", self.translated_report.as_ref().map(crate::json::opt_text)),
+                ("review_result", map(&self.review_result)),
+                ("revision_notes", list(&self.revision_notes)),
+                ("task_id", self.task_id.map(Value::from)),
+                ("output_dir", text(&self.output_dir)),
+                ("errors", list(&self.errors)),
+            ],
+            &self.extra,
+        )
     }
 }
 
@@ -161,9 +169,9 @@ pub fn validate(state: &Value) -> Result<Value, StateError> {
             let one = Value::Object(input::map_of([(k.clone(), v.clone())]));
             ResearchState::parse(&one, "state").err()
         })
-        .map(|e| json!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
+        .map(|e| value!({ "field": e.field().unwrap_or("state"), "message": e.to_string() }))
         .collect();
-    Ok(json!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
+    Ok(value!({ "valid": missing.is_empty() && errors.is_empty(), "missing": missing, "errors": errors }))
 }
 
 /// TK9's `validate_transition(from_phase, to_phase, state)`: the fields `to` requires
@@ -175,7 +183,7 @@ pub fn validate_transition(from: &Value, to: &Value, state: &Value) -> Result<Va
     let m = input::object(state, "state")?;
     let required: &[&str] = TRANSITION_REQUIREMENTS.iter().find(|(p, _)| *p == to).map_or(&[], |(_, r)| r);
     let missing: Vec<&str> = required.iter().copied().filter(|f| !m.contains_key(*f)).collect();
-    Ok(json!({ "valid": missing.is_empty(), "required": required, "missing": missing }))
+    Ok(value!({ "valid": missing.is_empty(), "required": required, "missing": missing }))
 }
 
 string_enum!(
@@ -202,7 +210,7 @@ impl DraftPhase {
 }
 
 /// TK9's `SessionState`, with times as ms since the epoch.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionState {
     pub session_id: String,
     pub query: String,
@@ -247,7 +255,15 @@ impl SessionState {
     }
 
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        Value::Object(object(vec![
+            ("session_id", Some(self.session_id.as_str().into())),
+            ("query", Some(self.query.as_str().into())),
+            ("current_phase", Some(self.current_phase.as_str().into())),
+            ("completed_phases", Some(texts(&self.completed_phases))),
+            ("research_state", Some(self.research_state.to_json())),
+            ("start_time", Some(self.start_time.into())),
+            ("last_update", Some(self.last_update.into())),
+        ]))
     }
 
     /// A `research_sessions` row the server returned.
@@ -263,6 +279,7 @@ impl SessionState {
 pub mod tests {
     use super::*;
     use crate::testgen::Gen;
+    use serde_json::json;
 
     /// A generated ResearchState with a random subset of fields and extra keys.
     pub fn research_state(g: &mut Gen) -> ResearchState {

@@ -13,7 +13,7 @@
 
 pub mod codec;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
@@ -64,14 +64,14 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "saveSession" => {
             let session = SessionState::parse(arg(args, 0), "session", cx.now_ms.floor() as i64)?;
             let req =
-                request::rpc(t, "save_research_session", &json!({ "p_session": session.to_json() }), &idempotent)?;
+                request::rpc(t, "save_research_session", &value!({ "p_session": session.to_json() }), &idempotent)?;
             json_op(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
         }
         "loadSession" => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 columns: Some(codec::SESSION_FIELDS.join(",")),
-                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
+                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
                 maybe_single: true,
                 ..Default::default()
             };
@@ -85,11 +85,11 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let write = WriteOptions {
                 returning: Returning::Representation,
                 columns: Some("session_id".into()),
-                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
+                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
                 ..Default::default()
             };
             json_op(request::delete(t, "research_sessions", &write)?, |rows| {
-                Ok(json!(rows.as_array().is_some_and(|r| !r.is_empty())))
+                Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))
             })
         }
         "saveDraft" => {
@@ -121,7 +121,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             // The draft's id is chosen here, so a resend after a lost answer finds the
             // draft it wrote instead of adding another version.
             let draft_id = uuid::Uuid::new_v4().hyphenated().to_string();
-            let args = json!({
+            let args = value!({
                 "p_id": draft_id, "p_session_id": id, "p_phase": phase.as_str(), "p_content": content, "p_metadata": metadata,
             });
             json_op(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
@@ -131,7 +131,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let read = ReadOptions {
                 columns: Some(format!("{DRAFT_INFO_COLUMNS},content")),
-                filters: in_tenant(t, vec![json!(["session_id", "eq", id]), json!(["phase", "eq", phase.as_str()])]),
+                filters: in_tenant(t, vec![value!(["session_id", "eq", id]), value!(["phase", "eq", phase.as_str()])]),
                 order: Some(OrderSpec::Raw("version.desc".into())),
                 limit: Some(1),
                 ..Default::default()
@@ -147,9 +147,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let empty = Map::new();
             let o = if o.is_null() { &empty } else { input::object(o, "options")? };
             input::only(o, "options", "option", &["phase"])?;
-            let mut filters = in_tenant(t, vec![json!(["session_id", "eq", id])]);
+            let mut filters = in_tenant(t, vec![value!(["session_id", "eq", id])]);
             if let Some(p) = input::get(o, "phase") {
-                filters.push(json!(["phase", "eq", DraftPhase::parse(p, "options.phase")?.as_str()]));
+                filters.push(value!(["phase", "eq", DraftPhase::parse(p, "options.phase")?.as_str()]));
             }
             let read = ReadOptions {
                 columns: Some(DRAFT_INFO_COLUMNS.into()),
@@ -163,7 +163,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "workflowSummary" => {
             let id = session_id(arg(args, 0))?;
-            let args = json!({ "p_session_id": id });
+            let args = value!({ "p_session_id": id });
             let req =
                 request::rpc(t, "research_workflow_summary", &args, &RpcOptions { get: true, ..Default::default() })?;
             json_op(req, move |body| match body {
@@ -186,18 +186,18 @@ pub fn summarize(data: &Value) -> Result<Value, StateError> {
     let phases: Vec<Value> = DraftPhase::ALL
         .iter()
         .map(|p| {
-            stats.iter().find(|s| s["phase"] == json!(p.as_str())).cloned().unwrap_or_else(|| {
-                json!({"phase": p.as_str(), "drafts": 0, "latest_version": null, "first_saved_at": null, "last_saved_at": null, "latest_chars": null})
+            stats.iter().find(|s| s["phase"] == value!(p.as_str())).cloned().unwrap_or_else(|| {
+                value!({"phase": p.as_str(), "drafts": 0, "latest_version": Value::Null, "first_saved_at": Value::Null, "last_saved_at": Value::Null, "latest_chars": Value::Null})
             })
         })
         .collect();
     let total: u64 = phases.iter().filter_map(|p| p["drafts"].as_u64()).sum();
     let mut out = session.clone();
-    out.insert("research_state_fields".into(), data.get("research_state_fields").cloned().unwrap_or(json!([])));
+    out.insert("research_state_fields".into(), data.get("research_state_fields").cloned().unwrap_or(value!([])));
     out.insert("phases".into(), Value::Array(phases));
-    out.insert("total_drafts".into(), json!(total));
+    out.insert("total_drafts".into(), value!(total));
     let markdown = markdown(&out);
-    out.insert("markdown".into(), json!(markdown));
+    out.insert("markdown".into(), value!(markdown));
     Ok(Value::Object(out))
 }
 
@@ -248,6 +248,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use crate::transport::target::Target;
+    use serde_json::json;
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();

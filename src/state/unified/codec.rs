@@ -2,11 +2,11 @@
 //! written (`[{content, type: "ai"|"human"}]`) and read back, and the conversation
 //! metadata and checkpoint snapshot taken from a state.
 
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::Invalid;
 use crate::input;
+use crate::json::object;
 use crate::state::StateError;
 
 /// COIA's PERSISTENT_STATE_FIELDS, in the original's order.
@@ -114,19 +114,15 @@ impl MessageType {
 
 /// One message as stored: `{content, type}` plus, only when the message has them, the
 /// fields tool use needs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredMessage {
     /// A string, or LangChain's array of content blocks.
     pub content: Value,
-    #[serde(rename = "type")]
+    /// Written as `type`.
     pub kind: MessageType,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<Value>>,
 }
 
@@ -136,7 +132,7 @@ impl StoredMessage {
     /// kwargs: {...}}`, what JSON.stringify makes of a LangChain JS message).
     pub fn parse(v: &Value, path: &str) -> Result<StoredMessage, StateError> {
         let m = input::object(v, path)?;
-        let (kind, body, body_path) = if m.get("lc").is_some() && m.get("type") == Some(&json!("constructor")) {
+        let (kind, body, body_path) = if m.get("lc").is_some() && m.get("type") == Some(&value!("constructor")) {
             let class = m.get("id").and_then(Value::as_array).and_then(|id| id.last()).and_then(Value::as_str);
             let kind = class.and_then(MessageType::from_class).ok_or_else(|| {
                 StateError::invalid(
@@ -210,9 +206,22 @@ impl StoredMessage {
 
     /// The message as `restoreState` returns it: the stored fields plus `role`.
     pub fn restored(&self) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        v["role"] = json!(self.kind.role());
+        let mut v = self.to_json();
+        v["role"] = value!(self.kind.role());
         v
+    }
+
+    /// The stored form: `{content, type}` and the tool-use fields the message has.
+    fn to_json(&self) -> Value {
+        let text = |v: &Option<String>| v.as_deref().map(Value::from);
+        Value::Object(object(vec![
+            ("content", Some(self.content.clone())),
+            ("type", Some(self.kind.as_str().into())),
+            ("name", text(&self.name)),
+            ("id", text(&self.id)),
+            ("tool_call_id", text(&self.tool_call_id)),
+            ("tool_calls", self.tool_calls.clone().map(Value::Array)),
+        ]))
     }
 
     /// Reads a stored message back. Lenient like the original reader (anything that is not
@@ -224,7 +233,7 @@ impl StoredMessage {
         StoredMessage {
             content: match v.get("content") {
                 Some(c @ (Value::String(_) | Value::Array(_))) => c.clone(),
-                _ => json!(""),
+                _ => value!(""),
             },
             kind,
             name: text("name"),
@@ -240,12 +249,11 @@ impl StoredMessage {
 fn encode_field(k: &str, v: &Value, path: &str) -> Result<Value, StateError> {
     if k == "messages" {
         let messages = input::array(v, path)?;
-        let stored: Vec<StoredMessage> = messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| StoredMessage::parse(m, &input::index(path, i)))
-            .collect::<Result<_, _>>()?;
-        return Ok(serde_json::to_value(stored).unwrap_or(Value::Null));
+        let mut stored = Vec::with_capacity(messages.len());
+        for (i, m) in messages.iter().enumerate() {
+            stored.push(StoredMessage::parse(m, &input::index(path, i))?.to_json());
+        }
+        return Ok(Value::Array(stored));
     }
     if !v.is_null() {
         if TEXTS.contains(&k) {
@@ -337,6 +345,7 @@ pub fn checkpoint(state: &Value) -> Result<Map<String, Value>, StateError> {
 mod tests {
     use super::*;
     use crate::testgen::Gen;
+    use serde_json::json;
 
     fn all_fields() -> Vec<String> {
         PERSISTENT_STATE_FIELDS.iter().map(|s| s.to_string()).collect()

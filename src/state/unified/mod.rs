@@ -13,7 +13,7 @@
 
 pub mod codec;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
@@ -101,7 +101,7 @@ impl Settings {
 
     /// What the facade exposes: the effective field list and options.
     pub fn describe(&self) -> Value {
-        json!({
+        value!({
             "fields": self.fields,
             "skipEmpty": self.skip_empty,
             "namespace": self.namespace.hyphenated().to_string(),
@@ -143,7 +143,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let linked = input::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
             let state_lead =
                 if s.contractor_leads { input::object(arg(args, 1), "state").ok().and_then(state_lead) } else { None };
-            let mut args = json!({
+            let mut args = value!({
                 "p_conversation_id": conversation_id, "p_contractor_lead_id": lead, "p_fields": encoded.fields,
                 "p_metadata": encoded.metadata, "p_linked_conversation_id": linked,
             });
@@ -151,7 +151,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             // migration keep working for states without a company_name.
             let lead_summary = state_lead.map(|l| {
                 args["p_lead"] = Value::Object(l.fields);
-                json!({ "id": lead, "fields": l.copied, "skipped": l.skipped })
+                value!({ "id": lead, "fields": l.copied, "skipped": l.skipped })
             });
             let req = request::rpc(t, "save_unified_state", &args, &rpc_write)?;
             let saved = encoded.saved;
@@ -159,7 +159,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 let stamp = body.get("last_state_update").cloned().filter(Value::is_string).ok_or_else(|| {
                     StateError::Server(format!("save_unified_state returned {body} instead of its summary"))
                 })?;
-                Ok(json!({
+                Ok(value!({
                     "conversationId": conversation_id, "savedFields": saved, "lastStateUpdate": stamp,
                     "lead": lead_summary.unwrap_or(Value::Null),
                 }))
@@ -167,13 +167,13 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "restore" => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
-            let req = request::rpc(t, "restore_unified_state", &json!({ "p_conversation_id": id }), &rpc_read)?;
+            let req = request::rpc(t, "restore_unified_state", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, codec::decode)
         }
         "createCheckpoint" => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let snapshot = codec::checkpoint(arg(args, 1))?;
-            let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
+            let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
             let req = request::rpc(t, "create_unified_checkpoint", &args, &rpc_write)?;
             json_op(req, |body| match body {
                 Value::Object(_) => Ok(body),
@@ -182,7 +182,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "restoreCheckpoint" => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
-            let req = request::rpc(t, "restore_unified_checkpoint", &json!({ "p_conversation_id": id }), &rpc_read)?;
+            let req = request::rpc(t, "restore_unified_checkpoint", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, Ok)
         }
         "leadForConversation" => {
@@ -192,9 +192,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 filters: in_tenant(
                     t,
                     vec![
-                        json!(["conversation_id", "eq", id]),
-                        json!(["memory_type", "eq", "contractor_mapping"]),
-                        json!(["memory_key", "eq", "contractor_lead_id"]),
+                        value!(["conversation_id", "eq", id]),
+                        value!(["memory_type", "eq", "contractor_mapping"]),
+                        value!(["memory_key", "eq", "contractor_lead_id"]),
                     ],
                 ),
                 maybe_single: true,
@@ -205,10 +205,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "delete" => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
-            let args = json!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
+            let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
             json_op(req, |n| match n.as_u64() {
-                Some(n) => Ok(json!(n)),
+                Some(n) => Ok(value!(n)),
                 None => Err(StateError::Server(format!("delete_unified_state returned {n}"))),
             })
         }
@@ -220,6 +220,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 mod tests {
     use super::*;
     use crate::transport::target::Target;
+    use serde_json::json;
 
     fn target() -> Target {
         Target::new("https://x.supabase.co", "anon-key", None).unwrap()

@@ -5,11 +5,11 @@
 //! workflow_context). Parsing fills the table's column defaults, so what is stored is the
 //! whole state.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::Invalid;
 use crate::input::{self, get, key, only, required};
+use crate::json::{object, object_with, opt_text, texts};
 use crate::state::StateError;
 
 string_enum!(
@@ -91,7 +91,7 @@ pub const FIELDS: [&str; 18] = [
     "template_id",
 ];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Conversation {
     pub role: Role,
     pub text: String,
@@ -100,16 +100,15 @@ pub struct Conversation {
     pub metadata: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClarificationContext {
     pub purpose: ClarificationPurpose,
     pub collected_info: Map<String, Value>,
     pub pending_questions: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GapDetail {
     pub required_capability: String,
     pub missing_component: String,
@@ -117,31 +116,27 @@ pub struct GapDetail {
 }
 
 /// `debug_result` (a `Dict[str, Any]` in the original): the known keys typed, other keys kept.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DebugResult {
     pub success: bool,
     pub errors: Vec<String>,
     pub warnings: Vec<String>,
     pub suggestions: Vec<String>,
     pub iteration_count: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<i64>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// `workflow_context` (a `Dict[str, Any]`): origin and requirements typed, other keys kept.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorkflowContext {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
     pub requirements: Map<String, Value>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// A whole `WorkflowState` (= a `workflow_agent_states` row without `id`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorkflowState {
     pub session_id: String,
     pub user_id: Option<String>,
@@ -279,6 +274,66 @@ impl WorkflowContext {
     }
 }
 
+impl Conversation {
+    fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("role", Some(self.role.as_str().into())),
+            ("text", Some(self.text.as_str().into())),
+            ("timestamp", Some(self.timestamp.into())),
+            ("metadata", Some(Value::Object(self.metadata.clone()))),
+        ]))
+    }
+}
+
+impl ClarificationContext {
+    fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("purpose", Some(self.purpose.as_str().into())),
+            ("collected_info", Some(Value::Object(self.collected_info.clone()))),
+            ("pending_questions", Some(texts(&self.pending_questions))),
+            ("origin", self.origin.map(|o| o.as_str().into())),
+        ]))
+    }
+}
+
+impl GapDetail {
+    fn to_json(&self) -> Value {
+        Value::Object(object(vec![
+            ("required_capability", Some(self.required_capability.as_str().into())),
+            ("missing_component", Some(self.missing_component.as_str().into())),
+            ("alternatives", Some(texts(&self.alternatives))),
+        ]))
+    }
+}
+
+impl DebugResult {
+    fn to_json(&self) -> Value {
+        object_with(
+            vec![
+                ("success", Some(self.success.into())),
+                ("errors", Some(texts(&self.errors))),
+                ("warnings", Some(texts(&self.warnings))),
+                ("suggestions", Some(texts(&self.suggestions))),
+                ("iteration_count", Some(self.iteration_count.into())),
+                ("timestamp", self.timestamp.map(Value::from)),
+            ],
+            &self.extra,
+        )
+    }
+}
+
+impl WorkflowContext {
+    fn to_json(&self) -> Value {
+        object_with(
+            vec![
+                ("origin", self.origin.map(|o| o.as_str().into())),
+                ("requirements", Some(Value::Object(self.requirements.clone()))),
+            ],
+            &self.extra,
+        )
+    }
+}
+
 /// Drops (or refuses) removed fields and refuses unknown ones; `path` names the object.
 pub fn check_keys(m: &Map<String, Value>, path: &str, removed: Removed) -> Result<Map<String, Value>, StateError> {
     let mut out = Map::new();
@@ -353,7 +408,31 @@ impl WorkflowState {
     }
 
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        let stage = |s: Option<WorkflowStage>| s.map_or(Value::Null, |s| s.as_str().into());
+        let opt = |v: Option<Value>| v.unwrap_or(Value::Null);
+        Value::Object(object(vec![
+            ("session_id", Some(self.session_id.as_str().into())),
+            ("user_id", Some(opt_text(&self.user_id))),
+            ("created_at", Some(self.created_at.into())),
+            ("updated_at", Some(self.updated_at.into())),
+            ("stage", Some(self.stage.as_str().into())),
+            ("previous_stage", Some(stage(self.previous_stage))),
+            ("intent_summary", Some(self.intent_summary.as_str().into())),
+            ("conversations", Some(Value::Array(self.conversations.iter().map(Conversation::to_json).collect()))),
+            ("execution_history", Some(texts(&self.execution_history))),
+            (
+                "clarification_context",
+                Some(opt(self.clarification_context.as_ref().map(ClarificationContext::to_json))),
+            ),
+            ("gap_status", Some(self.gap_status.as_str().into())),
+            ("identified_gaps", Some(Value::Array(self.identified_gaps.iter().map(GapDetail::to_json).collect()))),
+            ("current_workflow", Some(self.current_workflow.clone())),
+            ("template_workflow", Some(self.template_workflow.clone())),
+            ("workflow_context", Some(opt(self.workflow_context.as_ref().map(WorkflowContext::to_json)))),
+            ("debug_result", Some(opt(self.debug_result.as_ref().map(DebugResult::to_json)))),
+            ("debug_loop_count", Some(self.debug_loop_count.into())),
+            ("template_id", Some(opt_text(&self.template_id))),
+        ]))
     }
 
     /// A row the server returned (`id` and any extra columns dropped). A row that does not

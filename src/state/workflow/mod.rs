@@ -9,7 +9,7 @@
 
 pub mod codec;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use codec::{
     ClarificationContext, ClarificationPurpose, Conversation, DebugResult, GapDetail, GapStatus, Origin,
@@ -73,7 +73,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::rpc(
                 t,
                 "create_workflow_state",
-                &json!({ "p_state": state.to_json() }),
+                &value!({ "p_state": state.to_json() }),
                 &RpcOptions { idempotent: true, ..Default::default() },
             )?;
             json_op(req, move |body| one_state(body, &format!("{id:?}")))
@@ -81,7 +81,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "get" => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
-                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
+                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
                 maybe_single: true,
                 ..Default::default()
             };
@@ -93,7 +93,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         "update" => {
             let id = session_id(arg(args, 0))?;
             let patch = parse_patch(arg(args, 1), "patch", s.removed)?;
-            let args = json!({ "p_session_id": id, "p_patch": patch });
+            let args = value!({ "p_session_id": id, "p_patch": patch });
             // A resend after a lost answer applies the same values again; previous_stage
             // moves only on an actual stage change, so it stays right.
             let req = request::rpc(
@@ -111,17 +111,17 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             input::only(o, "query", "option", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
             let mut filters = in_tenant(t, Vec::new());
             if let Some(v) = input::get(o, "userId") {
-                filters.push(json!(["user_id", "eq", input::text(v, "query.userId", 255)?]));
+                filters.push(value!(["user_id", "eq", input::text(v, "query.userId", 255)?]));
             }
             if let Some(v) = input::get(o, "stage") {
-                filters.push(json!(["stage", "eq", WorkflowStage::parse(v, "query.stage")?.as_str()]));
+                filters.push(value!(["stage", "eq", WorkflowStage::parse(v, "query.stage")?.as_str()]));
             }
             if let Some(v) = input::get(o, "gapStatus") {
                 let g = input::choose::<GapStatus>("query.gapStatus", v)?;
-                filters.push(json!(["gap_status", "eq", g.as_str()]));
+                filters.push(value!(["gap_status", "eq", g.as_str()]));
             }
             if let Some(v) = input::get(o, "templateId") {
-                filters.push(json!(["template_id", "eq", input::text(v, "query.templateId", 255)?]));
+                filters.push(value!(["template_id", "eq", input::text(v, "query.templateId", 255)?]));
             }
             let limit = input::get(o, "limit").map(|v| input::whole(v, "query.limit", 1, MAX_LIST)).transpose()?;
             let offset =
@@ -146,11 +146,11 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let write = WriteOptions {
                 returning: Returning::Representation,
                 columns: Some("session_id".into()),
-                filters: in_tenant(t, vec![json!(["session_id", "eq", id])]),
+                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
                 ..Default::default()
             };
             json_op(request::delete(t, TABLE, &write)?, |rows| {
-                Ok(json!(rows.as_array().is_some_and(|r| !r.is_empty())))
+                Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))
             })
         }
         other => return Err(unknown_op("WorkflowStateStore", other, &OPS)),
@@ -162,6 +162,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use crate::transport::target::Target;
+    use serde_json::json;
 
     fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
