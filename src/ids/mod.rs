@@ -4,8 +4,8 @@ mod thread;
 mod uuid5;
 
 pub use thread::{
-    CoiaFlow, MAX_SEGMENT_LEN, MAX_TIMESTAMP_MS, ParsedThreadId, ThreadConfig, check_segment, cim_thread_id,
-    coia_thread, extract_deal_id, parse_thread_id, supervisor_thread_id,
+    CoiaFlow, FieldValue, MAX_SEGMENT_LEN, MAX_TIMESTAMP_MS, ParsedThreadId, ThreadConfig, check_segment,
+    cim_thread_id, coia_thread, extract_deal_id, parse_thread_id, supervisor_thread_id,
 };
 pub use uuid5::{COIA_CONVERSATION_NAMESPACE, conversation_id, parse_namespace, uuid5};
 

@@ -155,6 +155,43 @@ pub enum ParsedThreadId {
     Other,
 }
 
+/// A field of a parsed thread id, as the JavaScript object carries it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldValue<'a> {
+    Text(&'a str),
+    Number(f64),
+}
+
+impl ParsedThreadId {
+    /// Hands `field` the JavaScript object's fields in the order both entries (main and ids)
+    /// build it: `kind`, then the rest, with their camelCase names.
+    pub fn js_fields(&self, mut field: impl FnMut(&'static str, FieldValue<'_>)) {
+        use FieldValue::{Number, Text};
+        match self {
+            ParsedThreadId::Cim { deal_id, cim_id } => {
+                field("kind", Text("cim"));
+                field("dealId", Text(deal_id));
+                field("cimId", Text(cim_id));
+            }
+            ParsedThreadId::Supervisor { deal_id, timestamp_ms } => {
+                field("kind", Text("supervisor"));
+                field("dealId", Text(deal_id));
+                // Exact: parse_thread_id only accepts timestamps up to 2^53-1.
+                field("timestampMs", Number(*timestamp_ms as f64));
+            }
+            ParsedThreadId::Landing { token } => {
+                field("kind", Text("landing"));
+                field("token", Text(token));
+            }
+            ParsedThreadId::Bidcard { token } => {
+                field("kind", Text("bidcard"));
+                field("token", Text(token));
+            }
+            ParsedThreadId::Other => field("kind", Text("other")),
+        }
+    }
+}
+
 fn is_lower_hex(s: &str) -> bool {
     s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }

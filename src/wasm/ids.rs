@@ -54,31 +54,17 @@ pub(super) fn supervisor_thread_id(deal_id: JsValue, timestamp_ms: JsValue) -> J
 
 /// `{ kind, ...fields }`, fields in camelCase.
 pub(super) fn parse_thread_id(thread_id: JsValue) -> JsResult<JsValue> {
+    let parsed = ids::parse_thread_id(&args::string("threadId", &thread_id)?);
     let out: JsValue = js_sys::Object::new().into();
-    let kind = |k: &str| set(&out, "kind", &k.into());
-    match ids::parse_thread_id(&args::string("threadId", &thread_id)?) {
-        ids::ParsedThreadId::Cim { deal_id, cim_id } => {
-            kind("cim");
-            set(&out, "dealId", &deal_id.into());
-            set(&out, "cimId", &cim_id.into());
-        }
-        ids::ParsedThreadId::Supervisor { deal_id, timestamp_ms } => {
-            kind("supervisor");
-            set(&out, "dealId", &deal_id.into());
-            // Exact: parse_thread_id only accepts timestamps up to 2^53-1.
-            set(&out, "timestampMs", &JsValue::from_f64(timestamp_ms as f64));
-        }
-        ids::ParsedThreadId::Landing { token } => {
-            kind("landing");
-            set(&out, "token", &token.into());
-        }
-        ids::ParsedThreadId::Bidcard { token } => {
-            kind("bidcard");
-            set(&out, "token", &token.into());
-        }
-        ids::ParsedThreadId::Other => kind("other"),
-    }
+    parsed.js_fields(|name, value| set(&out, name, &field(value)));
     Ok(out)
+}
+
+fn field(value: ids::FieldValue<'_>) -> JsValue {
+    match value {
+        ids::FieldValue::Text(s) => s.into(),
+        ids::FieldValue::Number(n) => JsValue::from_f64(n),
+    }
 }
 
 /// `null` where the SQL function returns NULL, including for a `null` argument.

@@ -166,29 +166,13 @@ pub fn supervisor_thread_id(deal_id: JsValue, timestamp_ms: JsValue) -> JsResult
 pub fn parse_thread_id(thread_id: JsValue) -> JsResult<JsValue> {
     let parsed = ids::parse_thread_id(&string("threadId", &thread_id)?);
     let out = Object::new();
-    let kind = |k: &str| set(&out, "kind", &JsValue::from_str(k));
-    match parsed {
-        ids::ParsedThreadId::Cim { deal_id, cim_id } => {
-            kind("cim");
-            set(&out, "dealId", &deal_id.into());
-            set(&out, "cimId", &cim_id.into());
-        }
-        ids::ParsedThreadId::Supervisor { deal_id, timestamp_ms } => {
-            kind("supervisor");
-            set(&out, "dealId", &deal_id.into());
-            // Exact: parse_thread_id only accepts timestamps up to 2^53-1.
-            set(&out, "timestampMs", &JsValue::from_f64(timestamp_ms as f64));
-        }
-        ids::ParsedThreadId::Landing { token } => {
-            kind("landing");
-            set(&out, "token", &token.into());
-        }
-        ids::ParsedThreadId::Bidcard { token } => {
-            kind("bidcard");
-            set(&out, "token", &token.into());
-        }
-        ids::ParsedThreadId::Other => kind("other"),
-    }
+    parsed.js_fields(|name, value| {
+        let value = match value {
+            ids::FieldValue::Text(s) => JsValue::from_str(s),
+            ids::FieldValue::Number(n) => JsValue::from_f64(n),
+        };
+        set(&out, name, &value);
+    });
     Ok(out.into())
 }
 
