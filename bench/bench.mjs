@@ -403,27 +403,36 @@ async function threadLength(ctx) {
   const n = QUICK ? 10 : 50;
   const rows = [];
   for (const [label, saver] of [["AgentmemSaver", agentmem], ["PostgresSaver", postgres]]) {
-    const thread = `bench-len-${label}-${crypto.randomUUID()}`;
-    let config = { configurable: { thread_id: thread, checkpoint_ns: "" } };
-    let step = 0;
-    const first = {};
+    // One thread per length, all filled first, then measured in rounds that alternate the
+    // order: the longest is not always the one read right after thousands of writes.
+    const threads = {};
     for (const len of lengths) {
-      while (step < len) {
-        step += 1;
+      threads[len] = `bench-len-${label}-${len}-${crypto.randomUUID()}`;
+      let config = { configurable: { thread_id: threads[len], checkpoint_ns: "" } };
+      for (let step = 1; step <= len; step += 1) {
         const { checkpoint, newVersions } = checkpointOf(step, "small", step > 1);
         config = await saver.put(config, checkpoint, meta(step), newVersions);
       }
-      const get = await timeIt(() => saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }), n);
-      const list = await timeIt(async () => {
-        for await (const _ of saver.list({ configurable: { thread_id: thread, checkpoint_ns: "" } }, { limit: 10 }));
-      }, n);
-      first.get ??= get.p50;
-      first.list ??= list.p50;
-      rows.push([label, String(len), f(get.p50), f(list.p50), ratio(get.p50, first.get), ratio(list.p50, first.list)]);
+    }
+    const measured = Object.fromEntries(lengths.map((len) => [len, []]));
+    for (let r = 0; r < ROUNDS; r += 1) {
+      for (const len of r % 2 === 0 ? lengths : [...lengths].reverse()) {
+        const configurable = { thread_id: threads[len], checkpoint_ns: "" };
+        const get = await timeIt(() => saver.getTuple({ configurable }), n);
+        const list = await timeIt(async () => {
+          for await (const _ of saver.list({ configurable }, { limit: 10 }));
+        }, n);
+        measured[len].push({ get: get.p50, list: list.p50 });
+      }
+    }
+    const at = Object.fromEntries(lengths.map((len) => [len, medianOf(measured[len])]));
+    const first = at[lengths[0]];
+    for (const len of lengths) {
+      rows.push([label, String(len), f(at[len].get), f(at[len].list), ratio(at[len].get, first.get), ratio(at[len].list, first.list)]);
     }
   }
   await close();
-  say(`## Reads by thread length (p50 ms; the ratio is to the same saver at ${lengths[0]} checkpoints)`);
+  say(`## Reads by thread length (p50 ms, median of ${ROUNDS} rounds; the ratio is to the same saver at ${lengths[0]} checkpoints)`);
   say();
   table(["saver", "checkpoints in thread", "getTuple", "list(10)", "getTuple vs shortest", "list vs shortest"], rows);
 }
