@@ -5,13 +5,15 @@
 //! defined in `pkg-template/errors.js`), never as strings.
 //!
 //! Panics: the core returns `Result` everywhere a caller can cause a failure, so a panic
-//! means a bug. The release build uses `panic = "abort"`, which makes the trapping call
-//! throw a `WebAssembly.RuntimeError`. Before that trap, the panic hook installed here
-//! calls `wasm_bindgen::handler::schedule_reinit()`, so the *next* call into the module
-//! runs on a fresh instance instead of on memory a half-finished call left behind. A
-//! long-lived edge worker therefore loses one call to a bug, not the whole worker. No
-//! Rust object outlives a call (the JS facade keeps all state), so nothing refers to the
-//! discarded instance.
+//! means a bug. The release build aborts at the panic itself (`panic=immediate-abort`,
+//! scripts/build.sh): the call traps with a `WebAssembly.RuntimeError` and no panic
+//! machinery (messages, locations, hooks) is compiled in, ~6 KB gzip. The glue
+//! (scripts/build.sh edits it) catches the trap where it leaves the module, marks the
+//! instance for re-instantiation and rejects the calls in flight (io.js `moduleFailed`),
+//! so the *next* call runs on a fresh instance instead of on memory a half-finished call
+//! left behind. A long-lived edge worker therefore loses one call to a bug, not the whole
+//! worker. No Rust object outlives a call (the JS facade keeps all state), so nothing
+//! refers to the discarded instance.
 
 mod args;
 mod checkpoint;
@@ -181,30 +183,6 @@ pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
         "checkpointCheck" => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
         other => return Err(ErrorReport::invalid_input("name", format!("unknown function {other:?}")).into()),
     })
-}
-
-#[wasm_bindgen(start)]
-fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        wasm_bindgen::handler::schedule_reinit();
-        let message = info.to_string();
-        console_error(&format!("agentmem: internal error, the module will reinitialize on the next call: {message}"));
-        module_failed(&message);
-    }));
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str);
-}
-
-#[wasm_bindgen(raw_module = "./io.js")]
-extern "C" {
-    /// Rejects the calls in flight (they ran on this instance) and stops io.js from
-    /// settling promises for it.
-    #[wasm_bindgen(js_name = moduleFailed)]
-    fn module_failed(message: &str);
 }
 
 /// Deliberately panics. Exists so the test suite can prove a panic does not poison the

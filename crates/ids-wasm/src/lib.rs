@@ -10,9 +10,8 @@
 //! the same `code` and `field`. deno/ids_entry_test.ts compares the two entries directly.
 //!
 //! Panics mean a bug, as in the main module, and are handled the same way: the call traps
-//! (`panic = "abort"`), and the next call runs on a fresh instance. The console message
-//! leaves out the panic's own text: formatting it would cost ~0.5 KB gzip of a module
-//! whose size is its reason to exist, and the trap already reaches the caller.
+//! (`panic=immediate-abort`), the glue catches the trap and the next call runs on a fresh
+//! instance (scripts/build.sh).
 
 #![cfg(target_arch = "wasm32")]
 
@@ -183,20 +182,6 @@ pub fn extract_deal_id(thread_id: JsValue) -> JsResult<JsValue> {
         None => Ok(JsValue::NULL),
         Some(id) => Ok(ids::extract_deal_id(&id).map_or(JsValue::NULL, JsValue::from)),
     }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str);
-}
-
-#[wasm_bindgen(start)]
-fn start() {
-    std::panic::set_hook(Box::new(|_| {
-        wasm_bindgen::handler::schedule_reinit();
-        console_error("agentmem/ids: internal error, the module will reinitialize on the next call");
-    }));
 }
 
 /// Deliberately panics, so the tests can prove a panic does not poison the module for
