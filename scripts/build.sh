@@ -16,6 +16,10 @@ mkdir -p "$PKG"
 # Release builds abort at a panic itself (panic=immediate-abort): no panic messages,
 # locations, formatting or hook are compiled in (~6 KB gzip of the main module, ~1 KB of
 # the ids module). A panic is a bug; the trap it causes is caught in the glue (below).
+# -Zlocation-detail=none: no source paths for #[track_caller] (~1 KB gzip).
+# -Zfmt-debug=none: `{:?}` prints nothing, and no Debug impl or Unicode printable table is
+# compiled in (~3 KB gzip). Messages quote with error::Quoted instead; a native test
+# (error::tests::shipped_code_never_formats_with_debug) keeps Debug out of shipped code.
 # The flag needs std rebuilt with it (rust-src, listed in rust-toolchain.toml), and both
 # are unstable options: RUSTC_BOOTSTRAP lets the pinned stable toolchain accept them. std
 # compiled at opt-level "z" with the rest is no bigger than the prebuilt one; the first
@@ -25,7 +29,7 @@ out_dir=debug
 if [ "$profile" = --release ]; then
   cargo_flags+=(--release -Z build-std=std,panic_abort)
   out_dir=release
-  export RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Csymbol-mangling-version=legacy"
+  export RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Csymbol-mangling-version=legacy -Zlocation-detail=none -Zfmt-debug=none"
 fi
 
 # One module: cargo builds it, wasm-bindgen writes its ES-module glue (--target web: plain
@@ -139,9 +143,10 @@ gz() { gzip -9 -c | wc -c; }
 # derive(Serialize), one export (callSync) for every synchronous function, one JSON
 # writer (Display) for results, string_enum! lookups on a table of names, and value!
 # instead of serde_json::json! (no serializer into Value). 2026-11-25: 384,164 raw /
-# 161,535 gzip with panic=immediate-abort and std rebuilt at opt-level "z".
+# 161,535 gzip with panic=immediate-abort and std rebuilt at opt-level "z"; 377,599 /
+# 157,152 without Debug formatting and #[track_caller] locations.
 wasm="$PKG/agentmem_bg.wasm"
-report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-162500}"
+report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-157700}"
 # agentmem-supabase/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces (esbuild's minified bundle is

@@ -5,7 +5,7 @@
 //! callers can inspect directly. The `code` strings are a public, stable contract: callers
 //! branch on them, so a code is never renamed, only added.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 string_enum!(
     /// Stable machine-readable error codes (the `code` property of `AgentmemError`).
@@ -121,9 +121,66 @@ impl From<Invalid> for ErrorReport {
     }
 }
 
+/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
+/// control characters; every other character is written as it is. `{:?}` would also
+/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
+/// Unicode tables that takes are a fifth of the agentmem/ids module. Messages use this,
+/// never `{:?}`: release builds compile Debug formatting to nothing (`-Zfmt-debug=none`,
+/// scripts/build.sh; clippy's `use_debug` is denied outside tests).
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' | '\\' => write!(f, "\\{c}")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                '\0' => f.write_str("\\0")?,
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Release wasm prints `{:?}` as nothing (`-Zfmt-debug=none`), so code that ships must
+    /// not format with Debug: a message would silently lose its value in production while
+    /// native tests still show it. Tests (each file's `#[cfg(test)]` module, which by this
+    /// crate's convention ends the file, and the test-only files) may.
+    #[test]
+    fn shipped_code_never_formats_with_debug() {
+        fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if path.is_dir() {
+                    visit(&path, found);
+                } else if name.ends_with(".rs") && !matches!(name.as_str(), "testgen.rs" | "roundtrip_tests.rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let shipped = text.split("\n#[cfg(test)]\n").next().unwrap();
+                    for (n, line) in shipped.lines().enumerate() {
+                        let code = line.split("//").next().unwrap();
+                        if [":?}", ":#?}", "dbg!("].iter().any(|p| code.contains(p)) {
+                            found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut found = Vec::new();
+        visit(&root.join("src"), &mut found);
+        visit(&root.join("crates/ids-wasm/src"), &mut found);
+        assert!(found.is_empty(), "Debug formatting in shipped code (use error::Quoted):\n{}", found.join("\n"));
+    }
 
     #[test]
     fn codes_are_unique_snake_case_strings() {

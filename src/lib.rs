@@ -6,6 +6,10 @@
 // ErrorReport is ~140 bytes; it is the error path of I/O-bound calls, where boxing it
 // would buy nothing measurable and cost an allocation plus noise at every `?`.
 #![allow(clippy::result_large_err)]
+// Release wasm compiles Debug formatting to nothing (-Zfmt-debug=none, scripts/build.sh:
+// its impls and Unicode tables are ~4 KB gzip): a `{:?}` in a message would print nothing
+// there. Messages quote with `error::Quoted`; tests may use Debug freely.
+#![cfg_attr(not(test), deny(clippy::use_debug))]
 
 // First: its `string_enum!` serves the modules below.
 #[macro_use]

@@ -222,8 +222,8 @@ fn metadata_json(metadata: TypedBytes) -> Result<Value> {
         return Err(CheckpointError::invalid(
             "metadata",
             format!(
-                "the serializer turned the metadata into {:?}; it must produce \"json\" to be stored as jsonb",
-                metadata.type_
+                "the serializer turned the metadata into {}; it must produce \"json\" to be stored as jsonb",
+                crate::error::Quoted(&metadata.type_)
             ),
         ));
     }

@@ -9,9 +9,7 @@ pub use thread::{
 };
 pub use uuid5::{COIA_CONVERSATION_NAMESPACE, conversation_id, parse_namespace, uuid5};
 
-use std::fmt::{self, Write as _};
-
-use crate::error::ErrorReport;
+use crate::error::{ErrorReport, Quoted};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
@@ -29,30 +27,6 @@ pub enum IdError {
     InvalidTimestamp,
     #[error("unknown COIA flow {}: expected chat, research, intelligence, landing or bidcard", Quoted(.0))]
     UnknownFlow(String),
-}
-
-/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
-/// control characters; every other character is written as it is. `{:?}` would also
-/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
-/// Unicode tables that takes are a fifth of the agentmem/ids module.
-struct Quoted<'a>(&'a str);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_char('"')?;
-        for c in self.0.chars() {
-            match c {
-                '"' | '\\' => write!(f, "\\{c}")?,
-                '\n' => f.write_str("\\n")?,
-                '\r' => f.write_str("\\r")?,
-                '\t' => f.write_str("\\t")?,
-                '\0' => f.write_str("\\0")?,
-                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
-                c => f.write_char(c)?,
-            }
-        }
-        f.write_char('"')
-    }
 }
 
 impl IdError {

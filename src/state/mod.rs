@@ -154,7 +154,10 @@ fn arg(args: &[Value], i: usize) -> &Value {
 }
 
 fn unknown_op(store: &str, op: &str, ops: &[&str]) -> ErrorReport {
-    ErrorReport::invalid_input("op", format!("{store} has no operation {op:?}; it has {}", ops.join(", ")))
+    ErrorReport::invalid_input(
+        "op",
+        format!("{store} has no operation {}; it has {}", crate::error::Quoted(op), ops.join(", ")),
+    )
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ fn parse_filter(field: &str, v: &Value) -> Result<Filter, TransportError> {
                 || FTS_OPS.contains(&op)
                 || matches!(op, "is" | "in" | "cs" | "cd" | "ov");
             if !known {
-                return Err(bad(&format!("unknown operator {op_raw:?}")));
+                return Err(bad(&format!("unknown operator {}", crate::error::Quoted(op_raw))));
             }
             let f = Filter::Cond { column: column.to_owned(), negated, op: op.to_owned(), value: parts[2].clone() };
             // Render once now so that a bad operand is reported here, with its field.

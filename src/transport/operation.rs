@@ -39,7 +39,9 @@ pub fn plan(
             };
             request::rpc(t, name, &args, &input::options(options, RpcOptions::parse)?)
         }
-        other => return Err(ErrorReport::invalid_input("op", format!("unknown operation {other:?}"))),
+        other => {
+            return Err(ErrorReport::invalid_input("op", format!("unknown operation {}", crate::error::Quoted(other))));
+        }
     }?;
     Ok(Step::Send(Op::new(req, |decoded| Ok(Step::Done(Output::Response(decoded))))))
 }

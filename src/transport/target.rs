@@ -119,7 +119,10 @@ impl Target {
             if name.is_empty() || !name.chars().all(token) {
                 return Err(TransportError::invalid(
                     field,
-                    format!("header name {name:?} is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"),
+                    format!(
+                        "header name {} is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)",
+                        crate::error::Quoted(name)
+                    ),
                 ));
             }
             check_header_value(&field, value)?;

@@ -83,7 +83,12 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
         "deleteThread" => Call::DeleteThread { thread_id: args::string("threadId", &arg(0))? },
         "cleanupOldCheckpoints" => Call::CleanupOldCheckpoints { days_old: args::number("daysOld", &arg(0))? },
         "metrics" => Call::Metrics { thread_id: args::optional_string("threadId", &arg(0))? },
-        other => return Err(ErrorReport::invalid_input("op", format!("unknown checkpoint operation {other:?}"))),
+        other => {
+            return Err(ErrorReport::invalid_input(
+                "op",
+                format!("unknown checkpoint operation {}", crate::error::Quoted(other)),
+            ));
+        }
     })
 }
 

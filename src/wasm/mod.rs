@@ -141,7 +141,13 @@ pub async fn call(
         "memory" => memory::plan(&client, &op, &args)?,
         "state" => state::plan(&client, &op, &args)?,
         "checkpoint" => checkpoint::plan(&client, &op, &args)?,
-        other => return Err(ErrorReport::invalid_input("capability", format!("unknown capability {other:?}")).into()),
+        other => {
+            return Err(ErrorReport::invalid_input(
+                "capability",
+                format!("unknown capability {}", crate::error::Quoted(other)),
+            )
+            .into());
+        }
     };
     match crate::op::run(&client.http, &client.policy, &client.secrets(), step).await {
         Ok(Output::Json(value)) => to_js(&value),
@@ -181,7 +187,13 @@ pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
         "researchValidateTransition" => state::research_validate_transition(arg(0), arg(1), arg(2))?,
         "workflowNormalizeState" => state::workflow_normalize_state(arg(0), arg(1))?,
         "checkpointCheck" => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
-        other => return Err(ErrorReport::invalid_input("name", format!("unknown function {other:?}")).into()),
+        other => {
+            return Err(ErrorReport::invalid_input(
+                "name",
+                format!("unknown function {}", crate::error::Quoted(other)),
+            )
+            .into());
+        }
     })
 }
 

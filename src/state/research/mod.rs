@@ -167,9 +167,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req =
                 request::rpc(t, "research_workflow_summary", &args, &RpcOptions { get: true, ..Default::default() })?;
             json_op(req, move |body| match body {
-                Value::Null => {
-                    Err(StateError::NotFound(format!("no research session {id:?} (or it belongs to another user)")))
-                }
+                Value::Null => Err(StateError::NotFound(format!(
+                    "no research session {} (or it belongs to another user)",
+                    crate::error::Quoted(&id)
+                ))),
                 summary => summarize(&summary),
             })
         }

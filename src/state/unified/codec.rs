@@ -138,7 +138,8 @@ impl StoredMessage {
                 StateError::invalid(
                     input::key(path, "id"),
                     format!(
-                        "{path} is a serialized LangChain object of class {class:?}; messages must be HumanMessage, AIMessage, SystemMessage or ToolMessage"
+                        "{path} is a serialized LangChain object of class {}; messages must be HumanMessage, AIMessage, SystemMessage or ToolMessage",
+                        class.map_or_else(|| "(none)".into(), |c| crate::error::Quoted(c).to_string())
                     ),
                 )
             })?;

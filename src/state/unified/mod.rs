@@ -122,7 +122,7 @@ fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
     let s = input::string(v, path)?;
     Uuid::try_parse(s.trim())
         .map(|u| u.hyphenated().to_string())
-        .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {s:?})")))
+        .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {})", crate::error::Quoted(&s))))
 }
 
 const OPS: [&str; 6] = ["save", "restore", "createCheckpoint", "restoreCheckpoint", "leadForConversation", "delete"];

@@ -76,7 +76,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 &value!({ "p_state": state.to_json() }),
                 &RpcOptions { idempotent: true, ..Default::default() },
             )?;
-            json_op(req, move |body| one_state(body, &format!("{id:?}")))
+            json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
         "get" => {
             let id = session_id(arg(args, 0))?;
@@ -102,7 +102,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 &args,
                 &RpcOptions { idempotent: true, ..Default::default() },
             )?;
-            json_op(req, move |body| one_state(body, &format!("{id:?}")))
+            json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
         "list" => {
             let q = arg(args, 0);
