@@ -126,7 +126,7 @@ impl From<Invalid> for ErrorReport {
 /// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
 /// Unicode tables that takes are a fifth of the agentmem/ids module. Messages use this,
 /// never `{:?}`: release builds compile Debug formatting to nothing (`-Zfmt-debug=none`,
-/// scripts/build.sh; clippy's `use_debug` is denied outside tests).
+/// scripts/build.sh; a test below keeps it out of shipped code).
 pub struct Quoted<'a>(pub &'a str);
 
 impl fmt::Display for Quoted<'_> {

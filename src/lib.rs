@@ -8,7 +8,8 @@
 #![allow(clippy::result_large_err)]
 // Release wasm compiles Debug formatting to nothing (-Zfmt-debug=none, scripts/build.sh:
 // its impls and Unicode tables are ~4 KB gzip): a `{:?}` in a message would print nothing
-// there. Messages quote with `error::Quoted`; tests may use Debug freely.
+// there. Messages quote with `error::Quoted`; tests may use Debug freely. Clippy's lint
+// covers write!/print!; error::tests::shipped_code_never_formats_with_debug covers format!.
 #![cfg_attr(not(test), deny(clippy::use_debug))]
 
 // First: its `string_enum!` serves the modules below.
