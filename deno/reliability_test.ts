@@ -246,7 +246,7 @@ Deno.test("the embedding callback: a time limit, an AbortSignal, and results tha
   assert.deepEqual(data, [{ content: "slow but fine" }], "only the successful call wrote");
 });
 
-Deno.test("MemoryTools options: NaN and Infinity are refused, not defaulted", async () => {
+Deno.test("MemoryTools options: NaN and Infinity are refused, not defaulted; bounds hold to the last bit", async () => {
   const user = await newUser();
   const make = (extra: Record<string, unknown>) => new MemoryTools({ client: user.client, embed: hashEmbedder(), agentId: "a", ...extra });
   throws(() => make({ dimensions: NaN }), "invalid_input", "dimensions");
@@ -254,6 +254,13 @@ Deno.test("MemoryTools options: NaN and Infinity are refused, not defaulted", as
   throws(() => make({ matchThreshold: NaN }), "invalid_input", "matchThreshold");
   throws(() => make({ matchThreshold: -Infinity }), "invalid_input", "matchThreshold");
   throws(() => new MemoryTools({ client: user.client, embed: 5 as never, agentId: "a" }), "invalid_input", "embed");
+  // Values whose shortest text has 16-17 digits are read by the host's parser (the module
+  // carries none of its own, src/number.rs): the exact double counts, one ulp over 1 is out.
+  make({ matchThreshold: 0.1 + 0.2 });
+  make({ matchThreshold: -0.9999999999999999 });
+  make({ matchThreshold: 1 });
+  throws(() => make({ matchThreshold: 1.0000000000000002 }), "invalid_input", "matchThreshold");
+  throws(() => make({ matchThreshold: -1.0000000000000002 }), "invalid_input", "matchThreshold");
 });
 
 Deno.test("idempotent requests ride out a Postgres restart (57P01, 57P03, 08006); plain inserts do not", async () => {

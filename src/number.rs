@@ -1,8 +1,91 @@
-//! Numbers as text, through serde_json's own float code (shortest round-trip digits and a
-//! correctly rounded parser), which the module carries anyway. `core`'s `f64` `Display`
-//! and `FromStr` would each add their own algorithms (~20 KB of .wasm between them).
+//! Numbers and their text. serde_json keeps every JSON number as the text it came in
+//! (feature `arbitrary_precision`), so a number from a caller or from Postgres is written
+//! back byte for byte, and the module carries no float parser: serde_json's correctly
+//! rounded one was ~10 KB gzip, and `core`'s `f64::from_str` and `Display` would each add
+//! their own algorithms. Where the core needs a number's value, [`of`] converts it: in Rust
+//! when Clinger's fast path is exact (what people and `JSON.stringify` write for most
+//! values), otherwise with the host's correctly rounded parser ([`use_host_parser`]: the
+//! wasm boundary installs JavaScript's; natively `str::parse`). Floats are written with
+//! serde_json's shortest round-trip digits.
+
+use std::sync::OnceLock;
 
 use serde_json::Value;
+
+static HOST_PARSER: OnceLock<fn(&str) -> Option<f64>> = OnceLock::new();
+
+/// Installs the host's parser of JSON number text (correctly rounded) for the numbers
+/// the fast path cannot convert exactly. The wasm boundary calls it when the module starts.
+pub fn use_host_parser(parse: fn(&str) -> Option<f64>) {
+    let _ = HOST_PARSER.set(parse);
+}
+
+/// The value of a JSON number, `None` for anything else and for numbers too large for a
+/// double (JSON allows `1e400`).
+pub fn of(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => of_json_text(n.as_str()),
+        _ => None,
+    }
+}
+
+/// The double nearest to `text`, a number in JSON's grammar; `None` when it is not finite.
+fn of_json_text(text: &str) -> Option<f64> {
+    exact(text).or_else(|| host_parse(text)).filter(|x| x.is_finite())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn host_parse(text: &str) -> Option<f64> {
+    match HOST_PARSER.get() {
+        Some(parse) => parse(text),
+        None => text.parse().ok(),
+    }
+}
+
+// No fallback in wasm: core's parser is the size this module avoids. Unset means a
+// build without the boundary (it installs one at start), whose numbers then read as absent.
+#[cfg(target_arch = "wasm32")]
+fn host_parse(text: &str) -> Option<f64> {
+    HOST_PARSER.get().and_then(|parse| parse(text))
+}
+
+/// Clinger's fast path: significant digits up to 2^53 and a power of ten up to 10^22 are
+/// both exact doubles, so one IEEE multiplication or division rounds correctly. `None`
+/// when that does not hold (or `text` is not a JSON number).
+fn exact(text: &str) -> Option<f64> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: u64 = 0;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        digits = digits.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    if whole.is_empty() || digits > 1 << 53 {
+        return None;
+    }
+    let power = exponent.checked_sub(i32::try_from(fraction.len()).ok()?)?;
+    let x = digits as f64;
+    let magnitude = match power {
+        _ if digits == 0 => 0.0,
+        0..=22 => x * POW10[power as usize],
+        -22..=-1 => x / POW10[power.unsigned_abs() as usize],
+        _ => return None,
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
 
 /// `x` as JSON writes it (`1.5`, `1e+300`); `NaN`, `inf` and `-inf` for the values JSON
 /// has no text for. For messages.
@@ -52,6 +135,44 @@ pub fn positional(x: f64) -> String {
     }
 }
 
+/// Postgres' `numeric` text of a JSON number's `text`, which is what `jsonb_each_text`
+/// prints for it: the same digits in positional notation, with as many decimals as the
+/// text has once its exponent is applied (`1.50` → `1.50`, `1e21` →
+/// `1000000000000000000000`, `1.5e-7` → `0.00000015`, `-0` → `0`). Exponents beyond
+/// ±1000 (which `numeric` refuses anyway) leave the text as it is.
+pub fn numeric_text(text: &str) -> String {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => match e.strip_prefix('+').unwrap_or(e).parse::<i32>() {
+            Ok(e) if e.abs() <= 1000 => (m, e),
+            _ => return text.to_owned(),
+        },
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // The value is DIGITS × 10^shift.
+    let mut digits = format!("{whole}{fraction}");
+    let shift = exponent - fraction.len() as i32;
+    let decimals = shift.min(0).unsigned_abs() as usize;
+    if shift > 0 {
+        digits.push_str(&"0".repeat(shift as usize));
+    }
+    if digits.len() <= decimals {
+        digits.insert_str(0, &"0".repeat(decimals + 1 - digits.len()));
+    }
+    let (int, frac) = digits.split_at(digits.len() - decimals);
+    let int = match int.trim_start_matches('0') {
+        "" => "0",
+        int => int,
+    };
+    let zero = digits.bytes().all(|b| b == b'0');
+    let sign = if negative && !zero { "-" } else { "" };
+    if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
+}
+
 /// A decimal number in the text forms Rust's `f64::from_str` reads (`12`, `+1.5`, `.5`,
 /// `5.`, `007`, `1e3`), correctly rounded; `None` for anything else, and for infinities
 /// and NaN, which no caller accepts.
@@ -85,7 +206,7 @@ pub fn parse(text: &str) -> Option<f64> {
         json.push('e');
         json.push_str(e);
     }
-    serde_json::from_str::<Value>(&json).ok()?.as_f64().filter(|x| x.is_finite())
+    of_json_text(&json)
 }
 
 #[cfg(test)]
@@ -119,6 +240,48 @@ mod tests {
         {
             assert_eq!(positional(x), text);
         }
+    }
+
+    #[test]
+    fn numeric_text_is_postgres_numeric_output() {
+        for (json, numeric) in [
+            ("5", "5"),
+            ("-0", "0"),
+            ("-0.00", "0.00"),
+            ("1.50", "1.50"),
+            ("1e21", "1000000000000000000000"),
+            ("1E+2", "100"),
+            ("1.5e-7", "0.00000015"),
+            ("1e-7", "0.0000001"),
+            ("100e-2", "1.00"),
+            ("12.5e1", "125"),
+            ("12.25e1", "122.5"),
+            ("-3.25", "-3.25"),
+            ("0.1", "0.1"),
+            ("5.123456789012345", "5.123456789012345"),
+            ("1e99999", "1e99999"),
+        ] {
+            assert_eq!(numeric_text(json), numeric, "{json}");
+        }
+    }
+
+    #[test]
+    fn of_converts_exactly_with_or_without_the_fast_path() {
+        for x in doubles() {
+            for text in [display(x), format!("{x:e}"), format!("{x}")] {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(of(&v), Some(x), "{text}");
+            }
+        }
+        // The fast path alone, against Rust's parser: integers, decimals, exponents at its edges.
+        for text in ["0", "-0", "1", "9007199254740992", "0.1", "0.3", "123.456", "1e22", "1e-22", "4.35", "-17.5e3"] {
+            assert_eq!(exact(text), Some(text.parse::<f64>().unwrap()), "{text}");
+        }
+        for beyond in ["9007199254740993", "1e23", "1e-23", "0.30000000000000004", "18446744073709551616"] {
+            assert_eq!(exact(beyond), None, "{beyond}");
+        }
+        assert_eq!(of(&serde_json::from_str("1e400").unwrap()), None);
+        assert_eq!(of(&Value::from("1")), None);
     }
 
     #[test]

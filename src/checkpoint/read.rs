@@ -123,7 +123,7 @@ pub struct Tuple {
 /// `maxChannelVersion` does (numbers numerically, otherwise as strings), or `1` (the
 /// first version `getNextVersion` hands out) when there are none.
 fn max_version(versions: &Map<String, Value>) -> Value {
-    let greater = |a: &Value, b: &Value| match (a.as_f64(), b.as_f64()) {
+    let greater = |a: &Value, b: &Value| match (crate::number::of(a), crate::number::of(b)) {
         (Some(x), Some(y)) => y > x,
         _ => text(b) > text(a),
     };
@@ -187,7 +187,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
     // LangGraph < v4 kept pending sends on the parent checkpoint's writes; v4 expects them
     // as the __pregel_tasks channel. The SQL returns them only for such checkpoints.
     let sends = r.array("pending_sends")?;
-    let old_format = checkpoint.get("v").and_then(Value::as_f64).is_some_and(|v| v < 4.0);
+    let old_format = checkpoint.get("v").and_then(crate::number::of).is_some_and(|v| v < 4.0);
     let pending_sends = if old_format && parent.is_some() && !sends.is_empty() {
         let sends = sends.iter().map(|s| Fields::of(s, "pending send")?.typed()).collect::<Result<Vec<_>>>()?;
         let versions = checkpoint.entry("channel_versions").or_insert_with(|| Value::Object(Map::new()));
@@ -216,7 +216,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
 /// The `data` of a get_tuple (`null` or one row) or list (an array of rows) response, as
 /// JSON text.
 pub fn decode_rows(json: &str) -> Result<Vec<Tuple>> {
-    match serde_json::from_str(json).map_err(|e| CheckpointError::MalformedRow(e.to_string()))? {
+    match crate::json::parse(json).map_err(|e| CheckpointError::MalformedRow(e.to_string()))? {
         Value::Null => Ok(vec![]),
         Value::Array(rows) => rows.iter().map(decode_row).collect(),
         row @ Value::Object(_) => Ok(vec![decode_row(&row)?]),

@@ -79,19 +79,12 @@ pub fn strip_nul(value: Value) -> Value {
 }
 
 /// A channel version as the text the SQL compares it with: `jsonb_each_text` over the
-/// checkpoint's `channel_versions`, i.e. Postgres' `numeric` output for numbers. Integers
-/// print as integers; other numbers with the digits serde_json writes into the
-/// checkpoint, in positional notation like `numeric` (1e21 → "1000000000000000000000"),
-/// not JSON's exponent form.
+/// checkpoint's `channel_versions`, i.e. Postgres' `numeric` output for numbers, which
+/// keeps the digits the checkpoint's JSON carries (1e21 → "1000000000000000000000").
 fn version_text(v: &Value, field: &str) -> Result<String> {
     match v {
         Value::String(s) => Ok(s.clone()),
-        Value::Number(n) => Ok(match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => i.to_string(),
-            (_, Some(u), _) => u.to_string(),
-            (_, _, Some(f)) => crate::number::positional(f),
-            _ => unreachable!("a serde_json number is an i64, u64 or f64"),
-        }),
+        Value::Number(n) => Ok(crate::number::numeric_text(n.as_str())),
         other => Err(input::expected(field, "a number or a string", other).into()),
     }
 }
@@ -230,7 +223,7 @@ fn metadata_json(metadata: TypedBytes) -> Result<Value> {
     let text = std::str::from_utf8(&metadata.bytes).map_err(|_| {
         CheckpointError::invalid("metadata", "the serialized metadata is not JSON: it is not UTF-8 text")
     })?;
-    let value: Value = serde_json::from_str(text)
+    let value: Value = crate::json::parse(text)
         .map_err(|e| CheckpointError::invalid("metadata", format!("the serialized metadata is not JSON: {e}")))?;
     input::object(&value, "metadata")?;
     Ok(strip_nul(value))

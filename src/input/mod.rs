@@ -45,7 +45,7 @@ pub fn value(field: &str, text: Option<&str>) -> Result<Value, Invalid> {
     match text {
         None => Ok(Value::Null),
         Some(text) => {
-            serde_json::from_str(text).map_err(|e| Invalid::new(field, format!("{field} is not valid JSON: {e}")))
+            crate::json::parse(text).map_err(|e| Invalid::new(field, format!("{field} is not valid JSON: {e}")))
         }
     }
 }

@@ -93,7 +93,7 @@ impl<'a> Object<'a> {
     }
 
     pub fn number(&self, k: &str) -> Result<Option<f64>, Invalid> {
-        self.read_with(k, |v, field| v.as_f64().ok_or_else(|| expected(field, "a number", v)))
+        self.read_with(k, |v, field| crate::number::of(v).ok_or_else(|| expected(field, "a number", v)))
     }
 
     /// A number in `lo..=hi`.

@@ -47,7 +47,8 @@ pub fn boolean(v: &Value, path: &str) -> Result<bool, Invalid> {
 
 /// A whole number in `lo..=hi` (JSON numbers such as `3.0` count as whole).
 pub fn whole(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, Invalid> {
-    let n = v.as_i64().or_else(|| v.as_f64().filter(|x| x.fract() == 0.0 && x.abs() < 9.2e18).map(|x| x as i64));
+    let n =
+        v.as_i64().or_else(|| crate::number::of(v).filter(|x| x.fract() == 0.0 && x.abs() < 9.2e18).map(|x| x as i64));
     n.filter(|n| (lo..=hi).contains(n)).ok_or_else(|| expected(path, &format!("a whole number from {lo} to {hi}"), v))
 }
 
@@ -56,7 +57,7 @@ pub fn number(v: &Value, path: &str, lo: f64, hi: f64) -> Result<f64, Invalid> {
     // The bounds through crate::number rather than `{lo}`: the same text, without core's
     // float formatting in the module (~14 KB of .wasm).
     use crate::number::positional;
-    v.as_f64()
+    crate::number::of(v)
         .filter(|x| (lo..=hi).contains(x))
         .ok_or_else(|| expected(path, &format!("a number from {} to {}", positional(lo), positional(hi)), v))
 }

@@ -12,7 +12,7 @@ use super::MemoryError;
 const TOOLS: &str = include_str!("tools.json");
 
 fn tools() -> Vec<Value> {
-    match serde_json::from_str(TOOLS) {
+    match crate::json::parse(TOOLS) {
         Ok(Value::Array(list)) => list,
         _ => unreachable!("tools.json is a JSON array (checked by the tests)"),
     }

@@ -30,7 +30,7 @@ impl Decoded {
     pub fn json(&self) -> Result<Value, ErrorReport> {
         match &self.body {
             None => Ok(Value::Null),
-            Some(b) => serde_json::from_str(b)
+            Some(b) => crate::json::parse(b)
                 .map_err(|e| ErrorReport::new(ErrorCode::Server, format!("the server sent invalid JSON: {e}"))),
         }
     }
@@ -82,7 +82,7 @@ fn field(v: &Value, k: &str) -> Option<String> {
 /// Maps an error response to an `ErrorReport`. The code depends on the HTTP status first
 /// (it already encodes PostgREST's SQLSTATE table), refined by the PostgREST/Postgres code.
 pub fn error_from(resp: &HttpResponse) -> ErrorReport {
-    let parsed: Option<Value> = serde_json::from_str(&resp.body).ok().filter(Value::is_object);
+    let parsed: Option<Value> = crate::json::parse(&resp.body).ok().filter(Value::is_object);
     let (pgrst_code, message, details, hint) = match &parsed {
         Some(v) => {
             (field(v, "code"), field(v, "message").or_else(|| field(v, "msg")), field(v, "details"), field(v, "hint"))

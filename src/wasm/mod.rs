@@ -197,6 +197,13 @@ pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
     })
 }
 
+#[wasm_bindgen(start)]
+fn start() {
+    // For the numbers src/number.rs cannot convert exactly in Rust: JavaScript's parser is
+    // correctly rounded, and by then the text is a JSON number.
+    crate::number::use_host_parser(|text| Some(js_sys::parse_float(text)));
+}
+
 /// Deliberately panics. Exists so the test suite can prove a panic does not poison the
 /// module for later calls; not part of the public API.
 #[wasm_bindgen(js_name = "__agentmemPanicForTests")]

@@ -105,7 +105,7 @@ const MAX_INT: i64 = i32::MAX as i64;
 /// from becoming 4.
 pub fn integer(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, StateError> {
     let x = match v {
-        Value::Number(n) => n.as_f64(),
+        Value::Number(_) => crate::number::of(v),
         Value::String(s) => crate::number::parse(s.trim()),
         _ => None,
     }

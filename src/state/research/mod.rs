@@ -203,7 +203,7 @@ pub fn summarize(data: &Value) -> Result<Value, StateError> {
 }
 
 fn when(v: &Value) -> String {
-    v.as_f64().map(format_ms).unwrap_or_else(|| "–".into())
+    crate::number::of(v).map(format_ms).unwrap_or_else(|| "–".into())
 }
 
 /// One line of text: a query with newlines or table pipes must not break the layout.

@@ -322,7 +322,7 @@ pub fn decode(stored: Value) -> Result<Value, StateError> {
     if let Some(messages) = map.get_mut("messages") {
         // The Python original stored json.dumps(messages): a string holding the array.
         if let Value::String(text) = messages {
-            *messages = serde_json::from_str(text).unwrap_or(Value::Array(Vec::new()));
+            *messages = crate::json::parse(text).unwrap_or(Value::Array(Vec::new()));
         }
         if let Value::Array(items) = messages {
             *items = items.iter().map(|m| StoredMessage::read(m).restored()).collect();
