@@ -24,6 +24,10 @@ mkdir -p "$PKG"
 # are unstable options: RUSTC_BOOTSTRAP lets the pinned stable toolchain accept them. std
 # compiled at opt-level "z" with the rest is no bigger than the prebuilt one; the first
 # build takes ~1 min longer, later ones reuse it from the target directory.
+# A target directory of its own: these builds compile their host-side crates (proc macros)
+# with RUSTC_BOOTSTRAP and their own flags, and sharing them with the gateway's release
+# build made each dirty the other (the stack then rebuilt the gateway on every restart).
+export CARGO_TARGET_DIR="$CARGO_TARGET_DIR-wasm"
 cargo_flags=(--target wasm32-unknown-unknown --lib)
 out_dir=debug
 if [ "$profile" = --release ]; then
