@@ -23,10 +23,10 @@ cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
 # --locked fails for wasm-bindgen-cli on this toolchain; the version itself is pinned.
 cargo_tool wasm-bindgen wasm-bindgen-cli "$(wasm_bindgen_version)"
 
-# deno + binaryen, project-local, exactly as locked in tools/package-lock.json.
+# deno + binaryen + esbuild (scripts/bundle.mjs), project-local, exactly as locked in tools/package-lock.json.
 stamp="$NPM_TOOLS/node_modules/.installed-lock"
 if ! cmp -s "$NPM_TOOLS/package-lock.json" "$stamp" 2>/dev/null; then
-  log "npm install (tools: deno, binaryen)"
+  log "npm install (tools: deno, binaryen, esbuild)"
   (cd "$NPM_TOOLS" && npm install --no-audit --no-fund --loglevel=error)
   cp "$NPM_TOOLS/package-lock.json" "$stamp"
 fi

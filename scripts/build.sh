@@ -166,4 +166,12 @@ printf 'agentmem_ids_bg.wasm: %d bytes raw, %d bytes gzip; its JS (%s): %d raw, 
   "$(wc -c <"$ids_wasm")" "$(gz <"$ids_wasm")" "${ids_js[*]}" "$ids_js_raw" "$ids_js_gz" | tee -a "$PKG/SIZE"
 report "agentmem-supabase/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + ids_js_raw))" \
   "$(($(gz <"$ids_wasm") + ids_js_gz))" "${AGENTMEM_IDS_GZIP_BUDGET:-19000}"
+
+# --- One module for the main entry's JavaScript (scripts/bundle.mjs) ----------------------
+# Kept a block of its own, last: it only rewrites pkg/'s JavaScript (core.js joins the
+# internal modules; the entries and the internal files point at it; pkg/unbundled/ keeps
+# the JavaScript as it was, for tests/facades/check.sh). Importing the main entry in Deno
+# loads 3 modules instead of 11.
+log "bundle the JavaScript (scripts/bundle.mjs)"
+node "$ROOT/scripts/bundle.mjs" "$PKG"
 exit "$over"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks the package's hand-written JavaScript (the facades of pkg-template/, as
-# scripts/build.sh copies them into pkg/) under strict settings, against the hand-written
+# scripts/build.sh copies them into pkg/, kept in pkg/unbundled/ before scripts/bundle.mjs
+# joins them into core.js) under strict settings, against the hand-written
 # declarations: each facade starts with `// @ts-check` and types its exports with JSDoc
 # imported from index.d.ts, langgraph.d.ts, ids.d.ts and errors.d.ts, and types.ts
 # assigns every module's exports to what those files declare, so a facade and its
@@ -12,7 +13,7 @@
 # the version tests/langgraph installs.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 HERE="$ROOT/tests/facades"
-[ -f "$PKG/client.js" ] || { echo "check.sh: no built package in $PKG (run scripts/build.sh)" >&2; exit 1; }
+[ -f "$PKG/unbundled/client.js" ] || { echo "check.sh: no built package in $PKG (run scripts/build.sh)" >&2; exit 1; }
 
 # The same peer version as the saver's own tests, so both see one API.
 want=$(node -p 'require(process.argv[1]).devDependencies["@langchain/langgraph-checkpoint"]' "$ROOT/tests/langgraph/package.json")
@@ -29,7 +30,8 @@ if [ -n "$missing" ]; then
   echo "check.sh: these facades lack a \`// @ts-check\` line, so nothing would check them:" $missing >&2
   exit 1
 fi
-cd "$PKG"
+# pkg/unbundled/: the JavaScript before scripts/bundle.mjs joined it into core.js.
+cd "$PKG/unbundled"
 deno check --quiet --config "$HERE/deno.json" "${facades[@]}" "$HERE/types.ts"
 # errors.js names its own declarations (@ts-self-types, which the .d.ts chain needs), and
 # with that line TypeScript does not hold its class to the `@implements` of errors.d.ts's

@@ -9,10 +9,10 @@
 // exports the same from its own generated glue). AgentmemError is typed by errors.js's
 // own `@ts-self-types`, so that class is held to errors.d.ts by its `@implements`
 // (check.sh).
-import * as api from "../../pkg/api.js";
-import * as langgraph from "../../pkg/langgraph.js";
-import type * as Main from "../../pkg/index.d.ts";
-import type * as Saver from "../../pkg/langgraph.d.ts";
+import * as api from "../../pkg/unbundled/api.js";
+import * as langgraph from "../../pkg/unbundled/langgraph.js";
+import type * as Main from "../../pkg/unbundled/index.d.ts";
+import type * as Saver from "../../pkg/unbundled/langgraph.d.ts";
 
 export const main: typeof Main = api;
 export const saver: typeof Saver = langgraph;
