@@ -1,6 +1,8 @@
 //! The client as the boundary sees it (its options, checked, and the caller's fetch), the
 //! client's own operations, and token inspection.
 
+use std::cell::RefCell;
+
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -36,12 +38,38 @@ fn in_browser() -> bool {
     has("document") || (has("window") && !has("Deno"))
 }
 
+thread_local! {
+    /// The options text last configured, with the `in_browser` it was checked for, and the
+    /// result. Every call hands the module its client's options again, and checking them
+    /// (the URL, the key, decoding the token) was a tenth of the module's CPU on a small
+    /// checkpoint operation; a process mostly calls with one client. `configure` depends on
+    /// nothing else, so an equal text configures equally. The entry lives in the instance:
+    /// a module re-initialised after a panic starts empty.
+    static CONFIGURED: RefCell<Option<(String, bool, Target, RetryPolicy)>> = const { RefCell::new(None) };
+}
+
+/// `config::configure(options, in_browser)`, remembered for the last options text (errors
+/// are not: a bad text fails the same way every time).
+fn configured(options: Option<String>, in_browser: bool) -> Result<(Target, RetryPolicy), ErrorReport> {
+    let Some(text) = options else { return config::configure(None, in_browser) };
+    let hit = CONFIGURED.with_borrow(|last| match last {
+        Some((t, b, target, policy)) if *t == text && *b == in_browser => Some((target.clone(), *policy)),
+        _ => None,
+    });
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let (target, policy) = config::configure(Some(&text), in_browser)?;
+    CONFIGURED.set(Some((text, in_browser, target.clone(), policy)));
+    Ok((target, policy))
+}
+
 /// `state` is what the facade keeps of a client: `{ options, fetch }`, the options as JSON
 /// text and the caller's fetch function (or undefined). `embed` is the memory tools'
 /// callback, `undefined` for the other capabilities.
 pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorReport> {
     let options = Reflect::get(state, &"options".into()).unwrap_or(JsValue::UNDEFINED);
-    let (target, policy) = config::configure(options.as_string().as_deref(), in_browser())?;
+    let (target, policy) = configured(options.as_string(), in_browser())?;
     let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
     let fetch = if fetch.is_undefined() || fetch.is_null() {
         Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
