@@ -346,9 +346,13 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   getTuple(config) {
     return guarded(async () => {
       const configurable = ids(config);
-      if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find, no request
       const memory = this.#memory;
-      if (memory) return inMemory(() => memory.getTuple(config));
+      if (memory) {
+        if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find
+        return inMemory(() => memory.getTuple(config));
+      }
+      // The module checks the same way and, without a thread, answers no rows without a
+      // request: a separate check first would cross into it twice per read.
       /** @type {{ rows: Row[] }} */
       const { rows } = await database(this.#client, "getTuple", [configurable]);
       return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
