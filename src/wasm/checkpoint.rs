@@ -16,6 +16,7 @@ use super::transport::Client;
 use super::{JsResult, args, json_arg};
 use crate::checkpoint::{self, Call, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
+use crate::json::write_str;
 use crate::op::Step;
 
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
@@ -104,20 +105,15 @@ pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorRepo
     checkpoint::operation(&c.target, call_of(op, args)?)
 }
 
-/// Appends `s` as a JSON string.
-fn json_str(out: &mut String, s: &str) {
-    let _ = write!(out, "{}", Value::from(s));
-}
-
 /// `{"configurable":{"thread_id":…,"checkpoint_ns":…,"checkpoint_id":…}}`, keys in that order.
 fn config_json(out: &mut String, config: &TupleConfig) {
     let c = &config.configurable;
     out.push_str(r#"{"configurable":{"thread_id":"#);
-    json_str(out, &c.thread_id);
+    write_str(out, &c.thread_id);
     out.push_str(r#","checkpoint_ns":"#);
-    json_str(out, &c.checkpoint_ns);
+    write_str(out, &c.checkpoint_ns);
     out.push_str(r#","checkpoint_id":"#);
-    json_str(out, &c.checkpoint_id);
+    write_str(out, &c.checkpoint_id);
     out.push_str("}}");
 }
 
@@ -125,7 +121,7 @@ fn config_json(out: &mut String, config: &TupleConfig) {
 /// `loadsTyped` takes as well), else the index in `blobs` of its bytes as a `Uint8Array`.
 fn data_json(out: &mut String, data: &Payload, blobs: &Array) {
     match data {
-        Payload::Text(t) => json_str(out, t),
+        Payload::Text(t) => write_str(out, t),
         Payload::Bytes(b) => {
             let _ = write!(out, "{}", blobs.push(&Uint8Array::from(b.as_slice())) - 1);
         }
@@ -134,7 +130,7 @@ fn data_json(out: &mut String, data: &Payload, blobs: &Array) {
 
 /// `"type",data` of a stored value.
 fn typed_json(out: &mut String, v: &TypedValue, blobs: &Array) {
-    json_str(out, &v.type_);
+    write_str(out, &v.type_);
     out.push(',');
     data_json(out, &v.data, blobs);
 }
@@ -171,13 +167,13 @@ pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> J
             config_json(out, parent);
         }
         let _ = write!(out, r#","checkpoint":{},"metadata":"#, Value::Object(t.checkpoint.clone()));
-        json_str(out, &t.metadata);
+        write_str(out, &t.metadata);
         out.push_str(r#","values":"#);
         list_json(out, &t.values, |out, v| {
             out.push('[');
-            json_str(out, &v.channel);
+            write_str(out, &v.channel);
             out.push(',');
-            json_str(out, &v.version);
+            write_str(out, &v.version);
             out.push(',');
             match &v.value {
                 Some(value) => typed_json(out, value, &blobs),
@@ -188,17 +184,17 @@ pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> J
         out.push_str(r#","refs":"#);
         list_json(out, &t.refs, |out, r| {
             out.push('[');
-            json_str(out, &r.channel);
+            write_str(out, &r.channel);
             out.push(',');
-            json_str(out, &r.version);
+            write_str(out, &r.version);
             out.push(']');
         });
         out.push_str(r#","pendingWrites":"#);
         list_json(out, &t.pending_writes, |out, w| {
             out.push('[');
-            json_str(out, &w.task_id);
+            write_str(out, &w.task_id);
             out.push(',');
-            json_str(out, &w.channel);
+            write_str(out, &w.channel);
             out.push(',');
             typed_json(out, &w.value, &blobs);
             out.push(']');

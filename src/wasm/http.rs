@@ -4,14 +4,12 @@
 //! whose promises always resolve to a plain object: the caller's functions never run, nor
 //! throw, while a wasm frame is on the stack.
 
-use std::fmt::Write;
-
 use js_sys::{Array, Float64Array, Function, Promise, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::error::{ErrorCode, ErrorReport};
+use crate::json::write_str;
 use crate::op::{Embed, Host};
 use crate::transport::client::{Failure, Http, SendError};
 use crate::transport::request::HttpRequest;
@@ -45,7 +43,9 @@ fn headers_json(req: &HttpRequest) -> String {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}:{}", Value::from(k.as_str()), Value::from(v.as_str()));
+        write_str(&mut out, k);
+        out.push(':');
+        write_str(&mut out, v);
     }
     out.push('}');
     out
