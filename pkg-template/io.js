@@ -185,9 +185,15 @@ export function fetchOnce(fetch, url, method, headersJson, requestBody, timeoutM
       pending = Promise.reject(cause);
     }
     pending.then(
-      (outcome) => settle(outcome),
-      (cause) => settle({ message: messageOf(cause), cause }),
-    ).finally(() => clearTimeout(timer));
+      (outcome) => {
+        clearTimeout(timer);
+        settle(outcome);
+      },
+      (cause) => {
+        clearTimeout(timer);
+        settle({ message: messageOf(cause), cause });
+      },
+    );
   });
 }
 
