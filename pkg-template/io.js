@@ -198,6 +198,23 @@ export function fetchOnce(fetch, url, method, headersJson, requestBody, timeoutM
 }
 
 /**
+ * Whether this runtime is a browser (src/wasm/transport.rs): `document` exists, or
+ * `window` without `Deno`. A global whose getter throws counts as absent.
+ * @returns {boolean}
+ */
+export function inBrowser() {
+  /** @param {string} name */
+  const has = (name) => {
+    try {
+      return /** @type {Record<string, unknown>} */ (globalThis)[name] !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  return has("document") || (has("window") && !has("Deno"));
+}
+
+/**
  * Resolves after `ms` milliseconds (a backoff pause).
  * @param {number} ms
  * @returns {Promise<void>}

@@ -30,12 +30,14 @@ impl Client {
     }
 }
 
-/// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
-/// Supabase's hosted edge runtime is built on, defines `window` too).
-fn in_browser() -> bool {
-    let global = js_sys::global();
-    let has = |name: &str| Reflect::get(&global, &name.into()).is_ok_and(|v| !v.is_undefined());
-    has("document") || (has("window") && !has("Deno"))
+#[wasm_bindgen(raw_module = "./io.js")]
+extern "C" {
+    /// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
+    /// Supabase's hosted edge runtime is built on, defines `window` too). Asked on every
+    /// call, in one crossing: looked up from here, each global's name would cross as a
+    /// new string and each lookup on its own.
+    #[wasm_bindgen(js_name = inBrowser)]
+    fn in_browser() -> bool;
 }
 
 thread_local! {
