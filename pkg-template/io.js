@@ -15,8 +15,8 @@ import { messageOf } from "./json.js";
 /** @import { EmbedFn } from "./index.d.ts" */
 
 /**
- * What agentmem's requests pass to a fetch (src/wasm/http.rs builds it, `signal` is added
- * here): the global fetch accepts it, and so does node-http.js.
+ * What agentmem's requests pass to a fetch (built here from what src/wasm/http.rs sends):
+ * the global fetch accepts it, and so does node-http.js.
  * @typedef {{ method: string, headers: Record<string, string>, body?: string, signal: AbortSignal }} FetchInit
  */
 /**
@@ -129,11 +129,13 @@ function once(resolve, gen) {
  * a Response. The body is read within the same time limit.
  * @param {FetchLike} fetch
  * @param {string} url
- * @param {Omit<FetchInit, "signal">} init
+ * @param {string} method
+ * @param {string} headersJson the headers as a JSON object's text (the module's, in order)
+ * @param {string | undefined} requestBody
  * @param {number} timeoutMs
  * @returns {Promise<FetchOutcome>}
  */
-export function fetchOnce(fetch, url, init, timeoutMs) {
+export function fetchOnce(fetch, url, method, headersJson, requestBody, timeoutMs) {
   const gen = generation;
   return new Promise((resolve) => {
     const settle = once(resolve, gen);
@@ -148,7 +150,11 @@ export function fetchOnce(fetch, url, init, timeoutMs) {
     }, timeoutMs);
     /** @returns {Promise<FetchOutcome>} */
     const attempt = async () => {
-      const answer = await fetch.call(globalThis, url, { ...init, signal: controller.signal });
+      /** @type {FetchInit} */
+      const init = requestBody === undefined
+        ? { method, headers: JSON.parse(headersJson), signal: controller.signal }
+        : { method, headers: JSON.parse(headersJson), body: requestBody, signal: controller.signal };
+      const answer = await fetch.call(globalThis, url, init);
       if (answer === null || typeof answer !== "object") {
         throw new TypeError(`fetch resolved to ${describe(answer)}, not a Response`);
       }
@@ -179,10 +185,33 @@ export function fetchOnce(fetch, url, init, timeoutMs) {
       pending = Promise.reject(cause);
     }
     pending.then(
-      (outcome) => settle(outcome),
-      (cause) => settle({ message: messageOf(cause), cause }),
-    ).finally(() => clearTimeout(timer));
+      (outcome) => {
+        clearTimeout(timer);
+        settle(outcome);
+      },
+      (cause) => {
+        clearTimeout(timer);
+        settle({ message: messageOf(cause), cause });
+      },
+    );
   });
+}
+
+/**
+ * Whether this runtime is a browser (src/wasm/transport.rs): `document` exists, or
+ * `window` without `Deno`. A global whose getter throws counts as absent.
+ * @returns {boolean}
+ */
+export function inBrowser() {
+  /** @param {string} name */
+  const has = (name) => {
+    try {
+      return /** @type {Record<string, unknown>} */ (globalThis)[name] !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  return has("document") || (has("window") && !has("Deno"));
 }
 
 /**

@@ -34,7 +34,7 @@ import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
  */
 /**
  * A checkpoint tuple as the module decodes it, its values still serialized
- * (src/wasm/checkpoint.rs `tuples_js`); `type` null is an "empty" channel.
+ * (src/wasm/checkpoint.rs `read_result`, then `readAnswer`); `type` null is an "empty" channel.
  * @typedef {{
  *   config: RunnableConfig & { configurable: { thread_id: string, checkpoint_ns: string, checkpoint_id: string } },
  *   parentConfig?: RunnableConfig,
@@ -53,10 +53,31 @@ import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
  * @param {AgentmemClient | null} client
  * @param {string} op
  * @param {unknown[]} args
- * @returns {Promise<any>} `{ rows, count }` for reads (see Row), the operation's result otherwise
+ * @returns {Promise<any>} for reads `[JSON text, blobs]` (see readAnswer), the operation's result otherwise
  */
 function database(client, op, args) {
   return call(clientOptions(client), "checkpoint", op, args);
+}
+
+/**
+ * A read's answer, `{ rows, count }`, from what the module sends: the JSON text of it and
+ * the stored values' bytes beside it, a value's data in the text being either text or the
+ * index of its Uint8Array in `blobs` (src/wasm/checkpoint.rs `read_result`).
+ * @param {[text: string, blobs: Uint8Array[]]} answer
+ * @returns {{ rows: Row[], count: number | null }}
+ */
+function readAnswer([text, blobs]) {
+  const answer = JSON.parse(text);
+  /** @param {any[]} item @param {number} at */
+  const bytes = (item, at) => {
+    if (typeof item[at] === "number") item[at] = blobs[item[at]];
+  };
+  for (const row of answer.rows) {
+    for (const value of row.values) bytes(value, 3);
+    for (const write of row.pendingWrites) bytes(write, 3);
+    if (row.pendingSends) for (const send of row.pendingSends) bytes(send, 1);
+  }
+  return answer;
 }
 
 const MEMORY = Symbol("agentmem.memory");
@@ -346,11 +367,14 @@ export class AgentmemSaver extends BaseCheckpointSaver {
   getTuple(config) {
     return guarded(async () => {
       const configurable = ids(config);
-      if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find, no request
       const memory = this.#memory;
-      if (memory) return inMemory(() => memory.getTuple(config));
-      /** @type {{ rows: Row[] }} */
-      const { rows } = await database(this.#client, "getTuple", [configurable]);
+      if (memory) {
+        if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find
+        return inMemory(() => memory.getTuple(config));
+      }
+      // The module checks the same way and, without a thread, answers no rows without a
+      // request: a separate check first would cross into it twice per read.
+      const { rows } = readAnswer(await database(this.#client, "getTuple", [configurable]));
       return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
     });
   }
@@ -389,8 +413,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     /** @type {Map<string, Serialized | null>} */
     const values = new Map();
     for (let offset = 0; ;) {
-      /** @type {{ rows: Row[], count: number | null }} */
-      const { rows, count } = await database(this.#client, "list", [configurable, optionsJson, offset]);
+      const { rows, count } = readAnswer(await database(this.#client, "list", [configurable, optionsJson, offset]));
       for (const row of rows) remember(values, row);
       for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row, values))))) {
         // A checkpoint deleted meanwhile (read again on its own, see #load) is not listed.

@@ -26,6 +26,19 @@ pub fn object_with(fields: Vec<(&str, Option<Value>)>, extra: &Map<String, Value
     Value::Object(map)
 }
 
+/// Appends `s` as a JSON string. Most texts the boundary writes (ids, header values,
+/// types) need no escape and are copied between quotes; the others go through
+/// serde_json's writer, so the output is what `Value::from(s).to_string()` gives.
+pub fn write_str(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&Value::from(s).to_string());
+    }
+}
+
 /// A text, or `null`.
 pub fn opt_text(v: &Option<String>) -> Value {
     v.as_deref().map_or(Value::Null, Value::from)
@@ -575,5 +588,15 @@ mod tests {
         assert_eq!(parse("{\"a\" 1}").unwrap_err().to_string(), "expected `:` at line 1 column 6");
         assert_eq!(parse("").unwrap_err().to_string(), "EOF while parsing a value at line 1 column 0");
         assert_eq!(parse("\n [1 x").unwrap_err().to_string(), "expected `,` or `]` at line 2 column 5");
+    }
+
+    #[test]
+    fn write_str_is_serde_json_s_string() {
+        for s in ["", "plain", "a\"quote", "back\\slash", "tab\tnew\nline", "\u{1}\u{1f}\u{7f}", "é ✓ \u{2028} 😀"]
+        {
+            let mut out = String::from("x");
+            write_str(&mut out, s);
+            assert_eq!(out, format!("x{}", Value::from(s)), "{s:?}");
+        }
     }
 }

@@ -1,19 +1,22 @@
 //! The checkpoint saver (`pkg-template/langgraph.js`) at the boundary: its calls'
 //! arguments converted for `crate::checkpoint`, and decoded tuples converted back.
 //!
-//! JSON-shaped arguments arrive as JSON text (the facade makes it) and leave through
-//! `to_js`. Serialized values cross as `[type, Uint8Array]` pairs, copied by the facade
-//! from the serializer's output, and come back as `Uint8Array`s: a byte array through
-//! `JSON.stringify` would become an object of numbered keys.
+//! JSON-shaped arguments arrive as JSON text (the facade makes it) and leave as JSON text.
+//! Serialized values cross as `[type, Uint8Array]` pairs, copied by the facade from the
+//! serializer's output, and come back as `Uint8Array`s beside the text: a byte array
+//! through JSON would become an array or an object of numbered keys.
+
+use std::fmt::Write;
 
 use js_sys::{Array, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, prelude::*};
 
 use super::transport::Client;
-use super::{JsResult, args, json_arg, set, to_js};
+use super::{JsResult, args, json_arg};
 use crate::checkpoint::{self, Call, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
+use crate::json::write_str;
 use crate::op::Step;
 
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
@@ -45,10 +48,6 @@ fn channel_values(field: &str, v: &JsValue) -> Result<Vec<(String, TypedBytes)>,
             Ok((args::string(&f, &item.get(0))?, typed(&f, &item.get(1))?))
         })
         .collect()
-}
-
-fn bytes_array(items: impl IntoIterator<Item = Vec<JsValue>>) -> Array {
-    items.into_iter().map(|parts| parts.into_iter().collect::<Array>()).collect()
 }
 
 /// A saver call from its method name and arguments: `configurable` (JSON text) first
@@ -106,68 +105,115 @@ pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorRepo
     checkpoint::operation(&c.target, call_of(op, args)?)
 }
 
-/// `{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`, keys in that order.
-fn config_js(config: &TupleConfig) -> JsValue {
+/// `{"configurable":{"thread_id":…,"checkpoint_ns":…,"checkpoint_id":…}}`, keys in that order.
+fn config_json(out: &mut String, config: &TupleConfig) {
     let c = &config.configurable;
-    let configurable: JsValue = js_sys::Object::new().into();
-    set(&configurable, "thread_id", &JsValue::from_str(&c.thread_id));
-    set(&configurable, "checkpoint_ns", &JsValue::from_str(&c.checkpoint_ns));
-    set(&configurable, "checkpoint_id", &JsValue::from_str(&c.checkpoint_id));
-    let out: JsValue = js_sys::Object::new().into();
-    set(&out, "configurable", &configurable);
-    out
+    out.push_str(r#"{"configurable":{"thread_id":"#);
+    write_str(out, &c.thread_id);
+    out.push_str(r#","checkpoint_ns":"#);
+    write_str(out, &c.checkpoint_ns);
+    out.push_str(r#","checkpoint_id":"#);
+    write_str(out, &c.checkpoint_id);
+    out.push_str("}}");
 }
 
-/// `[type, data]`: data a `Uint8Array`, or a string for a value stored as text (which the
-/// serializer's `loadsTyped` takes as well).
-fn value_pair(v: &TypedValue) -> [JsValue; 2] {
-    let data = match &v.data {
-        Payload::Bytes(b) => Uint8Array::from(b.as_slice()).into(),
-        Payload::Text(t) => JsValue::from_str(t),
-    };
-    [JsValue::from_str(&v.type_), data]
-}
-
-/// Tuples whose values are still serialized:
-/// `{ config, parentConfig?, checkpoint (no channel_values), metadata (JSON text),
-///    values: [[channel, version, type | null (an "empty" channel), data]],
-///    refs: [[channel, version]] (values an earlier row of the same answer carried),
-///    pendingWrites: [[taskId, channel, type, data]], pendingSends?: [[type, data]] }`.
-fn tuples_js(tuples: &[checkpoint::Tuple]) -> JsResult<Array> {
-    let out = Array::new();
-    for t in tuples {
-        let obj: JsValue = js_sys::Object::new().into();
-        set(&obj, "config", &config_js(&t.config));
-        if let Some(parent) = &t.parent_config {
-            set(&obj, "parentConfig", &config_js(parent));
+/// A stored value's data: a JSON string for a value stored as text (which the serializer's
+/// `loadsTyped` takes as well), else the index in `blobs` of its bytes as a `Uint8Array`.
+fn data_json(out: &mut String, data: &Payload, blobs: &Array) {
+    match data {
+        Payload::Text(t) => write_str(out, t),
+        Payload::Bytes(b) => {
+            let _ = write!(out, "{}", blobs.push(&Uint8Array::from(b.as_slice())) - 1);
         }
-        set(&obj, "checkpoint", &to_js(&Value::Object(t.checkpoint.clone()))?);
-        set(&obj, "metadata", &JsValue::from_str(&t.metadata));
-        let values = bytes_array(t.values.iter().map(|v| {
-            let [ty, data] = v.value.as_ref().map_or([JsValue::NULL, JsValue::NULL], value_pair);
-            vec![JsValue::from_str(&v.channel), JsValue::from_str(&v.version), ty, data]
-        }));
-        let refs =
-            bytes_array(t.refs.iter().map(|r| vec![JsValue::from_str(&r.channel), JsValue::from_str(&r.version)]));
-        let writes = bytes_array(t.pending_writes.iter().map(|w| {
-            let [ty, data] = value_pair(&w.value);
-            vec![JsValue::from_str(&w.task_id), JsValue::from_str(&w.channel), ty, data]
-        }));
-        set(&obj, "values", &values);
-        set(&obj, "refs", &refs);
-        set(&obj, "pendingWrites", &writes);
-        if let Some(sends) = &t.pending_sends {
-            set(&obj, "pendingSends", &bytes_array(sends.iter().map(|s| value_pair(s).to_vec())));
-        }
-        out.push(&obj);
     }
-    Ok(out)
 }
 
-/// `{ rows, count }`: the tuples as `tuples_js` describes them, and a list's count.
+/// `"type",data` of a stored value.
+fn typed_json(out: &mut String, v: &TypedValue, blobs: &Array) {
+    write_str(out, &v.type_);
+    out.push(',');
+    data_json(out, &v.data, blobs);
+}
+
+/// `[item,…]`, each item written by `each`.
+fn list_json<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        each(out, item);
+    }
+    out.push(']');
+}
+
+/// A read's tuples, their values still serialized, as `[JSON text, blobs]`: the text of
+/// `{ rows, count }`, and the values' bytes, which JSON cannot carry. One string and one
+/// `Uint8Array` per stored value cross the boundary (the facade's `JSON.parse` builds the
+/// objects) instead of a `Reflect.set` per field. Each row:
+/// `{ config, parentConfig?, checkpoint (no channel_values), metadata (JSON text),
+///    values: [[channel, version, type | null (an "empty" channel), data | null]],
+///    refs: [[channel, version]] (values an earlier row of the same answer carried),
+///    pendingWrites: [[taskId, channel, type, data]], pendingSends?: [[type, data]] }`,
+/// where `data` is text, or the index in `blobs` of a `Uint8Array` (langgraph.js `readAnswer`).
 pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
-    let out = js_sys::Object::new();
-    set(&out, "rows", &tuples_js(tuples)?.into());
-    set(&out, "count", &count.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)));
-    Ok(out.into())
+    let blobs = Array::new();
+    let mut out = String::from(r#"{"rows":"#);
+    list_json(&mut out, tuples, |out, t| {
+        out.push_str(r#"{"config":"#);
+        config_json(out, &t.config);
+        if let Some(parent) = &t.parent_config {
+            out.push_str(r#","parentConfig":"#);
+            config_json(out, parent);
+        }
+        let _ = write!(out, r#","checkpoint":{},"metadata":"#, Value::Object(t.checkpoint.clone()));
+        write_str(out, &t.metadata);
+        out.push_str(r#","values":"#);
+        list_json(out, &t.values, |out, v| {
+            out.push('[');
+            write_str(out, &v.channel);
+            out.push(',');
+            write_str(out, &v.version);
+            out.push(',');
+            match &v.value {
+                Some(value) => typed_json(out, value, &blobs),
+                None => out.push_str("null,null"),
+            }
+            out.push(']');
+        });
+        out.push_str(r#","refs":"#);
+        list_json(out, &t.refs, |out, r| {
+            out.push('[');
+            write_str(out, &r.channel);
+            out.push(',');
+            write_str(out, &r.version);
+            out.push(']');
+        });
+        out.push_str(r#","pendingWrites":"#);
+        list_json(out, &t.pending_writes, |out, w| {
+            out.push('[');
+            write_str(out, &w.task_id);
+            out.push(',');
+            write_str(out, &w.channel);
+            out.push(',');
+            typed_json(out, &w.value, &blobs);
+            out.push(']');
+        });
+        if let Some(sends) = &t.pending_sends {
+            out.push_str(r#","pendingSends":"#);
+            list_json(out, sends, |out, s| {
+                out.push('[');
+                typed_json(out, s, &blobs);
+                out.push(']');
+            });
+        }
+        out.push('}');
+    });
+    match count {
+        Some(n) => {
+            let _ = write!(out, r#","count":{n}}}"#);
+        }
+        None => out.push_str(r#","count":null}"#),
+    }
+    Ok(Array::of2(&JsValue::from(out), &blobs).into())
 }

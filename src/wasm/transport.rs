@@ -1,6 +1,8 @@
 //! The client as the boundary sees it (its options, checked, and the caller's fetch), the
 //! client's own operations, and token inspection.
 
+use std::cell::RefCell;
+
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -28,12 +30,40 @@ impl Client {
     }
 }
 
-/// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
-/// Supabase's hosted edge runtime is built on, defines `window` too).
-fn in_browser() -> bool {
-    let global = js_sys::global();
-    let has = |name: &str| Reflect::get(&global, &name.into()).is_ok_and(|v| !v.is_undefined());
-    has("document") || (has("window") && !has("Deno"))
+#[wasm_bindgen(raw_module = "./io.js")]
+extern "C" {
+    /// A browser is where `document` exists, or `window` without `Deno` (Deno 1.x, which
+    /// Supabase's hosted edge runtime is built on, defines `window` too). Asked on every
+    /// call, in one crossing: looked up from here, each global's name would cross as a
+    /// new string and each lookup on its own.
+    #[wasm_bindgen(js_name = inBrowser)]
+    fn in_browser() -> bool;
+}
+
+thread_local! {
+    /// The options text last configured, with the `in_browser` it was checked for, and the
+    /// result. Every call hands the module its client's options again, and checking them
+    /// (the URL, the key, decoding the token) was a tenth of the module's CPU on a small
+    /// checkpoint operation; a process mostly calls with one client. `configure` depends on
+    /// nothing else, so an equal text configures equally. The entry lives in the instance:
+    /// a module re-initialised after a panic starts empty.
+    static CONFIGURED: RefCell<Option<(String, bool, Target, RetryPolicy)>> = const { RefCell::new(None) };
+}
+
+/// `config::configure(options, in_browser)`, remembered for the last options text (errors
+/// are not: a bad text fails the same way every time).
+fn configured(options: Option<String>, in_browser: bool) -> Result<(Target, RetryPolicy), ErrorReport> {
+    let Some(text) = options else { return config::configure(None, in_browser) };
+    let hit = CONFIGURED.with_borrow(|last| match last {
+        Some((t, b, target, policy)) if *t == text && *b == in_browser => Some((target.clone(), *policy)),
+        _ => None,
+    });
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let (target, policy) = config::configure(Some(&text), in_browser)?;
+    CONFIGURED.set(Some((text, in_browser, target.clone(), policy)));
+    Ok((target, policy))
 }
 
 /// `state` is what the facade keeps of a client: `{ options, fetch }`, the options as JSON
@@ -41,7 +71,7 @@ fn in_browser() -> bool {
 /// callback, `undefined` for the other capabilities.
 pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorReport> {
     let options = Reflect::get(state, &"options".into()).unwrap_or(JsValue::UNDEFINED);
-    let (target, policy) = config::configure(options.as_string().as_deref(), in_browser())?;
+    let (target, policy) = configured(options.as_string(), in_browser())?;
     let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
     let fetch = if fetch.is_undefined() || fetch.is_null() {
         Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
