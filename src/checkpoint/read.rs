@@ -128,7 +128,7 @@ fn max_version(versions: &Map<String, Value>) -> Value {
         _ => text(b) > text(a),
     };
     fn text(v: &Value) -> String {
-        v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+        v.as_str().map_or_else(|| crate::json::text(v), str::to_owned)
     }
     versions
         .values()
@@ -205,7 +205,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
         parent_config: parent.map(|p| TupleConfig::new(thread_id, checkpoint_ns, p.into())),
         config: TupleConfig::new(thread_id, checkpoint_ns, r.str("checkpoint_id")?.into()),
         checkpoint,
-        metadata: metadata.to_string(),
+        metadata: crate::json::text(metadata),
         values,
         refs,
         pending_writes,

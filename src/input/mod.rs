@@ -68,11 +68,11 @@ pub fn options<T: Default, E: From<Invalid>>(text: Option<&str>, parse: fn(&Valu
 /// `true`, `null`, `an object`, `an array`.
 pub fn describe(v: &Value) -> String {
     match v {
-        Value::String(_) => format!("the string {v}"),
+        Value::String(_) => format!("the string {}", crate::json::Text(v)),
         Value::Number(n) => format!("the number {n}"),
         Value::Object(_) => "an object".into(),
         Value::Array(_) => "an array".into(),
-        other => other.to_string(),
+        other => crate::json::text(other),
     }
 }
 

@@ -106,7 +106,7 @@ fn expiry(o: &Object, k: &str, now_ms: f64) -> Result<Option<String>, Invalid> {
 fn metadata(o: &Object, k: &str) -> Result<Option<Value>, Invalid> {
     o.read_with(k, |v, field| {
         input::object(v, field)?;
-        if v.to_string().len() > 16_384 {
+        if crate::json::text(v).len() > 16_384 {
             return Err(Invalid::new(field, format!("{field} is larger than 16 KB")));
         }
         Ok(v.clone())

@@ -118,9 +118,9 @@ fn bounds_into_descriptions(schema: &mut Value) {
         let Some(p) = prop.as_object_mut() else { continue };
         let (min, max) = (p.remove("minimum"), p.remove("maximum"));
         let range = match (min, max) {
-            (Some(a), Some(b)) => format!("From {a} to {b}."),
-            (Some(a), None) => format!("At least {a}."),
-            (None, Some(b)) => format!("At most {b}."),
+            (Some(a), Some(b)) => format!("From {} to {}.", crate::json::Text(&a), crate::json::Text(&b)),
+            (Some(a), None) => format!("At least {}.", crate::json::Text(&a)),
+            (None, Some(b)) => format!("At most {}.", crate::json::Text(&b)),
             (None, None) => continue,
         };
         let text = match p.get("description").and_then(Value::as_str) {

@@ -101,7 +101,7 @@ fn render_operand(f: &Filter, in_logic: bool) -> Result<String, String> {
                 Value::Array(items) => {
                     array_literal(items).ok_or("array operands hold strings, numbers, booleans or null")?
                 }
-                Value::Object(_) => value.to_string(),
+                Value::Object(_) => crate::json::text(value),
                 Value::String(s) => s.clone(),
                 _ => return Err(format!("{op} takes an array, an object (jsonb) or a literal string")),
             };

@@ -156,8 +156,8 @@ pub fn select(target: &Target, table: &str, o: &ReadOptions) -> Result<HttpReque
 
 fn rows_body(field: &str, rows: &Value, allow_array: bool) -> Result<String, TransportError> {
     match rows {
-        Value::Object(_) => Ok(rows.to_string()),
-        Value::Array(items) if allow_array && items.iter().all(Value::is_object) => Ok(rows.to_string()),
+        Value::Object(_) => Ok(crate::json::text(rows)),
+        Value::Array(items) if allow_array && items.iter().all(Value::is_object) => Ok(crate::json::text(rows)),
         _ if allow_array => {
             Err(TransportError::invalid(field, format!("{field} must be an object or an array of objects")))
         }
@@ -304,7 +304,7 @@ pub fn rpc(target: &Target, function: &str, args: &Value, o: &RpcOptions) -> Res
         }
         None
     } else {
-        let b = args.to_string();
+        let b = crate::json::text(args);
         check_no_nul("args", &b)?;
         Some(b)
     };

@@ -59,11 +59,11 @@ pub fn decode(req: &HttpRequest, resp: &HttpResponse) -> Result<Decoded, ErrorRe
 fn maybe_single(d: Decoded) -> Result<Decoded, ErrorReport> {
     let rows = match d.json()? {
         Value::Array(rows) => rows,
-        other => return Ok(Decoded { body: Some(other.to_string()), ..d }),
+        other => return Ok(Decoded { body: Some(crate::json::text(&other)), ..d }),
     };
     match rows.len() {
         0 => Ok(Decoded { body: Some("null".into()), ..d }),
-        1 => Ok(Decoded { body: Some(rows[0].to_string()), ..d }),
+        1 => Ok(Decoded { body: Some(crate::json::text(&rows[0])), ..d }),
         n => Err(ErrorReport {
             details: Some(format!("The result contains {n} rows")),
             ..ErrorReport::new(ErrorCode::Conflict, "expected at most one row, got several")
@@ -75,7 +75,7 @@ fn field(v: &Value, k: &str) -> Option<String> {
     match v.get(k)? {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
+        other => Some(crate::json::text(other)),
     }
 }
 

@@ -166,7 +166,9 @@ pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> J
             out.push_str(r#","parentConfig":"#);
             config_json(out, parent);
         }
-        let _ = write!(out, r#","checkpoint":{},"metadata":"#, Value::Object(t.checkpoint.clone()));
+        out.push_str(r#","checkpoint":"#);
+        crate::json::write_object(out, &t.checkpoint);
+        out.push_str(r#","metadata":"#);
         write_str(out, &t.metadata);
         out.push_str(r#","values":"#);
         list_json(out, &t.values, |out, v| {

@@ -91,7 +91,7 @@ type JsResult<T> = Result<T, JsValue>;
 /// error messages use anyway: a second serializer instance would add its own copy of the
 /// writer.
 fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
-    js_sys::JSON::parse(&value.to_string())
+    js_sys::JSON::parse(&crate::json::text(value))
 }
 
 /// Sets `obj[key]`: for objects built key by key, whose keys keep the order they are set in

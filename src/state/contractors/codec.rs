@@ -121,7 +121,7 @@ pub fn integer(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, StateErro
 }
 
 fn shown(v: &Value) -> String {
-    let s = v.to_string();
+    let s = crate::json::text(v);
     if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
 }
 
@@ -228,7 +228,7 @@ pub fn profile(v: &Value) -> Result<Map<String, Value>, StateError> {
     }
     if !details.is_empty() {
         let details = Value::Object(details);
-        let bytes = details.to_string().len();
+        let bytes = crate::json::text(&details).len();
         if bytes > MAX_DETAILS_BYTES {
             return Err(StateError::invalid(
                 "profile.details",

@@ -42,7 +42,7 @@ fn lead_id(v: &Value) -> Result<String, Invalid> {
 fn row(v: Value, what: &str, key: &str) -> Result<Value, StateError> {
     match v {
         Value::Object(ref m) if m.contains_key(key) => Ok(v),
-        other => Err(StateError::Server(format!("expected a {what}, the server sent {other}"))),
+        other => Err(StateError::Server(format!("expected a {what}, the server sent {}", crate::json::Text(&other)))),
     }
 }
 

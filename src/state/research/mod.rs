@@ -45,12 +45,13 @@ fn session_id(v: &Value) -> Result<String, Invalid> {
 
 fn draft_info(v: &Value) -> Result<Value, StateError> {
     let m = v.as_object().filter(|m| m.contains_key("id") && m.contains_key("version"));
-    m.map(|m| Value::Object(m.clone()))
-        .ok_or_else(|| StateError::Server(format!("expected a research draft, the server sent {v}")))
+    m.map(|m| Value::Object(m.clone())).ok_or_else(|| {
+        StateError::Server(format!("expected a research draft, the server sent {}", crate::json::Text(v)))
+    })
 }
 
 fn rows(v: &Value) -> Result<&Vec<Value>, StateError> {
-    v.as_array().ok_or_else(|| StateError::Server(format!("expected rows, the server sent {v}")))
+    v.as_array().ok_or_else(|| StateError::Server(format!("expected rows, the server sent {}", crate::json::Text(v))))
 }
 
 const OPS: [&str; 7] =
@@ -108,7 +109,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 Value::Null => Value::Object(Map::new()),
                 m => {
                     input::object(m, "metadata")?;
-                    if m.to_string().len() > MAX_METADATA_BYTES {
+                    if crate::json::text(m).len() > MAX_METADATA_BYTES {
                         return Err(StateError::invalid(
                             "metadata",
                             format!("metadata is larger than {MAX_METADATA_BYTES} bytes of JSON"),
@@ -181,7 +182,12 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
 /// `research_workflow_summary`'s data, flattened, with every phase listed (phases without
 /// drafts have `drafts: 0`) and the markdown of WORKFLOW_SUMMARY.md.
 pub fn summarize(data: &Value) -> Result<Value, StateError> {
-    let bad = || StateError::Server(format!("research_workflow_summary returned an unexpected shape: {data}"));
+    let bad = || {
+        StateError::Server(format!(
+            "research_workflow_summary returned an unexpected shape: {}",
+            crate::json::Text(data)
+        ))
+    };
     let session = data.get("session").and_then(Value::as_object).ok_or_else(bad)?;
     let stats = data.get("phases").and_then(Value::as_array).ok_or_else(bad)?;
     let phases: Vec<Value> = DraftPhase::ALL
@@ -227,7 +233,7 @@ fn markdown(s: &Map<String, Value>) -> String {
         when(&s["start_time"]),
         when(&s["last_update"]),
         list("research_state_fields"),
-        s["total_drafts"],
+        crate::json::Text(&s["total_drafts"]),
     );
     for p in s["phases"].as_array().into_iter().flatten() {
         let n = |k: &str| p[k].as_u64().map_or_else(|| "–".to_owned(), |n| n.to_string());

@@ -162,8 +162,9 @@ impl StoredMessage {
                 StateError::invalid(
                     input::key(path, k),
                     format!(
-                        "{} must be one of human, ai, system, tool (or the roles user, assistant) (got {value})",
-                        input::key(path, k)
+                        "{} must be one of human, ai, system, tool (or the roles user, assistant) (got {})",
+                        input::key(path, k),
+                        crate::json::Text(value)
                     ),
                 )
             })?;

@@ -157,7 +157,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let saved = encoded.saved;
             json_op(req, move |body| {
                 let stamp = body.get("last_state_update").cloned().filter(Value::is_string).ok_or_else(|| {
-                    StateError::Server(format!("save_unified_state returned {body} instead of its summary"))
+                    StateError::Server(format!(
+                        "save_unified_state returned {} instead of its summary",
+                        crate::json::Text(&body)
+                    ))
                 })?;
                 Ok(value!({
                     "conversationId": conversation_id, "savedFields": saved, "lastStateUpdate": stamp,
@@ -177,7 +180,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::rpc(t, "create_unified_checkpoint", &args, &rpc_write)?;
             json_op(req, |body| match body {
                 Value::Object(_) => Ok(body),
-                other => Err(StateError::Server(format!("create_unified_checkpoint returned {other}"))),
+                other => {
+                    Err(StateError::Server(format!("create_unified_checkpoint returned {}", crate::json::Text(&other))))
+                }
             })
         }
         "restoreCheckpoint" => {
@@ -209,7 +214,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
             json_op(req, |n| match n.as_u64() {
                 Some(n) => Ok(value!(n)),
-                None => Err(StateError::Server(format!("delete_unified_state returned {n}"))),
+                None => Err(StateError::Server(format!("delete_unified_state returned {}", crate::json::Text(&n)))),
             })
         }
         other => return Err(unknown_op("UnifiedStateManager", other, &OPS)),
