@@ -468,24 +468,15 @@ impl Parser<'_> {
         }
         loop {
             items.push(self.value()?);
-            self.whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Value::Array(items));
-                }
-                Some(_) => {
-                    self.pos += 1;
-                    return Err(self.error("expected `,` or `]`"));
-                }
-                None => return Err(self.error("EOF while parsing a list")),
+            if self.closes(b']', "expected `,` or `]`", "EOF while parsing a list")? {
+                return Ok(Value::Array(items));
             }
         }
     }
 
     /// After the `{`. A repeated key keeps its last value, as in serde_json and JavaScript.
     fn object(&mut self) -> Result<Value, SyntaxError> {
+        const EOF: &str = "EOF while parsing an object";
         let mut map = Map::new();
         self.whitespace();
         if self.peek() == Some(b'}') {
@@ -493,40 +484,43 @@ impl Parser<'_> {
             return Ok(Value::Object(map));
         }
         loop {
-            self.whitespace();
-            match self.peek() {
-                Some(b'"') => self.pos += 1,
-                Some(_) => {
-                    self.pos += 1;
-                    return Err(self.error("key must be a string"));
-                }
-                None => return Err(self.error("EOF while parsing an object")),
-            }
+            self.expect(b'"', "key must be a string", EOF)?;
             let key = self.string()?;
-            self.whitespace();
-            match self.peek() {
-                Some(b':') => self.pos += 1,
-                Some(_) => {
-                    self.pos += 1;
-                    return Err(self.error("expected `:`"));
-                }
-                None => return Err(self.error("EOF while parsing an object")),
-            }
+            self.expect(b':', "expected `:`", EOF)?;
             let value = self.value()?;
             map.insert(key, value);
-            self.whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Value::Object(map));
-                }
-                Some(_) => {
-                    self.pos += 1;
-                    return Err(self.error("expected `,` or `}`"));
-                }
-                None => return Err(self.error("EOF while parsing an object")),
+            if self.closes(b'}', "expected `,` or `}`", EOF)? {
+                return Ok(Value::Object(map));
             }
+        }
+    }
+
+    /// Past whitespace, the byte `expected`; else `wrong` (after the byte, as serde_json
+    /// counts) or `eof`.
+    fn expect(&mut self, expected: u8, wrong: &'static str, eof: &'static str) -> Result<(), SyntaxError> {
+        self.whitespace();
+        match self.peek() {
+            Some(b) => {
+                self.pos += 1;
+                if b == expected { Ok(()) } else { Err(self.error(wrong)) }
+            }
+            None => Err(self.error(eof)),
+        }
+    }
+
+    /// After an item of a list or object: a `,` (false: more follow) or `close` (true).
+    fn closes(&mut self, close: u8, wrong: &'static str, eof: &'static str) -> Result<bool, SyntaxError> {
+        self.whitespace();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => self.expect(close, wrong, eof).map(|()| true),
         }
     }
 }
