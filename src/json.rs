@@ -68,32 +68,45 @@ pub fn write(out: &mut String, v: &Value) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => out.push_str(n.as_str()),
         Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(out, item);
-            }
-            out.push(']');
-        }
+        Value::Array(items) => write_list(out, items, write),
         Value::Object(map) => write_object(out, map),
     }
 }
 
 /// Appends `map` as a JSON object ([`write`]).
 pub fn write_object(out: &mut String, map: &Map<String, Value>) {
-    out.push('{');
-    for (i, (k, item)) in map.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
+    write_joined(out, '{', '}', map, |out, (k, item)| {
         write_str(out, k);
         out.push(':');
         write(out, item);
+    });
+}
+
+/// Appends `[item,…]`, each item written by `each`.
+pub fn write_list<'a, T: 'a>(
+    out: &mut String,
+    items: impl IntoIterator<Item = &'a T>,
+    each: impl FnMut(&mut String, &'a T),
+) {
+    write_joined(out, '[', ']', items, each);
+}
+
+/// `open`, the items separated by commas, `close`.
+fn write_joined<I: IntoIterator>(
+    out: &mut String,
+    open: char,
+    close: char,
+    items: I,
+    mut each: impl FnMut(&mut String, I::Item),
+) {
+    out.push(open);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        each(out, item);
     }
-    out.push('}');
+    out.push(close);
 }
 
 /// `v` as compact JSON text ([`write`]).

@@ -16,7 +16,7 @@ use super::transport::Client;
 use super::{JsResult, args, json_arg};
 use crate::checkpoint::{self, Call, Payload, TupleConfig, TypedBytes, TypedValue};
 use crate::error::ErrorReport;
-use crate::json::write_str;
+use crate::json::{write_list, write_str};
 use crate::op::Step;
 
 fn json(field: &str, v: &JsValue) -> Result<Value, ErrorReport> {
@@ -135,16 +135,11 @@ fn typed_json(out: &mut String, v: &TypedValue, blobs: &Array) {
     data_json(out, &v.data, blobs);
 }
 
-/// `[item,…]`, each item written by `each`.
-fn list_json<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        each(out, item);
-    }
-    out.push(']');
+/// `"a","b"`: the two texts that open a value's, a ref's or a write's array.
+fn two_texts(out: &mut String, a: &str, b: &str) {
+    write_str(out, a);
+    out.push(',');
+    write_str(out, b);
 }
 
 /// A read's tuples, their values still serialized, as `[JSON text, blobs]`: the text of
@@ -159,7 +154,7 @@ fn list_json<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String,
 pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> JsResult<JsValue> {
     let blobs = Array::new();
     let mut out = String::from(r#"{"rows":"#);
-    list_json(&mut out, tuples, |out, t| {
+    write_list(&mut out, tuples, |out, t| {
         out.push_str(r#"{"config":"#);
         config_json(out, &t.config);
         if let Some(parent) = &t.parent_config {
@@ -171,11 +166,9 @@ pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> J
         out.push_str(r#","metadata":"#);
         write_str(out, &t.metadata);
         out.push_str(r#","values":"#);
-        list_json(out, &t.values, |out, v| {
+        write_list(out, &t.values, |out, v| {
             out.push('[');
-            write_str(out, &v.channel);
-            out.push(',');
-            write_str(out, &v.version);
+            two_texts(out, &v.channel, &v.version);
             out.push(',');
             match &v.value {
                 Some(value) => typed_json(out, value, &blobs),
@@ -184,26 +177,22 @@ pub(super) fn read_result(tuples: &[checkpoint::Tuple], count: Option<u64>) -> J
             out.push(']');
         });
         out.push_str(r#","refs":"#);
-        list_json(out, &t.refs, |out, r| {
+        write_list(out, &t.refs, |out, r| {
             out.push('[');
-            write_str(out, &r.channel);
-            out.push(',');
-            write_str(out, &r.version);
+            two_texts(out, &r.channel, &r.version);
             out.push(']');
         });
         out.push_str(r#","pendingWrites":"#);
-        list_json(out, &t.pending_writes, |out, w| {
+        write_list(out, &t.pending_writes, |out, w| {
             out.push('[');
-            write_str(out, &w.task_id);
-            out.push(',');
-            write_str(out, &w.channel);
+            two_texts(out, &w.task_id, &w.channel);
             out.push(',');
             typed_json(out, &w.value, &blobs);
             out.push(']');
         });
         if let Some(sends) = &t.pending_sends {
             out.push_str(r#","pendingSends":"#);
-            list_json(out, sends, |out, s| {
+            write_list(out, sends, |out, s| {
                 out.push('[');
                 typed_json(out, s, &blobs);
                 out.push(']');
