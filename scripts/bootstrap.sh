@@ -6,10 +6,31 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WASM_PACK_VERSION=0.15.1
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  log "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+# The Rust toolchain rust-toolchain.toml pins, with every component and target it lists.
+# rustup adds none of them by itself here (RUSTUP_AUTO_INSTALL=0, and it never completes a
+# toolchain that is already installed), so each is added when missing, for that toolchain.
+toolchain=$(toolchain_channel)
+if ! rustup toolchain list | grep -q "^$toolchain-"; then
+  log "rustup toolchain install $toolchain (rust-toolchain.toml)"
+  rustup toolchain install "$toolchain" --profile minimal --no-self-update || {
+    echo "bootstrap.sh: the Rust toolchain $toolchain (rust-toolchain.toml) is not installed and rustup could not install it; README \"Developing agentmem\" says what a machine needs" >&2
+    exit 1
+  }
 fi
+installed_components=$(rustup component list --installed --toolchain "$toolchain")
+for component in $(toolchain_list components); do
+  if ! grep -q "^$component\(-\|$\)" <<<"$installed_components"; then
+    log "rustup component add $component --toolchain $toolchain"
+    rustup component add "$component" --toolchain "$toolchain"
+  fi
+done
+installed_targets=$(rustup target list --installed --toolchain "$toolchain")
+for target in $(toolchain_list targets); do
+  if ! grep -qx "$target" <<<"$installed_targets"; then
+    log "rustup target add $target --toolchain $toolchain"
+    rustup target add "$target" --toolchain "$toolchain"
+  fi
+done
 
 cargo_tool() { # binary, crate, version, extra flags
   local bin=$1 crate=$2 version=$3; shift 3

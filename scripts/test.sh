@@ -9,11 +9,15 @@
 #                     the built package in Deno (deno test), Node and headless Chromium,
 #                     the LangGraph saver in Node (tests/langgraph/run.sh), and the packed
 #                     tarball installed into fresh projects (tests/install/run.sh)
+#   4. stable route:  the package built without unstable options (scripts/build.sh),
+#                     smoke-tested with the examples (scripts/example.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 start=$SECONDS
 
 "$ROOT/scripts/bootstrap.sh"
+log "environment: the pinned toolchain with what rust-toolchain.toml lists"
+"$ROOT/tests/env/toolchain_test.sh"
 
 log "format and lints"
 cargo fmt --all --check
@@ -65,5 +69,7 @@ log "layer 3: LangGraph saver in Node (upstream validation suite, RLS, faults, a
 "$ROOT/tests/langgraph/run.sh"
 log "layer 3: npm pack, the tarball installed into fresh projects (Node, Deno npm: and copied, esbuild and Vite in Chromium)"
 "$ROOT/tests/install/run.sh"
+log "stable route: the package built without unstable options (scripts/build.sh's fallback), smoke-tested with the examples"
+AGENTMEM_PKG="$ROOT/pkg-stable" AGENTMEM_BUILD_ROUTE=stable "$ROOT/scripts/example.sh"
 
 log "all layers passed in $((SECONDS - start))s"

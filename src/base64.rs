@@ -52,7 +52,7 @@ fn sextet(c: u8) -> Option<u32> {
 /// that fails here did not come from Postgres' `encode`; better to say so than to guess.
 pub fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
-    if s.len() % 4 != 0 {
+    if !s.len().is_multiple_of(4) {
         return Err(Base64Error::Length(s.len()));
     }
     let mut out = Vec::with_capacity(s.len() / 4 * 3);
@@ -88,7 +88,7 @@ pub fn decode_url(text: &str) -> Option<Vec<u8>> {
             c => c,
         })
         .collect();
-    while s.len() % 4 != 0 {
+    while !s.len().is_multiple_of(4) {
         s.push('=');
     }
     decode(&s).ok()

@@ -368,7 +368,9 @@ impl Parser<'_> {
             }
             None => text.to_owned(),
         };
-        Ok(Value::Number(Number::from_string_unchecked(text)))
+        // Number's FromStr (public API): with arbitrary_precision it keeps the text it is
+        // given, which the scan above has already checked against JSON's grammar.
+        text.parse::<Number>().map(Value::Number).map_err(|_| self.invalid_number())
     }
 
     fn digits(&mut self) {

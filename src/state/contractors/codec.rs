@@ -208,10 +208,10 @@ pub fn profile(v: &Value) -> Result<Map<String, Value>, StateError> {
     let m = input::object(v, "profile")?;
     let mut out = Map::new();
     let mut details = Map::new();
-    if let Some(d) = input::get(m, "details") {
-        if let Value::Object(d) = encode(Kind::Details, d, "profile.details")? {
-            details = d;
-        }
+    if let Some(d) = input::get(m, "details")
+        && let Value::Object(d) = encode(Kind::Details, d, "profile.details")?
+    {
+        details = d;
     }
     for (k, val) in m.iter().filter(|(k, v)| !v.is_null() && k.as_str() != "details") {
         if let Some(e) = managed("profile", k, "profile") {
