@@ -6,7 +6,10 @@
 #                               start everything (idempotent); prints URL and keys;
 #                               --fresh starts from an empty database; --test-fixtures also
 #                               applies supabase/optional/*.sql (as migrations) and
-#                               tests/fixtures/*.sql (test-only tables and functions)
+#                               tests/fixtures/*.sql (test-only tables and functions), and
+#                               turns on the gateway's /__gateway/* admin routes (fault
+#                               injection, request log) that the tests use; without it (or
+#                               AGENTMEM_GATEWAY_ADMIN=1) they answer 404
 #   scripts/stack.sh down       stop the gateway and Postgres
 #   scripts/stack.sh env        the stack's settings as shell assignments (source-able)
 #   scripts/stack.sh jwt SUB [ROLE] [SECONDS]   mint a user JWT (default role authenticated, 1 h)
@@ -64,6 +67,8 @@ up() {
     done
   fi
   mkdir -p "$GW_DIR"
+  local admin=()
+  [ "$fixtures" = 1 ] || [ "${AGENTMEM_GATEWAY_ADMIN:-}" = 1 ] && admin=(--admin)
   if gateway_running; then
     # Pick up new migrations without a restart, as PostgREST does.
     "$ROOT/scripts/postgres.sh" psql -X -q -c "notify pgrst, 'reload schema'"
@@ -72,7 +77,7 @@ up() {
     nohup "$GATEWAY_BIN" serve \
       --db-url "$("$ROOT/scripts/postgres.sh" url authenticator)" \
       --jwt-secret "$JWT_SECRET" --listen "127.0.0.1:$GW_PORT" \
-      --publishable-key "$PUBLISHABLE_KEY" --secret-key "$SECRET_KEY" --admin \
+      --publishable-key "$PUBLISHABLE_KEY" --secret-key "$SECRET_KEY" "${admin[@]}" \
       ${AGENTMEM_GATEWAY_ARGS:-} >"$GW_DIR/stdout" 2>"$GW_DIR/log" &
     echo $! >"$GW_DIR/pid"
     for _ in $(seq 1 100); do

@@ -75,9 +75,9 @@ impl Response {
     }
 }
 
-/// The settings every request makes, in `setup_sql`'s parameter order; `timezone` only
-/// with `Prefer: timezone`.
-const SETTINGS: [&str; 8] = [
+/// The settings every request makes, in `setup_sql`'s parameter order (then `timezone`
+/// with `Prefer: timezone`, then the role's own settings).
+const SETTINGS: [&str; 7] = [
     "search_path",
     "role",
     "request.jwt.claims",
@@ -85,7 +85,6 @@ const SETTINGS: [&str; 8] = [
     "request.path",
     "request.headers",
     "request.cookies",
-    "timezone",
 ];
 
 /// Who the request runs as.
@@ -173,7 +172,7 @@ impl App {
     }
 
     /// The request's settings as parameters, so the text depends only on how many there are.
-    fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer) -> Sql {
+    fn setup_sql(&self, req: &Request, auth: &Auth, prefer: &Prefer, schema: &SchemaCache) -> Sql {
         let mut claims = auth.claims.clone();
         claims.insert("role".into(), json!(auth.role));
         let headers: Map<String, Value> = req
@@ -199,8 +198,18 @@ impl App {
             Value::Object(headers).to_string(),
             Value::Object(cookies).to_string(),
         ];
-        params.extend(prefer.timezone.clone());
-        let sets: Vec<String> = SETTINGS[..params.len()]
+        let mut names: Vec<&str> = SETTINGS[..params.len()].to_vec();
+        if let Some(tz) = &prefer.timezone {
+            names.push("timezone");
+            params.push(tz.clone());
+        }
+        // The impersonated role's own settings (statement_timeout and the like), after the
+        // request's, as PostgREST applies them.
+        for (name, value) in schema.role_settings.get(&auth.role).into_iter().flatten() {
+            names.push(name);
+            params.push(value.clone());
+        }
+        let sets: Vec<String> = names
             .iter()
             .enumerate()
             .map(|(i, name)| format!("set_config({}, ${}, true)", literal(name), i + 1))
@@ -271,7 +280,7 @@ impl App {
             let (sql, kind) = self.table_plan(req, &schema, table, &q, &pairs, &prefer, media)?;
             (sql, kind, matches!(req.method, "GET" | "HEAD"))
         };
-        let setup = self.setup_sql(req, &auth, &prefer);
+        let setup = self.setup_sql(req, &auth, &prefer, &schema);
         let veto = veto_sql(&kind, singular, &prefer);
         let rollback = match prefer.tx_rollback {
             Some(r) => r,

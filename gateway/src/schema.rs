@@ -178,6 +178,10 @@ pub struct SchemaCache {
     pub functions: HashMap<String, Vec<Function>>,
     /// Every relationship, keyed by origin table.
     pub relationships: HashMap<String, Vec<Relationship>>,
+    /// Impersonated role settings (`ALTER ROLE anon SET statement_timeout = '3s'`): what each
+    /// role's requests set, in order (database-specific settings after role-wide ones, so
+    /// they win). Only settings a non-superuser may set, as PostgREST applies them.
+    pub role_settings: HashMap<String, Vec<(String, String)>>,
 }
 
 #[derive(Deserialize)]
@@ -185,6 +189,7 @@ struct Raw {
     tables: Option<Vec<Table>>,
     functions: Option<Vec<Function>>,
     foreign_keys: Option<Vec<ForeignKey>>,
+    role_settings: Option<HashMap<String, Vec<(String, String)>>>,
 }
 
 /// One round trip: everything as JSON, built by the catalog query itself.
@@ -268,9 +273,19 @@ fks AS (
   -- Foreign keys of partitions would make every embedding of the parent ambiguous.
   WHERE con.contype = 'f' AND n.nspname = {s} AND fn.nspname = {s} AND NOT c.relispartition AND NOT fc.relispartition
     AND con.conparentid = 0
+),
+role_settings AS (
+  SELECT r.rolname, json_agg(json_build_array(split_part(u.c, '=', 1), substr(u.c, strpos(u.c, '=') + 1))
+                             ORDER BY s.setdatabase, u.o) AS settings
+  FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole,
+       unnest(s.setconfig) WITH ORDINALITY u(c, o)
+  WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+    AND EXISTS (SELECT 1 FROM pg_settings g WHERE g.name = split_part(u.c, '=', 1) AND g.context = 'user')
+  GROUP BY r.rolname
 )
 SELECT json_build_object('tables', (SELECT json_agg(t) FROM tables), 'functions', (SELECT json_agg(f) FROM funcs),
-                         'foreign_keys', (SELECT json_agg(fk ORDER BY fk->>'name') FROM fks))::text
+                         'foreign_keys', (SELECT json_agg(fk ORDER BY fk->>'name') FROM fks),
+                         'role_settings', (SELECT json_object_agg(rolname, settings) FROM role_settings))::text
 "#
     )
 }
@@ -285,7 +300,8 @@ impl SchemaCache {
             functions.entry(f.name.clone()).or_default().push(f);
         }
         let relationships = relationships(&tables, &functions, &raw.foreign_keys.unwrap_or_default());
-        Ok(SchemaCache { schema: schema.to_owned(), tables, functions, relationships })
+        let role_settings = raw.role_settings.unwrap_or_default();
+        Ok(SchemaCache { schema: schema.to_owned(), tables, functions, relationships, role_settings })
     }
 }
 

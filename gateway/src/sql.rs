@@ -58,7 +58,10 @@ pub fn field_expr(qual: &str, field: &Field, table: Option<&Table>) -> String {
     let mut out = if is_json { base } else { format!("to_jsonb({base})") };
     for step in &field.path {
         out.push_str(if step.as_text { "->>" } else { "->" });
-        if !step.key.is_empty() && step.key.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+        // An array index is a whole integer (PostgREST's parser: an optional `-`, then
+        // digits); every other key, `--` and `-` included, is a quoted literal.
+        let digits = step.key.strip_prefix('-').unwrap_or(&step.key);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
             out.push_str(&step.key);
         } else {
             out.push_str(&literal(&step.key));
@@ -254,5 +257,15 @@ mod tests {
             " WHERE to_tsvector('english', \"t\".\"tsv\") @@ websearch_to_tsquery('english', 'cat')"
         );
         assert_eq!(where_of("name=eq.O'Brien"), " WHERE \"t\".\"name\" = 'O''Brien'");
+    }
+
+    #[test]
+    fn json_path_keys_are_literals_unless_whole_integers() {
+        // `--` would start an SQL comment if written bare.
+        assert_eq!(where_of("m->--=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'--' = '1'");
+        assert_eq!(where_of("m->>-=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->>'-' = '1'");
+        assert_eq!(where_of("m->1-2=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'1-2' = '1'");
+        assert_eq!(where_of("m->-1=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->-1 = '1'");
+        assert_eq!(where_of("m->a->>12=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->>12 = '1'");
     }
 }

@@ -22,9 +22,13 @@ struct Ids {
     checkpoint_id: Option<String>,
 }
 
-/// A string of `obj` at `path`, `None` when absent or null.
+/// An id of `obj` at `path` (at most [`input::MAX_ID_CHARS`]), `None` when absent or null.
 fn optional_string(obj: &Map<String, Value>, path: &str, key: &str) -> Result<Option<String>> {
-    Ok(input::get(obj, key).map(|v| input::string(v, &input::key(path, key))).transpose()?)
+    let Some(v) = input::get(obj, key) else { return Ok(None) };
+    let path = input::key(path, key);
+    let s = input::string(v, &path)?;
+    input::at_most(&s, &path, input::MAX_ID_CHARS)?;
+    Ok(Some(s))
 }
 
 /// `None` when the config had no `configurable`.
@@ -174,6 +178,7 @@ pub fn put_args(
     if id.is_empty() {
         return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must not be empty"));
     }
+    input::at_most(&id, "checkpoint.id", input::MAX_ID_CHARS)?;
     if let Some(versions) = input::get(checkpoint, "channel_versions") {
         input::object(versions, "checkpoint.channel_versions")?;
     }
@@ -185,7 +190,10 @@ pub fn put_args(
     let blobs = new_versions
         .iter()
         .map(|(channel, version)| {
-            let version = version_text(version, &format!("newVersions.{channel}"))?;
+            let path = input::key("newVersions", channel);
+            input::at_most(channel, &path, input::MAX_ID_CHARS)?;
+            let version = version_text(version, &path)?;
+            input::at_most(&version, &path, input::MAX_ID_CHARS)?;
             // A linear search: a graph has a handful of channels, and a map would only add code.
             let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
             Ok(match value {
@@ -298,8 +306,13 @@ pub fn put_writes_args(
     if task_id.is_empty() {
         return Err(CheckpointError::invalid("taskId", "taskId must not be empty"));
     }
+    input::at_most(task_id, "taskId", input::MAX_ID_CHARS)?;
+    input::at_most(task_path, "taskPath", 2000)?;
     if writes.is_empty() {
         return Ok(None);
+    }
+    for (i, (channel, _)) in writes.iter().enumerate() {
+        input::at_most(channel, &format!("writes[{i}][0]"), input::MAX_ID_CHARS)?;
     }
     let writes = writes
         .into_iter()

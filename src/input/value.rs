@@ -34,11 +34,21 @@ pub fn text(v: &Value, path: &str, max: usize) -> Result<String, Invalid> {
     if s.trim().is_empty() {
         return Err(Invalid::new(path, format!("{path} must not be empty")));
     }
+    at_most(&s, path, max)?;
+    Ok(s)
+}
+
+/// Ids a caller chooses (thread ids, namespaces, checkpoint and task ids, channel names,
+/// session ids) are at most this many characters; the SQL functions check the same.
+pub const MAX_ID_CHARS: usize = 255;
+
+/// `{path} is {n} characters; the limit is {max}` when `s` is longer than `max` characters.
+pub fn at_most(s: &str, path: &str, max: usize) -> Result<(), Invalid> {
     let n = s.chars().count();
     if n > max {
         return Err(Invalid::new(path, format!("{path} is {n} characters; the limit is {max}")));
     }
-    Ok(s)
+    Ok(())
 }
 
 pub fn boolean(v: &Value, path: &str) -> Result<bool, Invalid> {

@@ -16,12 +16,28 @@
 -- independent objects, and neither can notice the other: no squatting, no existence
 -- oracle.
 --
---   a signed-in user (role authenticated)  the JWT's `sub` (a UUID); a token without a
---                                          valid `sub` is refused (PT401 → HTTP 401)
+--   a signed-in user (role authenticated)  the JWT's `sub`, a user of auth.users; a token
+--                                          without a valid `sub`, or whose user no longer
+--                                          exists (deleted), is refused (PT401 → HTTP 401)
 --   the service role (or a direct database the service tenant, the nil UUID, unless the
 --   connection as a BYPASSRLS/superuser     request carries `x-agentmem-tenant: <user uuid>`
---   role)                                  to act for that user
+--   role)                                  to act for that user, who must exist in
+--                                          auth.users (anything else: 42501, one answer
+--                                          whether or not the id exists)
 --   anon, or any other role                refused (42501)
+--
+-- The service tenant is a key space like a user's: an id the service role names without
+-- acting for someone is its own, never another tenant's. A thread id of the form
+-- '<uuid>/…' (how a user's thread is keyed) or of a shared scope is refused to it: server
+-- code reaches a user's data only by acting for the user, and a deal's threads only by
+-- acting for a member of the deal.
+--
+-- Rows keep their keys and the database keeps their bookkeeping (the helpers below):
+--   keys          the tenant column and every column of the primary and unique keys
+--                 cannot change by UPDATE (42501): a row never moves to another key space
+--   bookkeeping   created_at / updated_at (and similar columns, per table) are set by
+--                 triggers; whatever a caller writes into them is ignored
+--   lengths       ids a client chooses are at most 255 characters (22023 naming the field)
 --
 -- Shared key spaces are explicit: LangGraph threads may be shared by a scope (the opt-in
 -- supabase/optional/langgraph_deal_scoped.sql shares `cim-{dealId}-…` threads with the
@@ -113,6 +129,24 @@ as $$
   select p_text ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
 $$;
 
+-- Whether p_id is a user of Supabase Auth. SECURITY DEFINER: the API roles cannot read
+-- auth.users. It answers only the questions agentmem.tenant() asks, so it is no oracle of
+-- user ids: the service role about anyone, a signed-in user about their own sub (false
+-- otherwise). agentmem.tenant() remembers the last user it found for the rest of the
+-- transaction (agentmem.known_user), so a request looks the user up once.
+create or replace function agentmem.user_exists(p_id uuid)
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select coalesce((agentmem.is_service()
+                   or p_id::text operator(pg_catalog.=)
+                      pg_catalog.lower(nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))
+                  and exists (select 1 from auth.users u where u.id operator(pg_catalog.=) p_id), false)
+$$;
+
 -- The caller's tenant, or an error that says why there is none.
 create or replace function agentmem.tenant()
 returns uuid
@@ -134,16 +168,27 @@ begin
       raise exception 'agentmem: only the service role may act for another user (x-agentmem-tenant)'
         using errcode = '42501';
     end if;
+    if current_setting('agentmem.known_user', true) is distinct from v_sub then
+      if not agentmem.user_exists(v_sub::uuid) then
+        raise exception 'agentmem: this token''s user does not exist (deleted?)'
+          using errcode = 'PT401', hint = 'sign in again';
+      end if;
+      perform set_config('agentmem.known_user', v_sub, true);
+    end if;
     return v_sub::uuid;
   end if;
   if v_role <> 'anon' and agentmem.is_service() then
     if v_acting is null then
       return agentmem.service_tenant();
     end if;
-    if not agentmem.is_uuid(v_acting) then
-      raise exception 'agentmem: x-agentmem-tenant must be a user id (a UUID), got %', quote_literal(v_acting)
-        using errcode = '22023';
+    -- One answer for every id that is not a user's: malformed, unknown, deleted, a deal's.
+    if not agentmem.is_uuid(v_acting) or v_acting::uuid = agentmem.service_tenant()
+       or (current_setting('agentmem.known_user', true) is distinct from v_acting
+           and not agentmem.user_exists(v_acting::uuid)) then
+      raise exception 'agentmem: x-agentmem-tenant must be the id of an existing user'
+        using errcode = '42501', hint = 'the service role acts only for users of auth.users';
     end if;
+    perform set_config('agentmem.known_user', v_acting, true);
     return v_acting::uuid;
   end if;
   raise exception 'agentmem: sign in first: role % has no access', v_role using errcode = '42501';
@@ -151,7 +196,7 @@ end;
 $$;
 
 comment on function agentmem.tenant() is
-  'The key space of the caller: the JWT sub of a signed-in user; the nil UUID for the service role unless it sends x-agentmem-tenant: <user id>. Refuses anon and tokens without a user.';
+  'The key space of the caller: the JWT sub of a signed-in user (who must exist in auth.users); the nil UUID for the service role unless it sends x-agentmem-tenant: <id of an existing user>. Refuses anon and tokens without a user.';
 
 -- Whether the caller works across tenants: the service role not acting for a user.
 -- (Administrative functions such as checkpoint retention then cover every tenant.)
@@ -162,6 +207,23 @@ stable
 as $$
   select agentmem.tenant() = agentmem.service_tenant()
      and nullif(current_setting('request.headers', true), '')::jsonb ->> 'x-agentmem-tenant' is null
+$$;
+
+-- Ids a client chooses: present and at most 255 characters, or 22023 naming the field.
+-- (Keys are indexed; a few kilobytes of id would fail in the index with its internals.)
+create or replace function agentmem.check_id(p_field text, p_id text, p_max integer default 255)
+returns void
+language plpgsql
+immutable
+as $$
+begin
+  if p_id is null then
+    raise exception '% is required', p_field using errcode = '22023';
+  end if;
+  if char_length(p_id) > p_max then
+    raise exception '% is % characters; the limit is %', p_field, char_length(p_id), p_max using errcode = '22023';
+  end if;
+end;
 $$;
 
 -- LangGraph threads -----------------------------------------------------------------------
@@ -194,25 +256,35 @@ as $$
 $$;
 
 -- The key of the caller's thread p_thread_id. A shared thread outside the caller's scopes
--- is refused whether or not it exists.
+-- is refused whether or not it exists; so is, to the service tenant, an id in the form of
+-- another tenant's key ('<uuid>/…'): the service role reaches other key spaces only by
+-- acting for a user (x-agentmem-tenant), never through an id a client chose.
 create or replace function agentmem.thread_key(p_thread_id text)
 returns text
 language plpgsql
 stable
 as $$
 declare
-  v_scope  uuid := agentmem.thread_scope(p_thread_id);
+  v_scope  uuid;
   v_tenant uuid := agentmem.tenant();
 begin
+  perform agentmem.check_id('thread_id', p_thread_id);
+  v_scope := agentmem.thread_scope(p_thread_id);
   if v_scope is not null then
     -- The service role acting for a user is that user here too: a member or nothing.
-    if v_scope = any (agentmem.thread_tenants()) or agentmem.sees_all_tenants() then
+    if v_scope = any (agentmem.thread_tenants()) then
       return p_thread_id;
     end if;
     raise exception 'agentmem: thread % is shared with the members of its scope only', quote_literal(p_thread_id)
-      using errcode = '42501';
+      using errcode = '42501',
+            hint = 'server code (the service role) reaches it acting for a member (x-agentmem-tenant)';
   end if;
   if v_tenant = agentmem.service_tenant() then
+    if p_thread_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/' then
+      raise exception 'agentmem: thread ids of the form ''<uuid>/…'' are refused to the service role: they name another tenant''s thread'
+        using errcode = '42501',
+              hint = 'act for the user (x-agentmem-tenant; client.actingFor(userId)) and name the thread by its own id';
+    end if;
     return p_thread_id;
   end if;
   return v_tenant::text || '/' || p_thread_id;
@@ -232,12 +304,18 @@ as $$
   end
 $$;
 
--- Keeps tenant_id and thread_id of a checkpoint row in step with its thread_key.
+-- Keeps tenant_id and thread_id of a checkpoint row in step with its thread_key, and its
+-- created_at the database's (retention trusts it).
 create or replace function agentmem.thread_row_derive()
 returns trigger
 language plpgsql
 as $$
 begin
+  if tg_op = 'INSERT' then
+    new.created_at := pg_catalog.now();
+  else
+    new.created_at := old.created_at;
+  end if;
   new.tenant_id := agentmem.thread_key_tenant(new.thread_key);
   new.thread_id := case when new.tenant_id = agentmem.service_tenant()
                           or new.thread_key !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/'
@@ -331,12 +409,28 @@ begin
 end;
 $$;
 
+-- An UPDATE that would change a key column (the trigger of agentmem.protect fires only then).
+create or replace function agentmem.refuse_key_change()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  raise exception 'agentmem: the keys of % (%) cannot change; write a new row instead', tg_table_name, tg_argv[0]
+    using errcode = '42501';
+end;
+$$;
+
 -- Row-level security for one table: the caller's tenant (or `p_visible`) for every
 -- command; anon nothing; the grants of agentmem.grant_table (p_user_privileges: what
 -- authenticated gets); TRUNCATE (which RLS does not govern) refused to non-service roles
--- even if a later migration grants it. Re-running replaces the policies.
+-- even if a later migration grants it; the tenant column, every NOT NULL column of the
+-- primary and unique keys and `p_immutable` refused to UPDATE (a trigger whose WHEN clause compares
+-- them, so an update that leaves them alone costs no function call). Re-running replaces
+-- the policies and triggers.
 create or replace function agentmem.protect(p_table regclass, p_tenant_col name, p_visible text default null,
-                                            p_user_privileges text default 'select, insert, update, delete')
+                                            p_user_privileges text default 'select, insert, update, delete',
+                                            p_immutable name[] default '{}')
 returns void
 language plpgsql
 set search_path = ''
@@ -344,6 +438,7 @@ as $$
 declare
   v_rule text := coalesce(p_visible, format('%I = (select agentmem.tenant())', p_tenant_col));
   v_policy record;
+  v_keys name[];
 begin
   insert into agentmem.tenant_tables as t (table_name, tenant_col, visible)
   values (p_table, p_tenant_col, p_visible)
@@ -365,7 +460,85 @@ begin
 
   execute format('drop trigger if exists refuse_truncate on %s', p_table);
   execute format('create trigger refuse_truncate before truncate on %s for each statement execute function agentmem.refuse_truncate()', p_table);
+
+  select array_agg(k order by k) into v_keys
+    from (select a.attname as k
+            from pg_catalog.pg_index i
+            join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = any (i.indkey)
+           where i.indrelid = p_table and (i.indisprimary or i.indisunique)
+             -- A nullable column of a unique key is a reference that may be cleared
+             -- (contractors.contractor_lead_id: ON DELETE SET NULL), not an identity.
+             and a.attnotnull
+          union select p_tenant_col
+          union select unnest(p_immutable)) keys;
+  -- Named to fire before the table's other BEFORE UPDATE triggers (alphabetical order), so
+  -- it sees the caller's values, not ones a later trigger derives.
+  execute format('drop trigger if exists agentmem_keys_immutable on %s', p_table);
+  execute format('create trigger agentmem_keys_immutable before update on %s for each row when (%s) '
+                 'execute function agentmem.refuse_key_change(%L)',
+                 p_table,
+                 (select string_agg(format('old.%1$I is distinct from new.%1$I', k), ' or ') from unnest(v_keys) k),
+                 array_to_string(v_keys, ', '));
 end;
+$$;
+-- The signature before p_immutable (re-running this file over an older one).
+drop function if exists agentmem.protect(regclass, name, text, text);
+
+-- Bookkeeping the database keeps: what a caller writes into these columns is ignored.
+-- created_at / updated_at (timestamptz): the insert's time; updated_at moves on every update.
+create or replace function agentmem.stamp_times()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    new.created_at := pg_catalog.now();
+  else
+    new.created_at := old.created_at;
+  end if;
+  new.updated_at := pg_catalog.now();
+  return new;
+end;
+$$;
+
+-- created_at alone (rows that never change their content).
+create or replace function agentmem.stamp_created()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    new.created_at := pg_catalog.now();
+  else
+    new.created_at := old.created_at;
+  end if;
+  return new;
+end;
+$$;
+
+-- Installs a bookkeeping trigger (one of the functions above, or a table's own) on a table,
+-- for inserts and updates. Re-running replaces it.
+create or replace function agentmem.keep_bookkeeping(p_table regclass, p_function regproc)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  execute format('drop trigger if exists agentmem_bookkeeping on %s', p_table);
+  execute format('create trigger agentmem_bookkeeping before insert or update on %s for each row execute function %s()',
+                 p_table, p_function);
+end;
+$$;
+
+-- The current time in milliseconds since the epoch (the state tables' timestamps).
+create or replace function agentmem.now_ms()
+returns bigint
+language sql
+stable
+as $$
+  select (extract(epoch from pg_catalog.clock_timestamp()) * 1000)::bigint
 $$;
 
 -- Deleting a user -------------------------------------------------------------------------
@@ -397,8 +570,11 @@ create trigger agentmem_forget_user
 select agentmem.expose(
   'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',
   'agentmem.tenant()', 'agentmem.sees_all_tenants()', 'agentmem.thread_scope(text)', 'agentmem.thread_tenants()',
-  'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)');
+  'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
+  'agentmem.now_ms()', 'agentmem.user_exists(uuid)');
 select agentmem.keep_private(
   'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.expose(regprocedure[])',
   'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
-  'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text)', 'agentmem.forget_user()');
+  'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text, name[])', 'agentmem.forget_user()',
+  'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
+  'agentmem.keep_bookkeeping(regclass, regproc)');

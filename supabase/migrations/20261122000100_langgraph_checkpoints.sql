@@ -25,8 +25,9 @@
 -- keyed by `thread_key` ('<user uuid>/<thread id>' for a user's thread, the bare thread id
 -- for the service tenant and for shared scopes); `tenant_id` and `thread_id` are derived
 -- from it by a trigger. Two users who pick the same thread id have two threads. The
--- service role reaches a user's thread T as '<user uuid>/T', or as T while acting for the
--- user (x-agentmem-tenant). Shared threads are opt-in: supabase/optional/langgraph_deal_scoped.sql.
+-- service role reaches a user's thread T only as T while acting for the user
+-- (x-agentmem-tenant); an id '<uuid>/…' is refused to it. Shared threads are opt-in:
+-- supabase/optional/langgraph_deal_scoped.sql.
 -- LangGraph's own PostgresSaver can read and write the same threads through
 -- supabase/optional/langgraph_postgres_saver.sql.
 --
@@ -126,7 +127,8 @@ begin
     -- (a membership query with the deal-scope option) are looked up only for rows that
     -- are not the caller's own.
     perform agentmem.protect(format('public.%I', t)::regclass, 'tenant_id',
-                             'tenant_id = (select agentmem.tenant()) or tenant_id = any ((select agentmem.thread_tenants())::uuid[])');
+                             'tenant_id = (select agentmem.tenant()) or tenant_id = any ((select agentmem.thread_tenants())::uuid[])',
+                             p_immutable => '{thread_id}');
   end loop;
 end
 $$;
@@ -230,10 +232,52 @@ as $$
   order by p.n
 $$;
 
+-- Insert-once rows (blobs, pending writes): a second write of the same key with the same
+-- content is a no-op (a retried request), with other content a conflict (23505 → HTTP
+-- 409), never a silent keep-the-first: an acknowledged write always reads back as written.
+-- Called from an ON CONFLICT ... DO UPDATE ... WHERE clause, which it ends.
+create or replace function agentmem.langgraph_conflict(p_what text)
+returns boolean
+language plpgsql
+as $$
+begin
+  raise exception 'agentmem: % is already stored with other content', p_what
+    using errcode = '23505',
+          hint = 'a value, once written at a version, never changes: write it at a new version (another writer may have used this one)';
+end;
+$$;
+
+-- The ids of one checkpoint value or pending write: each at most 255 characters, and all
+-- together small enough for their primary key's index entry (whose limit, 2,704 bytes,
+-- would otherwise surface as an internal error).
+create or replace function agentmem.langgraph_check_key(p_fn text, p_key text, variadic p_parts text[])
+returns void
+language plpgsql
+immutable
+as $$
+declare
+  v_bytes integer := octet_length(p_key);
+  v_names text[] := '{}';
+  n integer;
+begin
+  -- p_parts: name, value, name, value, ...
+  for n in 1 .. coalesce(array_length(p_parts, 1), 0) by 2 loop
+    perform agentmem.check_id(p_fn || ': ' || p_parts[n], p_parts[n + 1]);
+    v_bytes := v_bytes + octet_length(p_parts[n + 1]);
+    v_names := v_names || p_parts[n];
+  end loop;
+  if v_bytes > 2400 then
+    raise exception '%: the thread id and % are more than 2,400 bytes of UTF-8 together', p_fn, array_to_string(v_names, ', ')
+      using errcode = '22023';
+  end if;
+end;
+$$;
+
 -- RPC: put --------------------------------------------------------------------------------
 -- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
 -- base64 or null (type "empty"), text a value that is text (stored as its UTF-8 bytes).
--- Existing (channel, version) rows are kept as they are.
+-- A (channel, version) already stored with the same value is kept; with another value the
+-- put fails (23505, agentmem.langgraph_conflict) and writes nothing.
 create or replace function public.langgraph_put(
   p_thread_id text,
   p_checkpoint_ns text,
@@ -285,12 +329,25 @@ begin
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_key(p_thread_id);
+  perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns, 'p_checkpoint_id', p_checkpoint_id);
+  perform agentmem.check_id('langgraph_put: p_parent_checkpoint_id', coalesce(p_parent_checkpoint_id, ''));
+  perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns,
+                                       'channel', b ->> 'channel', 'version', b ->> 'version')
+     from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b;
+  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
+              group by b ->> 'channel', b ->> 'version' having count(*) > 1) then
+    raise exception 'langgraph_put: p_blobs names one channel at one version twice' using errcode = '22023';
+  end if;
 
-  insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob, utf8)
+  insert into public.langgraph_checkpoint_blobs as x (thread_key, checkpoint_ns, channel, version, type, blob, utf8)
   select v_key, v_ns, b ->> 'channel', b ->> 'version', b ->> 'type',
          coalesce(convert_to(b ->> 'text', 'UTF8'), decode(b ->> 'blob', 'base64')), b ? 'text'
     from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
-  on conflict (thread_key, checkpoint_ns, channel, version) do nothing;
+  on conflict (thread_key, checkpoint_ns, channel, version) do update set type = excluded.type
+   where case when (x.type, x.blob) is distinct from (excluded.type, excluded.blob)
+              then agentmem.langgraph_conflict(format('channel %s at version %s', quote_literal(excluded.channel),
+                                                      quote_literal(excluded.version)))
+              else false end;
 
   insert into public.langgraph_checkpoints
     (thread_key, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
@@ -313,7 +370,8 @@ $$;
 -- value that is text. idx may be
 -- omitted: it then defaults to WRITES_IDX_MAP[channel] or the element's position (0-based).
 -- All channels special (__error__, __scheduled__, __interrupt__, __resume__): upsert (the
--- last element wins for a repeated idx); otherwise insert-once (existing rows are kept).
+-- last element wins for a repeated idx); otherwise insert-once: a write already stored
+-- with the same content is kept, with other content the call fails (23505) and writes nothing.
 create or replace function public.langgraph_put_writes(
   p_thread_id text,
   p_checkpoint_ns text,
@@ -358,6 +416,11 @@ begin
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_key(p_thread_id);
+  perform agentmem.langgraph_check_key('langgraph_put_writes', v_key, 'p_checkpoint_ns', v_ns,
+                                       'p_checkpoint_id', p_checkpoint_id, 'p_task_id', p_task_id);
+  perform agentmem.check_id('langgraph_put_writes: p_task_path', v_path, 2000);
+  perform agentmem.check_id('langgraph_put_writes: channel', w ->> 'channel')
+     from jsonb_array_elements(p_writes) w;
   if jsonb_array_length(p_writes) = 0 then
     return 0;
   end if;
@@ -384,7 +447,12 @@ begin
       utf8 = excluded.utf8,
       task_path = excluded.task_path;
   else
-    insert into public.langgraph_checkpoint_writes
+    if exists (select 1 from jsonb_array_elements(p_writes) with ordinality as e(w, o)
+                group by coalesce((w ->> 'idx')::integer, -array_position(v_special, w ->> 'channel'), (o - 1)::integer)
+               having count(*) > 1) then
+      raise exception 'langgraph_put_writes: p_writes has two writes at one idx' using errcode = '22023';
+    end if;
+    insert into public.langgraph_checkpoint_writes as x
       (thread_key, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob, utf8)
     select v_key, v_ns, p_checkpoint_id, p_task_id, v_path,
            coalesce((w ->> 'idx')::integer,
@@ -394,7 +462,11 @@ begin
            coalesce(convert_to(w ->> 'text', 'UTF8'), decode(w ->> 'blob', 'base64')), w ? 'text'
       from jsonb_array_elements(p_writes) with ordinality as e(w, o)
      order by o
-    on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do nothing;
+    on conflict (thread_key, checkpoint_ns, checkpoint_id, task_id, idx) do update set type = excluded.type
+     where case when (x.channel, x.type, x.blob) is distinct from (excluded.channel, excluded.type, excluded.blob)
+                then agentmem.langgraph_conflict(format('the pending write %s of task %s', excluded.idx,
+                                                        quote_literal(excluded.task_id)))
+                else false end;
   end if;
   get diagnostics v_count = row_count;
   return v_count;
@@ -661,6 +733,8 @@ $$;
 
 -- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
+  'agentmem.langgraph_conflict(text)',
+  'agentmem.langgraph_check_key(text, text, text[])',
   'agentmem.langgraph_value(bytea, boolean)',
   'agentmem.langgraph_pending_sends(text, text, text)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',

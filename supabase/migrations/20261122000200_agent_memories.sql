@@ -158,8 +158,11 @@ create index if not exists memory_access_log_session_idx on public.memory_access
   where session_id is not null;
 
 -- Triggers --------------------------------------------------------------------------------
--- updated_at moves when the memory itself changes, not when it is merely accessed.
-
+-- Bookkeeping the database keeps (20261121000100_tenancy.sql): created_at is the insert's
+-- time; updated_at moves when the memory itself changes, not when it is merely accessed;
+-- access_count and last_accessed_at start at 0 / null and move only when agentmem's
+-- functions record an access (they set agentmem.recording_access for their statement).
+-- Whatever a caller writes into these columns is ignored.
 create or replace function public.agent_memories_set_updated_at()
 returns trigger
 language plpgsql
@@ -167,9 +170,19 @@ security invoker
 set search_path = public, extensions
 as $$
 begin
+  if tg_op = 'INSERT' then
+    new.created_at := now();
+    new.updated_at := now();
+    new.access_count := 0;
+    new.last_accessed_at := null;
+    return new;
+  end if;
   new.created_at := old.created_at;
-  if new.user_id          is distinct from old.user_id
-  or new.agent_id         is distinct from old.agent_id
+  if current_setting('agentmem.recording_access', true) is distinct from 'on' then
+    new.access_count := old.access_count;
+    new.last_accessed_at := old.last_accessed_at;
+  end if;
+  if new.agent_id         is distinct from old.agent_id
   or new.session_id       is distinct from old.session_id
   or new.content          is distinct from old.content
   or new.memory_type      is distinct from old.memory_type
@@ -187,14 +200,28 @@ $$;
 
 drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
 create trigger agent_memories_set_updated_at
-  before update on public.agent_memories
+  before insert or update on public.agent_memories
   for each row execute function public.agent_memories_set_updated_at();
+
+-- A log row's accessed_at is the time it is written.
+create or replace function agentmem.memory_access_log_bookkeeping()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.accessed_at := case when tg_op = 'INSERT' then pg_catalog.now() else old.accessed_at end;
+  return new;
+end;
+$$;
 
 -- Row-level security and grants -----------------------------------------------------------
 -- The tenancy template; the access log is append-only for users (no update).
 select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
 select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
+select agentmem.keep_bookkeeping('public.memory_references', 'agentmem.stamp_created');
+select agentmem.keep_bookkeeping('public.memory_access_log', 'agentmem.memory_access_log_bookkeeping');
 
 -- Types -----------------------------------------------------------------------------------
 -- The RPCs' result: a memory without its embedding and tsvector, plus the similarity.
@@ -430,6 +457,8 @@ begin
     perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
   end if;
 
+  -- The access columns move only inside this statement (agent_memories_set_updated_at).
+  perform set_config('agentmem.recording_access', case when v_record then 'on' else '' end, true);
   return query
   with nearest as materialized (
     -- Top N by distance first (index-friendly ORDER BY ... LIMIT), the threshold after:
@@ -482,6 +511,7 @@ begin
   from matches x
   left join bumped b on b.id = x.id
   order by x.distance, x.id;
+  perform set_config('agentmem.recording_access', '', true);
 end;
 $$;
 
@@ -513,6 +543,8 @@ begin
       using errcode = '22023';
   end if;
 
+  -- The access columns move only inside this statement (agent_memories_set_updated_at).
+  perform set_config('agentmem.recording_access', 'on', true);
   -- Locked in id order first, as search_agent_memories does, so the two never deadlock.
   with locked as (
     select m.id from public.agent_memories m
@@ -533,6 +565,7 @@ begin
     select b.id, b.user_id, b.agent_id, v_type from bumped b
   )
   select count(*) into v_count from bumped;
+  perform set_config('agentmem.recording_access', '', true);
 
   return v_count;
 end;
@@ -585,6 +618,8 @@ begin
     raise exception 'min_importance must be between 0 and 1 (got %)', v_min using errcode = '22023';
   end if;
 
+  -- The access columns move only inside this statement (agent_memories_set_updated_at).
+  perform set_config('agentmem.recording_access', 'on', true);
   return query
   with candidates as (
     select m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type,
@@ -643,6 +678,7 @@ begin
   from chosen x
   left join bumped b on b.id = x.id
   order by x.rank;
+  perform set_config('agentmem.recording_access', '', true);
 end;
 $$;
 
@@ -876,6 +912,6 @@ select agentmem.expose(
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
 select agentmem.expose_to_service('public.set_agent_memory_dimensions(integer)');
-select agentmem.keep_private('public.agent_memories_set_updated_at()');
+select agentmem.keep_private('public.agent_memories_set_updated_at()', 'agentmem.memory_access_log_bookkeeping()');
 
 notify pgrst, 'reload schema';

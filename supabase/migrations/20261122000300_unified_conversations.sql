@@ -107,6 +107,9 @@ create index if not exists unified_conversations_updated_idx on public.unified_c
 -- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.unified_conversations', 'tenant_id');
 select agentmem.protect('public.unified_conversation_memory', 'tenant_id');
+-- created_at / updated_at are the database's (20261121000100_tenancy.sql).
+select agentmem.keep_bookkeeping('public.unified_conversations', 'agentmem.stamp_times');
+select agentmem.keep_bookkeeping('public.unified_conversation_memory', 'agentmem.stamp_times');
 
 -- Functions -------------------------------------------------------------------------------
 -- ISO 8601 UTC with microseconds, as the original's datetime.utcnow().isoformat() plus "Z".

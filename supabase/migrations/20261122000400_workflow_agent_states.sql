@@ -10,10 +10,12 @@
 -- type of each JSONB column, and row-level security per tenant.
 --
 -- Tenancy (20261121000100_tenancy.sql): tenant_id, part of every key, so a session_id
--- names a different state in each tenant. user_id is the schema's VARCHAR(255) data
--- field; it defaults to the tenant's user id as text (null for the service tenant).
+-- names a different state in each tenant. user_id is the schema's VARCHAR(255) field; the
+-- database sets it to the tenant's user id as text (null for the service tenant).
 --
--- Timestamps are milliseconds since the epoch (BIGINT), as the workflow agent keeps them.
+-- Timestamps are milliseconds since the epoch (BIGINT), as the workflow agent keeps them,
+-- and the database's: created_at when the row is inserted, updated_at on every update.
+-- What a caller sends for user_id, created_at or updated_at is ignored.
 --
 -- Functions (SECURITY INVOKER, one request each):
 --   create_workflow_state(p_state)              insert; a retry of the same create
@@ -118,6 +120,29 @@ create index if not exists idx_workflow_agent_states_debug_result_gin on public.
 -- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.workflow_agent_states', 'tenant_id');
 
+-- Bookkeeping the database keeps (20261121000100_tenancy.sql), whatever a caller writes:
+-- user_id is the row's tenant when that is a user (null for the service tenant);
+-- created_at is the insert's time and updated_at moves forward on every update, strictly
+-- increasing (both in ms).
+create or replace function agentmem.workflow_state_bookkeeping()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.user_id := (nullif(new.tenant_id, agentmem.service_tenant()))::text;
+  if tg_op = 'INSERT' then
+    new.created_at := agentmem.now_ms();
+    new.updated_at := new.created_at;
+  else
+    new.created_at := old.created_at;
+    new.updated_at := greatest(agentmem.now_ms(), old.updated_at + 1);
+  end if;
+  return new;
+end;
+$$;
+select agentmem.keep_bookkeeping('public.workflow_agent_states', 'agentmem.workflow_state_bookkeeping');
+
 -- Functions -------------------------------------------------------------------------------
 
 -- The keys a WorkflowState may carry (the columns but id), and the removed ones.
@@ -170,9 +195,10 @@ begin
     raise exception 'state.session_id is required' using errcode = '22023';
   end if;
   v_new.tenant_id := v_tenant;
-  v_new.user_id := coalesce(v_new.user_id, nullif(v_tenant, agentmem.service_tenant())::text);
-  v_new.created_at := coalesce(v_new.created_at, (extract(epoch from now()) * 1000)::bigint);
-  v_new.updated_at := coalesce(v_new.updated_at, v_new.created_at);
+  -- user_id, created_at and updated_at are the database's (workflow_state_bookkeeping).
+  v_new.user_id := null;
+  v_new.created_at := 0;
+  v_new.updated_at := 0;
   v_new.stage := coalesce(v_new.stage, 'clarification');
   v_new.intent_summary := coalesce(v_new.intent_summary, '');
   v_new.conversations := coalesce(v_new.conversations, '[]'::jsonb);
@@ -196,7 +222,8 @@ begin
   if v_row.id is null then
     select * into v_row from public.workflow_agent_states
      where tenant_id = v_tenant and session_id = v_new.session_id;
-    if v_row.id is null or (to_jsonb(v_row) - 'id') is distinct from (to_jsonb(v_new) - 'id') then
+    if v_row.id is null or (to_jsonb(v_row) - 'id' - 'user_id' - 'created_at' - 'updated_at')
+                           is distinct from (to_jsonb(v_new) - 'id' - 'user_id' - 'created_at' - 'updated_at') then
       raise exception 'workflow state % already exists', quote_literal(v_new.session_id)
         using errcode = '23505', detail = 'session_id is unique; update the existing state instead';
     end if;
@@ -244,10 +271,8 @@ begin
   if v_new.stage is distinct from v_old.stage then
     v_new.previous_stage := v_old.stage;
   end if;
-  v_new.updated_at := greatest((extract(epoch from clock_timestamp()) * 1000)::bigint, v_old.updated_at + 1);
-
   update public.workflow_agent_states set
-    updated_at = v_new.updated_at, stage = v_new.stage, previous_stage = v_new.previous_stage,
+    stage = v_new.stage, previous_stage = v_new.previous_stage,
     intent_summary = v_new.intent_summary, conversations = v_new.conversations,
     execution_history = v_new.execution_history, clarification_context = v_new.clarification_context,
     gap_status = v_new.gap_status, identified_gaps = v_new.identified_gaps,
@@ -268,5 +293,6 @@ select agentmem.expose(
   'agentmem.workflow_state_check_keys(jsonb, text)',
   'public.create_workflow_state(jsonb)',
   'public.update_workflow_state(text, jsonb)');
+select agentmem.keep_private('agentmem.workflow_state_bookkeeping()');
 
 notify pgrst, 'reload schema';

@@ -83,6 +83,21 @@ create index if not exists research_sessions_tenant_idx on public.research_sessi
 select agentmem.protect('public.research_sessions', 'tenant_id');
 select agentmem.protect('public.research_drafts', 'tenant_id');
 
+-- A draft's created_at (ms) is the database's clock, whatever a caller writes
+-- (20261121000100_tenancy.sql). A session's start_time and last_update are SessionState
+-- fields, the caller's.
+create or replace function agentmem.research_draft_bookkeeping()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.created_at := case when tg_op = 'INSERT' then agentmem.research_now_ms() else old.created_at end;
+  return new;
+end;
+$$;
+select agentmem.keep_bookkeeping('public.research_drafts', 'agentmem.research_draft_bookkeeping');
+
 -- Functions -------------------------------------------------------------------------------
 create or replace function agentmem.research_now_ms()
 returns bigint
@@ -257,5 +272,6 @@ select agentmem.expose(
   'public.save_research_session(jsonb)',
   'public.save_research_draft(uuid, text, text, text, jsonb)',
   'public.research_workflow_summary(text)');
+select agentmem.keep_private('agentmem.research_draft_bookkeeping()');
 
 notify pgrst, 'reload schema';

@@ -170,6 +170,9 @@ create index if not exists contractor_leads_updated_idx on public.contractor_lea
 -- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.contractor_leads', 'tenant_id');
 select agentmem.protect('public.contractors', 'tenant_id');
+-- created_at / updated_at are the database's (20261121000100_tenancy.sql).
+select agentmem.keep_bookkeeping('public.contractor_leads', 'agentmem.stamp_times');
+select agentmem.keep_bookkeeping('public.contractors', 'agentmem.stamp_times');
 
 -- Helpers ---------------------------------------------------------------------------------
 

@@ -19,9 +19,12 @@
 -- agentmem.deal_tenant(dealId)), which every member of the deal's organization
 -- (organization_members of deals.organization_id) may read and write, and nobody else.
 -- A non-member can neither read, create nor append to such a thread, and is answered the
--- same (42501) whether the thread or the deal exists or not. The service role writes
--- deal threads into the deal's key space too, so LangGraph's PostgresSaver on the server
--- and the members' browsers see one thread. Other threads stay private.
+-- same (42501) whether the thread or the deal exists or not. Server code reaches a deal's
+-- threads as a member would: AgentmemSaver on the service role acting for a member
+-- (x-agentmem-tenant; not acting for anyone, or for a non-member, it is refused like an
+-- outsider), or LangGraph's PostgresSaver on a direct connection
+-- (langgraph_postgres_saver.sql), whose rows land in the deal's key space too, so the
+-- server and the members' browsers see one thread. Other threads stay private.
 --
 -- Tables `organizations`, `organization_members` and `deals` are created only if they do
 -- not exist (a minimal shape: deals.organization_id -> organizations.id,

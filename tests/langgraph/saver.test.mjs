@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import pg from "pg";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { AgentmemSaver } from "agentmem-supabase/langgraph";
@@ -32,10 +33,10 @@ function checkpoint(values = {}, version = 1) {
   };
 }
 const versions = (cp) => ({ ...cp.channel_versions });
-/** Metrics of a user's thread as the service role sees them: it reaches the user's thread
- *  T as "<user id>/T", every row of it, whatever row-level security would allow. */
+/** Metrics of a user's thread as the service role acting for the user sees them: every row
+ *  of it, whatever row-level security would allow. */
 const serviceMetrics = async (user, thread) =>
-  (await service().rpc("langgraph_checkpoint_metrics", { p_thread_id: `${user.id}/${thread}` })).data;
+  (await service().actingFor(user.id).rpc("langgraph_checkpoint_metrics", { p_thread_id: thread })).data;
 const rpc = (fn) => `POST /rpc/${fn}`;
 
 test("each saver operation is exactly one request", async () => {
@@ -128,6 +129,68 @@ test("user B using A's thread ids gets B's own thread: A's is neither visible no
   const forA = new AgentmemSaver(service().actingFor(a.id));
   expect((await forA.getTuple({ configurable: { thread_id: thread } })).checkpoint).toEqual(cp);
   expect(await new AgentmemSaver(service()).getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
+});
+
+test("a server on the service role: a client-chosen thread id names the service's own thread, never a user's", async () => {
+  const b = await newUser();
+  const thread = `server-${uid()}`;
+  const cp = checkpoint({ secret: "B's data" });
+  await new AgentmemSaver(b.client).put({ configurable: { thread_id: thread } }, cp, meta(), versions(cp));
+  const server = new AgentmemSaver(service());
+  // What a visitor would send to an edge function that passes their thread id on.
+  for (const visitorChosen of [`${b.id}/${thread}`, `${b.id}/x`]) {
+    const refused = await server.getTuple({ configurable: { thread_id: visitorChosen } }).then(() => null, (e) => e);
+    expect(refused).toBeInstanceOf(AgentmemError);
+    expect(refused.code).toBe("forbidden");
+    await expect(server.put({ configurable: { thread_id: visitorChosen } }, checkpoint({ secret: "planted" }), meta(), {})).rejects.toMatchObject({ code: "forbidden" });
+    await expect(server.deleteThread(visitorChosen)).rejects.toMatchObject({ code: "forbidden" });
+  }
+  expect(await server.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
+  // The explicit step: acting for B.
+  expect((await new AgentmemSaver(service().actingFor(b.id)).getTuple({ configurable: { thread_id: thread } })).checkpoint).toEqual(cp);
+  expect((await new AgentmemSaver(b.client).getTuple({ configurable: { thread_id: thread } })).checkpoint).toEqual(cp);
+  // Acting for an id that is no user: refused, like a forged one.
+  await expect(new AgentmemSaver(service().actingFor(uid())).getTuple({ configurable: { thread_id: thread } })).rejects.toMatchObject({ code: "forbidden" });
+});
+
+test("ids longer than 255 characters are invalid_input naming the field, before anything is sent", async () => {
+  const { client } = await newUser();
+  const saver = new AgentmemSaver(client);
+  const cp = checkpoint({ n: 1 });
+  const long = "t".repeat(256);
+  const { requests } = await recording(async () => {
+    for (const [call, field] of [
+      [() => saver.getTuple({ configurable: { thread_id: "t".repeat(3000) } }), "config.configurable.thread_id"],
+      [() => saver.put({ configurable: { thread_id: long } }, cp, meta(), versions(cp)), "config.configurable.thread_id"],
+      [() => saver.put({ configurable: { thread_id: "t", checkpoint_ns: long } }, cp, meta(), versions(cp)), "config.configurable.checkpoint_ns"],
+      [() => saver.put({ configurable: { thread_id: "t" } }, { ...cp, id: long }, meta(), versions(cp)), "checkpoint.id"],
+      [() => saver.put({ configurable: { thread_id: "t" } }, checkpoint({ [long]: 1 }), meta(), { [long]: 1 }), `newVersions.${long}`],
+      [() => saver.putWrites({ configurable: { thread_id: "t", checkpoint_id: cp.id } }, [["x", 1]], long), "taskId"],
+      [() => toArray(saver.list({ configurable: { thread_id: long } })), "config.configurable.thread_id"],
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: "invalid_input", field });
+    }
+  });
+  expect(requests).toEqual([]);
+});
+
+test("a value already stored at a version with other content is a conflict, never silently the other value", async () => {
+  const [a, b] = [await newUser(), await newUser()];
+  const thread = `conflict-${uid()}`;
+  const saver = new AgentmemSaver(a.client);
+  const cp = checkpoint({ v: "first" });
+  const config = await saver.put({ configurable: { thread_id: thread } }, cp, meta(), versions(cp));
+  // The same put again (a retry) is accepted; other content at the same version is not.
+  await saver.put({ configurable: { thread_id: thread } }, cp, meta(), versions(cp));
+  const other = { ...checkpoint({ v: "second" }), id: uuid6(1) };
+  await expect(saver.put({ configurable: { thread_id: thread } }, other, meta(), versions(other))).rejects.toMatchObject({ code: "conflict" });
+  expect((await saver.getTuple({ configurable: { thread_id: thread } })).checkpoint).toEqual(cp);
+  await saver.putWrites(config, [["x", "one"]], "task");
+  await saver.putWrites(config, [["x", "one"]], "task");
+  await expect(saver.putWrites(config, [["x", "two"]], "task")).rejects.toMatchObject({ code: "conflict" });
+  expect((await saver.getTuple(config)).pendingWrites).toEqual([["task", "x", "one"]]);
+  // Nothing of this is B's business: B's thread of the same id is B's own.
+  expect(await new AgentmemSaver(b.client).getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
 });
 
 test("bad input is a typed error, and nothing is sent", async () => {
@@ -265,9 +328,21 @@ test("retention deletes old checkpoints but each thread's latest, only the calle
     ids.push(cp.id);
   }
   const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+  // created_at is the database's: a caller's value is ignored, even the service role's...
   const key = [["thread_key", "eq", `${a.id}/${thread}`]];
   await service().update("langgraph_checkpoints", { created_at: old }, { filters: key });
-  await service().update("langgraph_checkpoint_writes", { created_at: old }, { filters: key });
+  expect(await A.cleanupOldCheckpoints(30)).toBe(0);
+  // ...so the rows are aged the way only the database owner can, with triggers off.
+  const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
+  await db.connect();
+  try {
+    await db.query("set session_replication_role = replica");
+    for (const table of ["langgraph_checkpoints", "langgraph_checkpoint_writes"]) {
+      await db.query(`update ${table} set created_at = $1 where thread_key = $2`, [old, `${a.id}/${thread}`]);
+    }
+  } finally {
+    await db.end();
+  }
 
   expect(await B.cleanupOldCheckpoints(30)).toBe(0);
   expect(await A.cleanupOldCheckpoints(60)).toBe(0);
@@ -301,6 +376,9 @@ test("list pages past the server's max-rows instead of truncating", async () => 
       gw.stdout.once("data", resolve);
       gw.once("exit", (code) => reject(new Error(`gateway exited with ${code}`)));
     });
+    // Started without --admin: its /__gateway/* routes (fault injection, request log) are off.
+    expect((await fetch(`http://127.0.0.1:${port}/__gateway/requests`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${port}/__gateway/faults`, { method: "PUT", body: "[]" })).status).toBe(404);
     const { token } = await newUser();
     const small = createClient({ url: `http://127.0.0.1:${port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: token });
     const saver = new AgentmemSaver(small);

@@ -171,8 +171,10 @@ expect "service_role: the service tenant (nil UUID)" "$NIL|00000" "$(tenant as_a
 expect "service_role with a user's sub in its claims: still the service tenant" "$NIL|00000" "$(tenant as_api service_role "$U1")"
 expect "service_role with x-agentmem-tenant: that user" "$U1|00000" "$(acting_for "$U1" tenant as_api service_role "")"
 expect "... an upper-case UUID names the same user" "$U1|00000" "$(acting_for "${U1^^}" tenant as_api service_role "")"
-expect "... a malformed value: 22023" "22023" "$(acting_for "$U1-x" tenant as_api service_role "")"
-expect "... an empty value: 22023" "22023" "$(acting_for "" tenant as_api service_role "")"
+expect "... a malformed value: 42501, the answer for any id that is not a user's" "42501" "$(acting_for "$U1-x" tenant as_api service_role "")"
+expect "... an empty value: 42501" "42501" "$(acting_for "" tenant as_api service_role "")"
+expect "... a well-formed id that is no user (unknown, deleted, a deal's key space): 42501" "42501|42501" \
+  "$(acting_for "$(uuid)" tenant as_api service_role "")|$(acting_for "$NIL" tenant as_api service_role "")"
 expect "a user sending another user's id as x-agentmem-tenant: 42501" "42501" "$(acting_for "$U2" tenant as_api authenticated "$U1")"
 expect "a user sending a malformed x-agentmem-tenant: 42501" "42501" "$(acting_for "nope" tenant as_api authenticated "$U1")"
 expect "a user sending their own id (any case): themselves" "$U1|00000" "$(acting_for "${U1^^}" tenant as_api authenticated "$U1")"
@@ -206,10 +208,10 @@ expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
            and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
 # SECURITY DEFINER: few, and each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.member_deal_tenants,public.set_agent_memory_dimensions" \
+  "agentmem.forget_user,agentmem.member_deal_tenants,agentmem.user_exists,public.set_agent_memory_dimensions" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
-expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "3|2" \
+expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "4|3" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
                   count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant|is_service)\\(\\)')
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"

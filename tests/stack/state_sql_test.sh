@@ -171,7 +171,7 @@ uprobe() { # sub, conversation id: one line per call, "result|SQLSTATE|message" 
     "with d as (delete from unified_conversations where id = '$2' returning 1) select count(*) from d"; do
     as_api authenticated "$1" "$stmt;
 \\echo :SQLSTATE|:LAST_ERROR_MESSAGE" | paste -sd'|'
-  done | sed "s/$2/<id>/g"
+  done | sed -E "s/$2/<id>/g; s/\"(created_at|updated_at)\": [0-9]+/\"\1\": <ms>/g"
 }
 uprobe_a=$(uprobe "$B" "$CONV")
 expect "no oracle: B's 12 calls on A's conversation id are answered exactly like an unused id" "$(uprobe "$B" "$UNUSED")" "$uprobe_a"
@@ -229,10 +229,10 @@ WF="wf-$RUN-1"
 STATE="{\"session_id\": \"$WF\", \"created_at\": 1700000000000, \"updated_at\": 1700000000000, \"stage\": \"clarification\",
         \"conversations\": [{\"role\": \"user\", \"text\": \"build me a workflow\", \"timestamp\": 1700000000000, \"metadata\": {}}],
         \"clarification_context\": {\"purpose\": \"initial_intent\", \"collected_info\": {}, \"pending_questions\": [\"which trigger?\"], \"origin\": \"create\"}}"
-expect "create returns the whole state: given fields, column defaults, user_id = the caller" \
-  "clarification|no_gap|0||[]|$A|1700000000000|f" \
+expect "create returns the whole state: given fields, column defaults, user_id = the caller, timestamps the database's (now, not the state's)" \
+  "clarification|no_gap|0||[]|$A|t|f" \
   "$(as_commit authenticated "$A" "select concat_ws('|', s->>'stage', s->>'gap_status', s->>'debug_loop_count', s->>'intent_summary', s->>'identified_gaps',
-       s->>'user_id', s->>'updated_at', s ? 'id') from create_workflow_state('$STATE') s;")"
+       s->>'user_id', (s->>'updated_at')::bigint > agentmem.now_ms() - 60000, s ? 'id') from create_workflow_state('$STATE') s;")"
 expect "the same create again (a resend) returns the stored state and adds no row" "t|1" \
   "$(as_commit authenticated "$A" "select (s->>'session_id') = '$WF' from create_workflow_state('$STATE') s;
 select count(*) from workflow_agent_states where session_id = '$WF';" | paste -sd'|')"
@@ -249,7 +249,7 @@ wprobe() { # sub, session id: one line per call, "result|SQLSTATE" (the id norma
     "insert into workflow_agent_states (session_id, created_at, updated_at, stage) values ('$2', 1, 1, 'debug') returning session_id"; do
     as_api authenticated "$1" "$stmt;
 \\echo :SQLSTATE" | paste -sd'|'
-  done | sed "s/$2/<id>/g"
+  done | sed -E "s/$2/<id>/g; s/\"(created_at|updated_at)\": [0-9]+/\"\1\": <ms>/g"
 }
 wprobe_a=$(wprobe "$B" "$WF")
 expect "no oracle: B's 7 calls on A's session_id are answered exactly like an unused one" "$(wprobe "$B" "wf-$RUN-unused")" "$wprobe_a"
@@ -389,7 +389,7 @@ select research_workflow_summary('rs-$RUN-svc') -> 'session' ->> 'query';" | pas
 expect "... and writes into A's tenant" "$A" \
   "$(acting_for "$A" as_commit service_role "" "select save_unified_state('$C2', 'lead-$RUN', '{\"by\": \"server\"}') \\g /dev/null" >/dev/null
      q -c "select tenant_id from unified_conversation_memory where conversation_id = '$C2' and memory_key = 'by'")"
-expect "a user sending another user's id as x-agentmem-tenant: 42501; a malformed one for the service role: 22023" "42501|42501|22023|22023" \
+expect "a user sending another user's id as x-agentmem-tenant: 42501; a malformed one for the service role: 42501" "42501|42501|42501|42501" \
   "$(acting_for "$A" state authenticated "$B" "select restore_unified_state('$C2');")|$(acting_for "$A" state authenticated "$B" "select count(*) from research_sessions;")|$(acting_for "x$A" state service_role "" "select restore_unified_state('$C2');")|$(acting_for "" state service_role "" "select save_research_session('{\"session_id\": \"rs-$RUN-x\", \"query\": \"q\", \"current_phase\": \"x\"}');")"
 
 # --- no identity, no access ----------------------------------------------------------------------
