@@ -24,9 +24,17 @@ set -a
 # shellcheck disable=SC1091
 source "${AGENTMEM_STACK_DIR:-/tmp/agentmem-stack}/env"
 set +a
+# The user exists in auth.users (a token of a user that does not is refused), as Supabase
+# Auth would have made them: through the test fixture, on the service role.
 AGENTMEM_USER_JWT=$(node --input-type=module -e '
   const { mintJwt } = await import(process.argv[1]);
-  console.log(await mintJwt(process.env.SUPABASE_JWT_SECRET, crypto.randomUUID()));' "$ROOT/tests/support/jwt.js")
+  const id = crypto.randomUUID();
+  const r = await fetch(`${process.env.SUPABASE_URL}/rest/v1/rpc/test_create_user`, {
+    method: "POST", body: JSON.stringify({ p_id: id }),
+    headers: { apikey: process.env.SUPABASE_SERVICE_ROLE_KEY, authorization: `Bearer ${process.env.SUPABASE_SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+  });
+  if (!r.ok) throw new Error(`test_create_user: ${r.status} ${await r.text()}`);
+  console.log(await mintJwt(process.env.SUPABASE_JWT_SECRET, id));' "$ROOT/tests/support/jwt.js")
 export AGENTMEM_USER_JWT
 
 log "npm pack ($NAME)"
