@@ -39,6 +39,8 @@ log "layer 1: Postgres script checks (stack shape, SQL files re-runnable, checkp
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"
 "$ROOT/tests/stack/contractors_sql_test.sh"
+log "layer 1: memory search at scale (the search contract at 36,000 memories, stale and fresh statistics)"
+"$ROOT/tests/stack/memory_scale_test.sh"
 log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"
 "$ROOT/tests/gateway/run.sh"
 

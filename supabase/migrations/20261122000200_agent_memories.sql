@@ -569,7 +569,9 @@ begin
   return query
   with hit as materialized (
     select m.id, m.agent_id,
-           (select greatest(-1, least(1, nullif(s.score, 'NaN'::float8)))
+           -- (greatest/least skip nulls: a null score stays null only outside them)
+           (select case when s.score is null or s.score = 'NaN'::float8 then null
+                        else greatest(-1, least(1, s.score)) end
               from unnest(p_ids, p_scores) as s(id, score) where s.id operator(pg_catalog.=) m.id limit 1) as score
       from public.agent_memories m
      where m.user_id operator(pg_catalog.=) v_tenant and m.id operator(pg_catalog.=) any (p_ids)

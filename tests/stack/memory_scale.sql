@@ -142,3 +142,16 @@ begin
 end;
 $$;
 grant execute on all functions in schema scale to authenticated;
+
+-- Seconds a statement takes (for the bench's insert cost).
+create or replace function scale.timed(p_sql text)
+returns double precision
+language plpgsql
+as $$
+declare
+  t0 timestamptz := clock_timestamp();
+begin
+  execute p_sql;
+  return extract(epoch from clock_timestamp() - t0);
+end;
+$$;

@@ -93,10 +93,9 @@ if [ "${AGENTMEM_SCALE:-ci}" = bench ]; then
   # 64), per 10,000 memories, on top of what is loaded.
   NEW=00000000-0000-4000-9000-000000000001
   sql -c "insert into auth.users (id, email) values ('$NEW', 'new@scale.test')" >/dev/null
-  ins=$(sql -c "select clock_timestamp()" -c "select scale.load('$NEW', 8 * ($OTHERS + 1), 10000, 5, 0)" -o /dev/null -c "select clock_timestamp()" |
-        python3 -c 'import sys, datetime as d; t = [d.datetime.fromisoformat(l.strip()) for l in sys.stdin if l.strip()]; print(round((t[-1] - t[0]).total_seconds(), 1))')
-  noemb=$(sql -c "select clock_timestamp()" -c "insert into agent_memories (user_id, agent_id, content, memory_type) select '$NEW', 'x', 'm' || i, 'fact' from generate_series(1, 10000) i" -c "select clock_timestamp()" |
-        python3 -c 'import sys, datetime as d; t = [d.datetime.fromisoformat(l.strip()) for l in sys.stdin if l.strip()]; print(round((t[-1] - t[0]).total_seconds(), 2))')
+  ins=$(sql -c "select round(scale.timed(\$\$select scale.load('$NEW', 8 * ($OTHERS + 1), 10000, 5, 0)\$\$)::numeric, 1)")
+  noemb=$(sql -c "select round(scale.timed(\$\$insert into agent_memories (user_id, agent_id, content, memory_type)
+                    select '$NEW', 'x', 'm' || i, 'fact' from generate_series(1, 10000) i\$\$)::numeric, 2)")
   # A bulk neighbour: user B's search (20 memories) before and after another user loads
   # 26,000 memories on B's topics and searches them 300 times with recording on.
   B=00000000-0000-4000-9000-000000000002 N=00000000-0000-4000-9000-000000000003
