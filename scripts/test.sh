@@ -51,6 +51,8 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
   --no-default-features --features browser-tests
 
 "$ROOT/scripts/build.sh"
+log "README.md's figures against the build (scripts/readme-figures.mjs)"
+node "$ROOT/scripts/readme-figures.mjs" --check
 
 log "layer 3: the facades' JavaScript against index.d.ts, langgraph.d.ts, ids.d.ts, errors.d.ts (deno check, strict)"
 "$ROOT/tests/facades/check.sh"

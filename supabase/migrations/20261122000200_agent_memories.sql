@@ -451,8 +451,12 @@ create or replace function agentmem.memory_nearest(
 returns table (id uuid, distance double precision)
 language plpgsql
 volatile
--- Plans independent of statistics: never a sequential scan of every tenant's memories.
+-- Plans independent of statistics and of the session's history: never a sequential scan
+-- of every tenant's memories, and every statement planned for its arguments (a generic
+-- plan, which PL/pgSQL switches to after five calls, cannot use the agent filter in the
+-- index and counted a whole tenant: 100 ms instead of 8 for an agent of 143 memories).
 set enable_seqscan = off
+set plan_cache_mode = force_custom_plan
 as $$
 #variable_conflict use_column
 declare
@@ -739,6 +743,7 @@ volatile
 security invoker
 set search_path = public, extensions
 set enable_seqscan = off
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_tenant    uuid := agentmem.tenant();

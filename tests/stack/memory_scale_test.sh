@@ -47,7 +47,7 @@ for f in "$ROOT/supabase/local/bootstrap.sql" $(printf '%s\n' "$ROOT"/supabase/m
 done
 
 U1=$(cat /proc/sys/kernel/random/uuid)
-topics=$((8 * (OTHERS + 2)))
+topics=$((8 * (OTHERS + 2) + 64)) # every tenant's topics, and the weak queries' beyond the last
 t0=$SECONDS
 sql -c "select scale.prepare($topics)" >/dev/null
 sql -c "insert into auth.users (id, email) values ('$U1', 'u1@scale.test')" \
@@ -102,14 +102,14 @@ if [ "${AGENTMEM_SCALE:-ci}" = bench ]; then
   sql -c "insert into auth.users (id, email) values ('$B', 'b@scale.test'), ('$N', 'n@scale.test')" \
       -c "select scale.load('$B', 8 * $OTHERS, 20, 2, 0)" >/dev/null
   b_p50() {
-    sql -c "set role authenticated" -c "select set_config('request.jwt.claims', '{\"sub\":\"$B\",\"role\":\"authenticated\"}', false)" -o /dev/null \
+    sql -c "set role authenticated" -c "select set_config('request.jwt.claims', '{\"sub\":\"$B\",\"role\":\"authenticated\"}', false)" \
         -c "delete from scale.results where label = 'b'" \
         -c "select scale.run('b', '$B', 8 * $OTHERS, 40, $K, true, 'none')" \
         -c "select round(percentile_cont(0.5) within group (order by ms)::numeric, 2) from scale.results where label = 'b'" | tail -n 1
   }
   before=$(b_p50)
   sql -c "select scale.load('$N', 8 * $OTHERS, 26000, 2, 0)" >/dev/null
-  sql -c "set role authenticated" -c "select set_config('request.jwt.claims', '{\"sub\":\"$N\",\"role\":\"authenticated\"}', false)" -o /dev/null \
+  sql -c "set role authenticated" -c "select set_config('request.jwt.claims', '{\"sub\":\"$N\",\"role\":\"authenticated\"}', false)" \
       -c "select scale.run('n', '$N', 8 * $OTHERS, 60, $K, true)" >/dev/null
   after=$(b_p50)
   sql -c "delete from scale.results where label in ('b', 'n')" >/dev/null
