@@ -124,7 +124,7 @@ sql -c "create table scale.qualifying as
                     and (m.expires_at is null or m.expires_at > now())) as n
     from scale.cases c" >/dev/null
 
-report=$(sql -c "\pset format aligned" -c "\pset border 2" -c "
+report=$(sql -c "\pset tuples_only off" -c "\pset format aligned" -c "\pset border 2" -c "
   select r.label as run, r.name as filter, q.n as qualifying, count(*) as queries,
          round(min(r.recall)::numeric, 3) as min_recall, round(avg(r.recall)::numeric, 4) as recall,
          sum(r.returned) || '/' || sum(r.expected) as results,
