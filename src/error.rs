@@ -127,10 +127,9 @@ impl From<Invalid> for ErrorReport {
 /// (`input::describe`) and JavaScript values (the two modules' argument readers).
 pub enum Given<'a> {
     String(&'a str),
-    /// A number as JSON wrote it (its text is kept).
+    /// A number, as its text (JSON's, or JavaScript's `String(x)`): no float formatting
+    /// is compiled into the modules for messages.
     NumberText(&'a str),
-    /// A JavaScript number.
-    Number(f64),
     Bool(bool),
     Null,
     Undefined,
@@ -146,13 +145,6 @@ impl fmt::Display for Given<'_> {
         match self {
             Given::String(s) => write!(f, "the string {}", Quoted(s)),
             Given::NumberText(t) => write!(f, "the number {t}"),
-            Given::Number(x) if x.is_nan() => f.write_str("the number NaN"),
-            Given::Number(x) if x.is_infinite() => {
-                f.write_str(if *x > 0.0 { "the number Infinity" } else { "the number -Infinity" })
-            }
-            // JavaScript's own text for whole numbers (`0`, not `0.0`).
-            Given::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => write!(f, "the number {}", *x as i64),
-            Given::Number(x) => write!(f, "the number {x}"),
             Given::Bool(b) => write!(f, "{b}"),
             Given::Null => f.write_str("null"),
             Given::Undefined => f.write_str("undefined"),

@@ -115,8 +115,8 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
                 return Err(ErrorReport::invalid_input(
                     "daysOld",
                     format!(
-                        "daysOld must be a whole number of at least 1, got {}",
-                        crate::error::Given::Number(days_old)
+                        "daysOld must be a whole number of at least 1, got the number {}",
+                        crate::number::js_text(days_old)
                     ),
                 ));
             }

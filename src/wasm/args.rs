@@ -52,9 +52,12 @@ fn type_name(value: &JsValue) -> String {
     use crate::error::Given;
     let string = value.as_string();
     let kind = value.js_typeof().as_string().unwrap_or_default();
+    // JavaScript's own text of a number (`0`, `1.5`, `NaN`), asked of JavaScript.
+    let number = (kind == "number")
+        .then(|| String::from(js_sys::Number::from(value.clone()).to_string_with_radix(10).unwrap_or_default()));
     match kind.as_str() {
         "string" => Given::String(string.as_deref().unwrap_or_default()),
-        "number" => Given::Number(value.as_f64().unwrap_or(f64::NAN)),
+        "number" => Given::NumberText(number.as_deref().unwrap_or_default()),
         "boolean" => Given::Bool(value.is_truthy()),
         "undefined" => Given::Undefined,
         "function" => Given::Function,
