@@ -27,7 +27,8 @@ node_modules/.bin/tsc -p tsconfig.json
 # The model README.md's Anthropic loop names is one the SDK does not warn about as deprecated.
 node - "$ROOT/README.md" <<'JS'
 const fs = require("node:fs");
-const { DEPRECATED_MODELS } = require("@anthropic-ai/sdk/internal/data/deprecated-models.js");
+// The SDK's own list (the one it warns from), by path: its exports map does not list it.
+const { DEPRECATED_MODELS } = require(require("node:path").resolve("node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.js"));
 const models = [...fs.readFileSync(process.argv[2], "utf8").matchAll(/model: "(claude-[\w.-]+)"/g)].map((m) => m[1]);
 if (models.length === 0) throw new Error("README.md names no Claude model");
 for (const m of models) if (m in DEPRECATED_MODELS) throw new Error(`README.md: ${m} is deprecated (end of life ${DEPRECATED_MODELS[m]})`);
