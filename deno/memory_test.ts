@@ -87,6 +87,11 @@ Deno.test("constructor refuses what cannot work", async () => {
   invalid({ client: a.client, embed, agentId: "x", dimensions: 0 }, "dimensions");
   invalid({ client: a.client, embed, agentId: "x", matchThreshold: 2 }, "matchThreshold");
   invalid({ client: a.client, embed, agentId: "x", agent: "typo" }, "agent");
+  // A misspelled option whose value is a function is refused too (JSON would drop it), and
+  // the message lists every option, the facade's own included.
+  for (const key of ["embedder", "onError"]) invalid({ client: a.client, embed, agentId: "x", [key]: () => [] }, key);
+  assert.throws(() => new MemoryTools({ client: a.client, embed, agentId: "x", embedder: embed } as never),
+    (e: unknown) => e instanceof AgentmemError && e.message === "embedder is not a known option; expected one of: client, embed, agentId, sessionId, userId, dimensions, matchThreshold, embedTimeoutMs");
   invalid({ client: a.client, embed, agentId: "x", userId: crypto.randomUUID() }, "userId");
   // No identity (the anon key alone) is what the server would answer with 401.
   assert.throws(
@@ -152,11 +157,14 @@ Deno.test("create, then semantic search ranks near memories above far ones, one 
   assert.equal(none.memories.length, 0);
 
   // Search recorded the access, in that same request.
-  const vendor = await a.client.select<{ access_count: number; last_accessed_at: string }>("agent_memories", {
-    columns: "access_count,last_accessed_at", filters: [["content", "eq", MEMORIES[0].content]], single: true,
+  const vendor = await a.client.select<{ id: string }>("agent_memories", {
+    columns: "id", filters: [["content", "eq", MEMORIES[0].content]], single: true,
   });
-  assert.equal(vendor.data.access_count, 1);
-  assert.ok(vendor.data.last_accessed_at);
+  const counted = await a.client.select<{ access_count: number; last_accessed_at: string }>("agent_memory_counters", {
+    columns: "access_count,last_accessed_at", filters: [["memory_id", "eq", vendor.data.id]], single: true,
+  });
+  assert.equal(counted.data.access_count, 1);
+  assert.ok(counted.data.last_accessed_at);
   const log = await a.client.select("memory_access_log", { count: "exact", head: true, filters: [["access_type", "eq", "search"]] });
   assert.ok(log.count! >= 2);
 });
@@ -330,10 +338,12 @@ Deno.test("parallel tool calls never deadlock: 64 concurrent searches, contexts 
     const s = r as unknown as Success;
     for (const m of s.memories ?? []) returned.set(m.id, (returned.get(m.id) ?? 0) + 1);
   }
-  const { data } = await a.client.select<{ id: string; access_count: number }[]>("agent_memories", {
-    columns: "id,access_count", filters: [["agent_id", "eq", agentId]],
+  const { data } = await a.client.select<{ id: string }[]>("agent_memories", { columns: "id", filters: [["agent_id", "eq", agentId]] });
+  const { data: counters } = await a.client.select<{ memory_id: string; access_count: number }[]>("agent_memory_counters", {
+    columns: "memory_id,access_count", filters: [["memory_id", "in", data.map((r) => r.id)]],
   });
-  for (const row of data) assert.equal(row.access_count, returned.get(row.id) ?? 0, `access_count of ${row.id}`);
+  const counts = new Map(counters.map((c) => [c.memory_id, c.access_count]));
+  for (const row of data) assert.equal(counts.get(row.id) ?? 0, returned.get(row.id) ?? 0, `access_count of ${row.id}`);
   const logged = await a.client.select("memory_access_log", { columns: "id", filters: [["agent_id", "eq", agentId]], count: "exact", limit: 1 });
   assert.equal(logged.count, [...returned.values()].reduce((x, y) => x + y, 0), "one log row per access");
 });

@@ -184,7 +184,7 @@ Deno.test("3. keys are immutable, and insert-once values never silently keep som
   });
 });
 
-Deno.test("4. the database keeps the bookkeeping: a caller's user_id, created_at, updated_at, access counts are ignored", async (t) => {
+Deno.test("4. the database keeps the bookkeeping: a caller's user_id, created_at, updated_at are ignored, access counts unwritable", async (t) => {
   const a = await newUser(), b = await newUser();
   await t.step("create_workflow_state with state.user_id = B, created_at 0: stored as A's, now", async () => {
     const before = Date.now();
@@ -209,21 +209,19 @@ Deno.test("4. the database keeps the bookkeeping: a caller's user_id, created_at
     assert.equal(planted.status, 201, JSON.stringify(planted.body));
     assert.ok(new Date(planted.body[0].created_at).getFullYear() >= 2026);
   });
-  await t.step("memories: access_count, last_accessed_at, created_at, updated_at from a POST or PATCH are ignored", async () => {
-    const r = await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact", access_count: 1000, last_accessed_at: "2030-01-01T00:00:00Z", created_at: "2000-01-01T00:00:00Z" });
+  await t.step("memories: created_at and updated_at from a POST or PATCH are ignored; access counts are the database's alone", async () => {
+    const r = await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact", created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const m = r.body[0];
-    assert.equal(m.access_count, 0);
-    assert.equal(m.last_accessed_at, null);
     assert.ok(new Date(m.created_at).getFullYear() >= 2026);
-    const p = await asUser(a.token, "PATCH", `agent_memories?id=eq.${m.id}`, { access_count: 99, created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
-    assert.equal(p.body[0].access_count, 0);
+    const p = await asUser(a.token, "PATCH", `agent_memories?id=eq.${m.id}`, { created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(p.body[0].created_at, m.created_at);
     assert.equal(p.body[0].updated_at, m.updated_at);
-    // Recording an access still counts.
-    const counted = await asUser(a.token, "POST", "rpc/update_memory_access", { p_memory_ids: [m.id] });
-    assert.equal(counted.body, 1);
-    assert.equal((await asUser(a.token, "GET", `agent_memories?id=eq.${m.id}&select=access_count`)).body[0].access_count, 1);
+    // The counters are written by agentmem's functions only: a user cannot plant or change them.
+    assert.equal((await asUser(a.token, "POST", "agent_memory_counters", { memory_id: m.id, access_count: 1000 })).status, 403);
+    assert.equal((await asUser(a.token, "POST", "rpc/update_memory_access", { p_memory_ids: [m.id] })).body, 1);
+    assert.equal((await asUser(a.token, "PATCH", `agent_memory_counters?memory_id=eq.${m.id}`, { access_count: 1000 })).status, 403);
+    assert.equal((await asUser(a.token, "GET", `agent_memory_counters?memory_id=eq.${m.id}&select=access_count`)).body[0].access_count, 1);
   });
 });
 

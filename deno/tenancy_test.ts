@@ -121,10 +121,13 @@ const kinds: Kind[] = [
       "rpc update_memory_access": (t, id) => rpc(t, "update_memory_access", { p_memory_ids: [id] }),
       "GET memory_references": (t, id) => api(t, "GET", `memory_references?memory_id=eq.${id}`),
       "GET memory_access_log": (t, id) => api(t, "GET", `memory_access_log?memory_id=eq.${id}`),
+      "GET agent_memory_counters": (t, id) => api(t, "GET", `agent_memory_counters?memory_id=eq.${id}`),
     },
     updates: {
       "rpc update_agent_memory": (t, id) => rpc(t, "update_agent_memory", { p_memory_id: id, p_metadata: { mark: "patched" } }),
       "PATCH agent_memories": (t, id) => api(t, "PATCH", `agent_memories?id=eq.${id}`, { content: "patched" }),
+      "POST agent_memory_counters for it": (t, id) => api(t, "POST", "agent_memory_counters", { memory_id: id, access_count: 99 }),
+      "PATCH agent_memory_counters": (t, id) => api(t, "PATCH", `agent_memory_counters?memory_id=eq.${id}`, { access_count: 99 }),
       "POST memory_references to it": (t, id) =>
         api(t, "POST", "memory_references?columns=memory_id,reference_type,reference_id", { memory_id: id, reference_type: "rfp", reference_id: crypto.randomUUID() }),
     },
@@ -132,7 +135,10 @@ const kinds: Kind[] = [
       "rpc delete_agent_memory": (t, id) => rpc(t, "delete_agent_memory", { p_memory_id: id }),
       "DELETE agent_memories": (t, id) => api(t, "DELETE", `agent_memories?id=eq.${id}`),
     },
-    value: async (t, id) => (await api(t, "GET", `agent_memories?id=eq.${id}&select=content,metadata,access_count`)).body,
+    value: async (t, id) => [
+      (await api(t, "GET", `agent_memories?id=eq.${id}&select=content,metadata`)).body,
+      (await api(t, "GET", `agent_memory_counters?memory_id=eq.${id}&select=access_count`)).body,
+    ],
   },
   {
     name: "unified conversation",

@@ -2,7 +2,7 @@
 // The PostgREST client. State lives here, in JS; every call hands it to the module, so
 // a module re-initialised after an internal error never sees stale Rust objects.
 import { AgentmemError } from "./errors.js";
-import { toJson } from "./json.js";
+import { optionsJson, toJson } from "./json.js";
 import { platform } from "./platform.js";
 import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm.js";
 /**
@@ -68,7 +68,7 @@ function snapshot(options) {
   if (fetch !== undefined && fetch !== null && typeof fetch !== "function") {
     throw new AgentmemError("invalid_input", "fetch must be a function like the global fetch", { field: "fetch" });
   }
-  return { options: toJson("", rest, "options"), fetch: fetch ?? platform.fetch };
+  return { options: optionsJson(rest), fetch: fetch ?? platform.fetch };
 }
 
 /** @implements {Declared} */

@@ -15,6 +15,31 @@ import { AgentmemError } from "./errors.js";
  * @returns {string | undefined}
  */
 export function toJson(field, value, label = field) {
+  return jsonText(field, value, label, false);
+}
+
+/**
+ * JSON text of an options object, as `toJson`, except that a function anywhere in it is
+ * sent as a marker the module reads as "a function" (`{"\u0000function": true}`), so that a
+ * misspelled option whose value is a function (`fetsh: fetch`) is refused like any unknown
+ * option, with the list of valid ones, instead of vanishing as JSON.stringify would drop
+ * it. The facades take their own function options (fetch, embed, ...) out first.
+ * @param {unknown} value
+ * @param {string} [field] the options' path in messages ("" names their keys alone)
+ * @returns {string | undefined}
+ */
+export function optionsJson(value, field = "") {
+  return jsonText(field, value, "options", true);
+}
+
+/**
+ * @param {string} field
+ * @param {unknown} value
+ * @param {string} label
+ * @param {boolean} markFunctions
+ * @returns {string | undefined}
+ */
+function jsonText(field, value, label, markFunctions) {
   if (value === undefined) return undefined;
   /** @type {Map<unknown, string>} */
   const paths = new Map();
@@ -28,12 +53,32 @@ export function toJson(field, value, label = field) {
         const name = path || label || "the value";
         throw new AgentmemError("invalid_input", `${name} must be a finite number (JSON has no ${v})`, { field: path || label });
       }
+      if (markFunctions && typeof v === "function") return { "\u0000function": true };
       if (v !== null && typeof v === "object") paths.set(v, path);
       return v;
     });
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
     throw new AgentmemError("invalid_input", `${label || "the value"} cannot be converted to JSON: ${messageOf(e)}`, { field: label, cause: e });
+  }
+}
+
+/**
+ * What a caller gave, in the words every message uses (as the module's): `the string "x"`,
+ * `the number 0`, `true`, `null`, `undefined`, `an object`, `an array`, `a function`,
+ * `a bigint`, `a symbol`. Never reads into the value, so it cannot throw or recurse.
+ * @param {unknown} v
+ * @returns {string}
+ */
+export function describe(v) {
+  switch (typeof v) {
+    case "string": return `the string ${JSON.stringify(v)}`;
+    case "number": return `the number ${String(v)}`;
+    case "boolean": return String(v);
+    case "undefined": return "undefined";
+    case "function": return "a function";
+    case "object": return v === null ? "null" : Array.isArray(v) ? "an array" : "an object";
+    default: return `a ${typeof v}`;
   }
 }
 

@@ -15,7 +15,7 @@ import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-ch
 import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError } from "./io.js";
-import { messageOf, toJson } from "./json.js";
+import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
  * @import { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite,
@@ -103,16 +103,6 @@ function ids(config) {
 }
 
 /**
- * A value for messages, safely: `"a string"`, `null`, `an object`...
- * @param {unknown} v
- * @returns {string}
- */
-function show(v) {
-  if (typeof v === "string") return JSON.stringify(v);
-  return v === null ? "null" : typeof v === "object" || typeof v === "function" ? `a ${typeof v}` : `${typeof v} ${String(v)}`;
-}
-
-/**
  * The saver's options, read once; `null` and non-objects are refused like unknown keys.
  * @param {unknown} options
  * @returns {AgentmemSaverOptions}
@@ -120,7 +110,7 @@ function show(v) {
 function saverOptions(options) {
   if (options === undefined) return {};
   if (options === null || typeof options !== "object") {
-    throw new AgentmemError("invalid_input", `AgentmemSaver options must be an object { serde?, fallback? }, got ${show(options)}`, { field: "options" });
+    throw new AgentmemError("invalid_input", `AgentmemSaver options must be an object { serde?, fallback? }, got ${describe(options)}`, { field: "options" });
   }
   /** @type {AgentmemSaverOptions & Record<string, unknown>} */
   let own;
@@ -132,10 +122,10 @@ function saverOptions(options) {
   const { serde, fallback, ...unknown } = own;
   const extra = Object.keys(unknown);
   if (extra.length > 0) {
-    throw new AgentmemError("invalid_input", `unknown AgentmemSaver option ${JSON.stringify(extra[0])}`, { field: extra[0] });
+    throw new AgentmemError("invalid_input", `${extra[0]} is not a known option; expected one of: serde, fallback`, { field: extra[0] });
   }
   if (fallback !== undefined && fallback !== "memory") {
-    throw new AgentmemError("invalid_input", `fallback must be "memory" or left out, got ${show(fallback)}`, { field: "fallback" });
+    throw new AgentmemError("invalid_input", `fallback must be "memory" or left out, got ${describe(fallback)}`, { field: "fallback" });
   }
   if (serde !== undefined) {
     let ok = false;
@@ -216,10 +206,10 @@ function pendingWrites(writes) {
       throw unreadable(field, e);
     }
     if (pair === null) {
-      throw new AgentmemError("invalid_input", `${field} must be a [channel, value] pair, got ${show(w)}`, { field });
+      throw new AgentmemError("invalid_input", `${field} must be a [channel, value] pair, got ${describe(w)}`, { field });
     }
     if (typeof pair[0] !== "string") {
-      throw new AgentmemError("invalid_input", `${field}: the channel must be a string, got ${show(pair[0])}`, { field });
+      throw new AgentmemError("invalid_input", `${field}: the channel must be a string, got ${describe(pair[0])}`, { field });
     }
     return /** @type {PendingWrite} */ (pair);
   });
@@ -291,6 +281,13 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       // createClient throws AgentmemErrors only; asAgentmemError keeps the declared type whatever happens.
       this.#fallbackReason = asAgentmemError(error);
       console.warn(`agentmem: AgentmemSaver falls back to in-memory checkpoints, lost when the process ends: ${this.#fallbackReason.message}`);
+      return;
+    }
+    // The anon key alone has no key space: every operation would be refused (401). Said
+    // here, with the fix, rather than at the first getTuple; a configuration mistake, so
+    // never a reason to fall back.
+    if (this.#client.identity.role === "anon") {
+      throw new AgentmemError("unauthorized", "AgentmemSaver needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }
 
@@ -345,12 +342,12 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     if (typeof current === "string") {
       const step = Number.parseInt(current.split(".")[0], 10);
       if (!Number.isSafeInteger(step)) {
-        throw new AgentmemError("invalid_input", `cannot continue channel version ${JSON.stringify(current)}`, { field: "version" });
+        throw new AgentmemError("invalid_input", `cannot continue channel version ${describe(current)}`, { field: "version" });
       }
       return `${String(step + 1).padStart(32, "0")}.${String(randomFraction()).slice(2, 18).padEnd(16, "0")}`;
     }
     if (current !== undefined && current !== null && !Number.isFinite(current)) {
-      throw new AgentmemError("invalid_input", `a channel version must be a finite number, got ${String(current)}`, { field: "version" });
+      throw new AgentmemError("invalid_input", `a channel version must be a finite number, got ${describe(current)}`, { field: "version" });
     }
     const step = current === undefined || current === null ? 1 : Math.floor(current) + 1;
     const next = step + randomFraction();

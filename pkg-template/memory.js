@@ -4,7 +4,7 @@
 // keeps what the module must not: the client, the callback, and what content it has seen.
 import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
-import { toJson } from "./json.js";
+import { optionsJson, toJson } from "./json.js";
 import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from "./wasm.js";
 /**
  * @import { CreateMemoryInput, DefinitionOptions, DeleteMemoryInput, EmbedFn, GetMemoryContextInput, Memory,
@@ -62,7 +62,7 @@ export class MemoryTools {
     this.#client = clientState(/** @type {MemoryToolsOptions["client"]} */ (client));
     // JSON text, once: NaN or Infinity (dimensions, matchThreshold) is an error naming the
     // option, where JSON.stringify would have made it null, i.e. the default.
-    this.#options = toJson("", rest, "options");
+    this.#options = optionsJson(rest);
     this.#embed = embed;
     /** The user (JWT `sub`) these tools act for. */
     this.userId = checkMemoryOptions(this.#client, this.#options);

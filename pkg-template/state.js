@@ -7,7 +7,7 @@
 // arrives as a rejected promise, never as a synchronous throw.
 import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
-import { toJson } from "./json.js";
+import { optionsJson, toJson } from "./json.js";
 import {
   conversationId,
   researchMergeState,
@@ -56,7 +56,7 @@ function setup(store, what, options) {
   const { client, ...rest } = own;
   // A missing client is refused by clientState (as options without a URL).
   const c = clientState(/** @type {StoreOptions["client"]} */ (client));
-  const text = toJson("options", rest);
+  const text = optionsJson(rest, "options");
   const described = stateCheckOptions(store, text);
   return { client: c, options: text, described };
 }

@@ -177,13 +177,15 @@ gz() { gzip -9 -c | wc -c; }
 # same commit that needs more, and say why there. They hold for the pinned route; the
 # stable route reports its sizes without a budget.
 wasm="$PKG/agentmem_bg.wasm"
-# 145,300: JSON numbers are made through serde_json's public FromStr rather than its hidden
-# from_string_unchecked (~1 KB gzip of number scanning), and ids are checked for length.
-report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-145300}"
+# 146,000: JSON numbers are made through serde_json's public FromStr rather than its hidden
+# from_string_unchecked (~1 KB gzip of number scanning); ids are checked for length; and
+# messages name what was given in one wording, with its text (error::Given, ~0.7 KB).
+report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-146000}"
 # agentmem-supabase/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces. errors.js is shared with the
-# main entry, so its growth counts here too.
+# main entry, so its growth counts here too. 19,700: its messages name the value given, with
+# its text, in the main module's words (error::Given, ~0.7 KB); the goal stays 20 KB.
 ids_wasm="$PKG/agentmem_ids_bg.wasm"
 ids_js=(agentmem_ids.js ids.js errors.js ids-browser.js)
 ids_js_raw=$(cd "$PKG" && cat "${ids_js[@]}" | wc -c)
@@ -191,7 +193,7 @@ ids_js_gz=$(cd "$PKG" && cat "${ids_js[@]}" | gz)
 printf 'agentmem_ids_bg.wasm: %d bytes raw, %d bytes gzip; its JS (%s): %d raw, %d gzip\n' \
   "$(wc -c <"$ids_wasm")" "$(gz <"$ids_wasm")" "${ids_js[*]}" "$ids_js_raw" "$ids_js_gz" | tee -a "$PKG/SIZE"
 report "agentmem-supabase/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + ids_js_raw))" \
-  "$(($(gz <"$ids_wasm") + ids_js_gz))" "${AGENTMEM_IDS_GZIP_BUDGET:-19000}"
+  "$(($(gz <"$ids_wasm") + ids_js_gz))" "${AGENTMEM_IDS_GZIP_BUDGET:-19700}"
 
 # --- One module for the main entry's JavaScript (scripts/bundle.mjs) ----------------------
 # Kept a block of its own, last: it only rewrites pkg/'s JavaScript (core.js joins the

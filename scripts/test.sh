@@ -39,6 +39,8 @@ log "layer 1: Postgres script checks (stack shape, SQL files re-runnable, checkp
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"
 "$ROOT/tests/stack/contractors_sql_test.sh"
+log "layer 1: memory search at scale (the search contract at 36,000 memories, stale and fresh statistics)"
+"$ROOT/tests/stack/memory_scale_test.sh"
 log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"
 "$ROOT/tests/gateway/run.sh"
 
@@ -49,6 +51,8 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
   --no-default-features --features browser-tests
 
 "$ROOT/scripts/build.sh"
+log "README.md's figures against the build (scripts/readme-figures.mjs)"
+node "$ROOT/scripts/readme-figures.mjs" --check
 
 log "layer 3: the facades' JavaScript against index.d.ts, langgraph.d.ts, ids.d.ts, errors.d.ts (deno check, strict)"
 "$ROOT/tests/facades/check.sh"

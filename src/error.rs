@@ -121,6 +121,41 @@ impl From<Invalid> for ErrorReport {
     }
 }
 
+/// What a caller gave, as every message names it (`{field} must be {what}, got {given}`):
+/// `the string "5000"`, `the number 1`, `true`, `null`, `undefined`, `an object`,
+/// `an array`, `a function`, `a bigint`, `a symbol`. The one wording, for JSON values
+/// (`input::describe`) and JavaScript values (the two modules' argument readers).
+pub enum Given<'a> {
+    String(&'a str),
+    /// A number, as its text (JSON's, or JavaScript's `String(x)`): no float formatting
+    /// is compiled into the modules for messages.
+    NumberText(&'a str),
+    Bool(bool),
+    Null,
+    Undefined,
+    Array,
+    Object,
+    Function,
+    /// Another `typeof` (`bigint`, `symbol`).
+    Other(&'a str),
+}
+
+impl fmt::Display for Given<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Given::String(s) => write!(f, "the string {}", Quoted(s)),
+            Given::NumberText(t) => write!(f, "the number {t}"),
+            Given::Bool(b) => write!(f, "{b}"),
+            Given::Null => f.write_str("null"),
+            Given::Undefined => f.write_str("undefined"),
+            Given::Array => f.write_str("an array"),
+            Given::Object => f.write_str("an object"),
+            Given::Function => f.write_str("a function"),
+            Given::Other(t) => write!(f, "a {t}"),
+        }
+    }
+}
+
 /// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
 /// control characters; every other character is written as it is. `{:?}` would also
 /// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
@@ -153,8 +188,8 @@ mod tests {
 
     /// Release wasm prints `{:?}` as nothing (`-Zfmt-debug=none`), so code that ships must
     /// not format with Debug: a message would silently lose its value in production while
-    /// native tests still show it. Tests (each file's `#[cfg(test)]` module, which by this
-    /// crate's convention ends the file, and the test-only files) may.
+    /// native tests still show it. Test code may: every item under `#[cfg(test)]` (wherever
+    /// it stands in the file, to the end of its braces or `;`) and the test-only files.
     #[test]
     fn shipped_code_never_formats_with_debug() {
         fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
@@ -165,8 +200,7 @@ mod tests {
                     visit(&path, found);
                 } else if name.ends_with(".rs") && !matches!(name.as_str(), "testgen.rs" | "roundtrip_tests.rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
-                    let shipped = text.split("\n#[cfg(test)]\n").next().unwrap();
-                    for (n, line) in shipped.lines().enumerate() {
+                    for (n, line) in shipped_lines(&text) {
                         let code = line.split("//").next().unwrap();
                         if [":?}", ":#?}", "dbg!("].iter().any(|p| code.contains(p)) {
                             found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
@@ -180,6 +214,74 @@ mod tests {
         visit(&root.join("src"), &mut found);
         visit(&root.join("crates/ids-wasm/src"), &mut found);
         assert!(found.is_empty(), "Debug formatting in shipped code (use error::Quoted):\n{}", found.join("\n"));
+    }
+
+    /// The lines of `text` outside `#[cfg(test)]` items, with their index.
+    fn shipped_lines(text: &str) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        let (mut skipping, mut depth, mut opened) = (false, 0i32, false);
+        for (n, line) in text.lines().enumerate() {
+            if !skipping && line.trim() == "#[cfg(test)]" {
+                (skipping, depth, opened) = (true, 0, false);
+                continue;
+            }
+            if !skipping {
+                out.push((n, line));
+                continue;
+            }
+            let code = without_literals(line);
+            let code = code.split("//").next().unwrap();
+            depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+            opened |= code.contains('{');
+            if depth <= 0 && (opened || code.trim_end().ends_with(';')) {
+                skipping = false;
+            }
+        }
+        out
+    }
+
+    /// `line` with the contents of its string and character literals blanked out (their
+    /// braces are not the code's); raw strings and literals across lines are rare enough in
+    /// test items to leave alone.
+    fn without_literals(line: &str) -> String {
+        let (mut out, mut chars) = (String::new(), line.chars().peekable());
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    out.push('"');
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '\\' => {
+                                chars.next();
+                            }
+                            '"' => break,
+                            _ => {}
+                        }
+                    }
+                    out.push('"');
+                }
+                '\'' if matches!(chars.clone().nth(1), Some('\'')) || chars.peek() == Some(&'\\') => {
+                    // a character literal ('{', '\''): skip to its closing quote
+                    let mut escaped = false;
+                    for c in chars.by_ref() {
+                        if c == '\'' && !escaped {
+                            break;
+                        }
+                        escaped = c == '\\' && !escaped;
+                    }
+                    out.push_str("' '");
+                }
+                _ => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_debug_guard_sees_code_after_a_test_item() {
+        let text = "fn a() {}\n#[cfg(test)]\nfn helper() {\n    x(\"{:?}\");\n}\nfn b() { y(\"{:?}\") }\n#[cfg(test)]\nmod tests {\n    fn t() { z(\"{:?}\") }\n}\n";
+        let shipped: Vec<&str> = shipped_lines(text).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(shipped, ["fn a() {}", "fn b() { y(\"{:?}\") }"]);
     }
 
     #[test]

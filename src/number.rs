@@ -98,6 +98,20 @@ pub fn display(x: f64) -> String {
     }
 }
 
+/// `x` as JavaScript's `String(x)` writes it for the numbers a message shows: whole numbers
+/// without a fraction (`0`, not `0.0`), `NaN`, `Infinity`; others as [`display`].
+pub fn js_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+    } else if x.fract() == 0.0 && x.abs() < 1e15 {
+        (x as i64).to_string()
+    } else {
+        display(x)
+    }
+}
+
 /// `x` in positional notation, with the digits serde_json writes for it (the shortest
 /// that read back as `x`): `1e21` → `1000000000000000000000`, `1e-7` → `0.0000001`,
 /// `2.0` → `2`. That is Postgres' `numeric` text of the JSON number serde_json wrote.

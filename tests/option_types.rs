@@ -2,7 +2,8 @@
 //! options interface declares is sent through the Rust reader of those options (as `null`,
 //! which every reader takes as "not given"), and must not be refused as unknown; and every
 //! key the reader accepts (the list its "not a known option" message gives) must be
-//! declared. Keys the facades keep to themselves (`client`, `embed`, `fetch`) are not sent.
+//! declared. Keys the facades keep to themselves (`client`, `embed`, `fetch`) are not sent,
+//! but the reader lists them too, so that its message names every option.
 
 use std::collections::BTreeSet;
 
@@ -67,14 +68,17 @@ fn accepted(read: &dyn Fn(&Value) -> Option<ErrorReport>) -> BTreeSet<String> {
 /// `interfaces`' declared keys and `read`'s accepted keys are the same set, and none of
 /// the declared keys is refused as unknown.
 fn agree(interfaces: &[&str], read: &dyn Fn(&Value) -> Option<ErrorReport>) {
-    let declared: BTreeSet<String> = interfaces.iter().flat_map(|i| sent(i)).collect();
-    if let Some(e) = read(&nulls(&declared)) {
+    let sent: BTreeSet<String> = interfaces.iter().flat_map(|i| sent(i)).collect();
+    if let Some(e) = read(&nulls(&sent)) {
         assert!(!e.message.contains("is not a known"), "{interfaces:?}: Rust refuses a declared key: {}", e.message);
     }
     let accepted = accepted(read);
     // Nested readers name their keys by path (`options.fields`).
     let accepted: BTreeSet<String> =
         accepted.into_iter().map(|k| k.rsplit('.').next().unwrap_or(&k).to_owned()).collect();
+    // The facades' own keys are in the reader's list too, so that a message names every
+    // option (a misspelled `fetch` is refused listing `fetch`).
+    let declared: BTreeSet<String> = interfaces.iter().flat_map(|i| declared(i)).collect();
     assert_eq!(declared, accepted, "{interfaces:?}: the .d.ts keys (left) and the keys Rust accepts (right) differ");
 }
 

@@ -50,6 +50,8 @@ function fail(message) {
  * @returns {Args}
  */
 function parse(argv) {
+  // --help, -h or help anywhere on the line: the usage, whatever else is there.
+  if (argv.some((a) => a === "--help" || a === "-h" || a === "help")) return { command: "help", with: [], dir: "" };
   /** @type {Args} */
   const args = { command: argv[0], with: [], dir: "supabase/migrations" };
   for (let i = 1; i < argv.length; i++) {
@@ -60,8 +62,6 @@ function parse(argv) {
       if (a === "--dir") args.dir = value;
       else if (Object.hasOwn(OPTIONAL, value)) args.with.push(value); // not a name of Object.prototype
       else fail(`unknown optional file "${value}"; expected one of: ${Object.keys(OPTIONAL).join(", ")}`);
-    } else if (a === "--help" || a === "-h") {
-      args.command = "help";
     } else {
       fail(`unknown argument "${a}"\n\n${usage}`);
     }

@@ -114,7 +114,10 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
             if days_old.fract() != 0.0 || !(1.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&days_old) {
                 return Err(ErrorReport::invalid_input(
                     "daysOld",
-                    format!("daysOld must be an integer of at least 1, got {}", crate::number::display(days_old)),
+                    format!(
+                        "daysOld must be a whole number of at least 1, got the number {}",
+                        crate::number::js_text(days_old)
+                    ),
                 ));
             }
             rpc("cleanup_old_checkpoints", Ok(value!({ "days_old": days_old as u64 })), Answer::Data)

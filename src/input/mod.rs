@@ -64,16 +64,24 @@ pub fn options<T: Default, E: From<Invalid>>(text: Option<&str>, parse: fn(&Valu
     }
 }
 
+/// How the facades send a function found in an options object (`json.js` `optionsJson`):
+/// JSON has no functions, and dropping one would hide a misspelled option.
+pub const FUNCTION_MARK: &str = "\u{0}function";
+
 /// A value as a message shows what the caller gave: `the string "5000"`, `the number 1`,
-/// `true`, `null`, `an object`, `an array`.
+/// `true`, `null`, `an object`, `an array`, `a function`.
 pub fn describe(v: &Value) -> String {
+    use crate::error::Given;
     match v {
-        Value::String(_) => format!("the string {}", crate::json::Text(v)),
-        Value::Number(n) => format!("the number {n}"),
-        Value::Object(_) => "an object".into(),
-        Value::Array(_) => "an array".into(),
-        other => crate::json::text(other),
+        Value::String(s) => Given::String(s),
+        Value::Number(n) => Given::NumberText(n.as_str()),
+        Value::Bool(b) => Given::Bool(*b),
+        Value::Null => Given::Null,
+        Value::Object(m) if m.len() == 1 && m.contains_key(FUNCTION_MARK) => Given::Function,
+        Value::Object(_) => Given::Object,
+        Value::Array(_) => Given::Array,
     }
+    .to_string()
 }
 
 /// `{field} must be {what}, got {what was given}`: the one wording of a value of the

@@ -66,8 +66,10 @@ pub struct Settings {
     pub embed_timeout_ms: u32,
 }
 
-/// `MemoryTools` options other than `client` and `embed` (which the facade keeps apart).
-const OPTIONS: [&str; 6] = ["agentId", "sessionId", "userId", "dimensions", "matchThreshold", "embedTimeoutMs"];
+/// `MemoryTools` options, in the order a message lists them (`client` and `embed` are the
+/// facade's, which takes them out before the options reach the module).
+const OPTIONS: [&str; 8] =
+    ["client", "embed", "agentId", "sessionId", "userId", "dimensions", "matchThreshold", "embedTimeoutMs"];
 
 const DEFAULT_DIMENSIONS: u32 = 384;
 /// pgvector's limit.

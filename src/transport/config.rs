@@ -9,12 +9,13 @@ use super::target::Target;
 use crate::error::ErrorReport;
 use crate::input::{self, Object};
 
-/// `createClient` options as the user writes them (`fetch` is the facade's), in the order
-/// a message lists them.
-const OPTIONS: [&str; 9] = [
+/// `createClient` options as the user writes them, in the order a message lists them.
+/// (`fetch` is the facade's, which takes it out before the options reach the module.)
+const OPTIONS: [&str; 10] = [
     "url",
     "apiKey",
     "accessToken",
+    "fetch",
     "timeoutMs",
     "retries",
     "schema",

@@ -405,11 +405,13 @@ mod tests {
                 e.message
             );
         }
-        // A proxy prefix is a path like any other.
+        // A stack behind a proxy prefix is named by its REST URL; the prefix alone is refused
+        // (it would be taken for part of a table name).
         assert_eq!(
-            Target::new("https://proxy.example/sb", "k", None).unwrap().rest_url,
+            Target::new("https://proxy.example/sb/rest/v1", "k", None).unwrap().rest_url,
             "https://proxy.example/sb/rest/v1"
         );
+        assert!(Target::new("https://proxy.example/sb", "k", None).is_err());
         let e = Target::new("https://x", "secret value", None).unwrap_err();
         assert!(!e.report().message.contains("secret value"), "credentials are never echoed");
         assert_eq!(e.report().field.as_deref(), Some("apiKey"));

@@ -166,16 +166,27 @@ fn check_header_value(field: &str, value: &str) -> Result<(), TransportError> {
 }
 
 /// Supabase serves PostgREST at `/rest/v1` of the project URL, next to `/functions/v1`,
-/// `/auth/v1`, ... A URL pointing at one of those (an edge function's own URL, often) or
-/// below `/rest/v1` would become a table name on the server ("Could not find the table
-/// 'public.functions/v1/rest/v1/notes'"), so it is refused here with the URL to use.
-/// Other paths stay allowed: a self-hosted stack may sit under a proxy prefix.
+/// `/auth/v1`, ... Any other path (an edge function's own URL, often, or `…/api`) would
+/// become part of a table name on the server ("Could not find the table
+/// 'public.functions/v1/rest/v1/notes'", then reported as agentmem's SQL missing), so it is
+/// refused here with the URL to use: the project's origin, or a REST URL ending in
+/// `/rest/v1` (which a self-hosted stack may serve under a proxy prefix).
 fn check_service_path(url: &str) -> Result<(), TransportError> {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     let path = url[after_scheme..].find('/').map_or("", |i| &url[after_scheme + i..]);
     let services = ["/rest/v1/", "/functions/v1", "/auth/v1", "/storage/v1", "/realtime/v1", "/graphql/v1"];
     let Some(at) = services.iter().filter_map(|s| path.find(s)).min() else {
-        return Ok(());
+        if path.is_empty() || path.ends_with("/rest/v1") {
+            return Ok(());
+        }
+        let origin = &url[..url.len() - path.len()];
+        return Err(TransportError::invalid(
+            "url",
+            format!(
+                "url must be the project URL ({origin}) or a REST URL ending in /rest/v1, not {url}: \
+                 agentmem talks to PostgREST, which Supabase serves at /rest/v1 of the project URL"
+            ),
+        ));
     };
     let base = &url[..url.len() - path.len() + at];
     Err(TransportError::invalid(
@@ -223,6 +234,29 @@ mod tests {
             headers.iter().filter(|(k, _)| k == "x-agentmem-tenant").map(|(_, v)| v.as_str()).collect::<Vec<_>>(),
             ["0f0e0d0c-0000-4000-8000-00000000000a"]
         );
+    }
+
+    #[test]
+    fn url_is_a_project_origin_or_a_rest_url() {
+        for ok in ["https://x.co", "https://x.co/", "https://x.co/rest/v1", "http://127.0.0.1:54321/proxy/rest/v1/"] {
+            assert!(Target::new(ok, "anon-key", None).is_ok(), "{ok}");
+        }
+        for (bad, shows) in [
+            (
+                "https://x.co/api",
+                "url must be the project URL (https://x.co) or a REST URL ending in /rest/v1, not https://x.co/api",
+            ),
+            (
+                "https://x.co/functions/v1",
+                "url must be the project URL (https://x.co) or its REST URL (https://x.co/rest/v1)",
+            ),
+            ("https://x.co/rest/v1/notes", "url must be the project URL (https://x.co) or its REST URL"),
+            ("https://x.co/rest", "a REST URL ending in /rest/v1"),
+        ] {
+            let e = Target::new(bad, "anon-key", None).unwrap_err().report();
+            assert_eq!(e.field.as_deref(), Some("url"), "{bad}");
+            assert!(e.message.contains(shows), "{bad}: {}", e.message);
+        }
     }
 
     #[test]

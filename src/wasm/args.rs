@@ -49,11 +49,22 @@ pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, ErrorRe
 }
 
 fn type_name(value: &JsValue) -> String {
-    if value.is_null() {
-        "null".into()
-    } else if js_sys::Array::is_array(value) {
-        "array".into()
-    } else {
-        value.js_typeof().as_string().unwrap_or_default()
+    use crate::error::Given;
+    let string = value.as_string();
+    let kind = value.js_typeof().as_string().unwrap_or_default();
+    // JavaScript's own text of a number (`0`, `1.5`, `NaN`), asked of JavaScript.
+    let number = (kind == "number")
+        .then(|| String::from(js_sys::Number::from(value.clone()).to_string_with_radix(10).unwrap_or_default()));
+    match kind.as_str() {
+        "string" => Given::String(string.as_deref().unwrap_or_default()),
+        "number" => Given::NumberText(number.as_deref().unwrap_or_default()),
+        "boolean" => Given::Bool(value.is_truthy()),
+        "undefined" => Given::Undefined,
+        "function" => Given::Function,
+        "object" if value.is_null() => Given::Null,
+        "object" if js_sys::Array::is_array(value) => Given::Array,
+        "object" => Given::Object,
+        other => Given::Other(other),
     }
+    .to_string()
 }

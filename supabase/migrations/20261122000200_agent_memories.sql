@@ -78,9 +78,6 @@ create table if not exists public.agent_memories (
                      constraint agent_memories_metadata_check
                      check (jsonb_typeof(metadata) = 'object'),
   expires_at       timestamptz,
-  access_count     integer not null default 0
-                     constraint agent_memories_access_count_check check (access_count >= 0),
-  last_accessed_at timestamptz,
   created_at       timestamptz not null default now(),
   updated_at       timestamptz not null default now(),
   content_tsv      tsvector generated always as (to_tsvector('english'::regconfig, content)) stored,
@@ -137,6 +134,40 @@ create table if not exists public.memory_access_log (
     references public.agent_memories (user_id, id) on update cascade on delete cascade
 );
 
+-- How often, and when last, each memory was retrieved. A table of its own, so that
+-- recording an access rewrites a small row (a HOT update: no indexed column changes, and
+-- the fillfactor leaves room on the page) instead of the memory's row with its embedding,
+-- which added an entry to the HNSW index per access and slowed every tenant's searches.
+-- Written only by agentmem.record_memory_access (users may read it).
+create table if not exists public.agent_memory_counters (
+  user_id          uuid not null,
+  memory_id        uuid not null,
+  access_count     integer not null default 0
+                     constraint agent_memory_counters_access_count_check check (access_count >= 0),
+  last_accessed_at timestamptz,
+  primary key (user_id, memory_id),
+  constraint agent_memory_counters_memory_fkey foreign key (user_id, memory_id)
+    references public.agent_memories (user_id, id) on delete cascade
+) with (fillfactor = 70);
+
+comment on table public.agent_memory_counters is
+  'access_count and last_accessed_at of each retrieved memory (absent: never retrieved). Written by agentmem''s functions only.';
+
+-- Installs before the counters table kept access_count and last_accessed_at in
+-- agent_memories: they move here once.
+do $$
+begin
+  if exists (select 1 from pg_catalog.pg_attribute
+              where attrelid = 'public.agent_memories'::regclass and attname = 'access_count' and not attisdropped) then
+    execute 'insert into public.agent_memory_counters (user_id, memory_id, access_count, last_accessed_at)
+             select user_id, id, access_count, last_accessed_at from public.agent_memories
+              where access_count > 0 or last_accessed_at is not null
+             on conflict do nothing';
+    alter table public.agent_memories drop column access_count, drop column last_accessed_at;
+  end if;
+end
+$$;
+
 comment on table public.memory_access_log is
   'One row per retrieval of a memory, with the relevance score of that retrieval. Append-only for users.';
 
@@ -146,6 +177,13 @@ create index if not exists agent_memories_embedding_hnsw_idx on public.agent_mem
   using hnsw (embedding extensions.vector_cosine_ops);
 create index if not exists agent_memories_content_tsv_idx on public.agent_memories using gin (content_tsv);
 create index if not exists agent_memories_user_agent_idx on public.agent_memories (user_id, agent_id, created_at desc);
+-- Search (agentmem.memory_nearest): how many of a tenant's memories pass the filters is
+-- counted from this index alone, and its exact scan starts here.
+create index if not exists agent_memories_search_idx on public.agent_memories (user_id, agent_id, memory_type, expires_at)
+  where embedding is not null;
+-- get_memory_context: a tenant's memories by importance, tier by tier.
+create index if not exists agent_memories_importance_idx on public.agent_memories (user_id, importance_score desc)
+  include (agent_id, expires_at);
 create index if not exists agent_memories_expires_at_idx on public.agent_memories (expires_at)
   where expires_at is not null;
 
@@ -159,10 +197,9 @@ create index if not exists memory_access_log_session_idx on public.memory_access
 
 -- Triggers --------------------------------------------------------------------------------
 -- Bookkeeping the database keeps (20261121000100_tenancy.sql): created_at is the insert's
--- time; updated_at moves when the memory itself changes, not when it is merely accessed;
--- access_count and last_accessed_at start at 0 / null and move only when agentmem's
--- functions record an access (they set agentmem.recording_access for their statement).
--- Whatever a caller writes into these columns is ignored.
+-- time; updated_at moves when the memory itself changes. Whatever a caller writes into
+-- them is ignored. (Access counts live in agent_memory_counters, which only agentmem's
+-- functions write.)
 create or replace function public.agent_memories_set_updated_at()
 returns trigger
 language plpgsql
@@ -173,15 +210,9 @@ begin
   if tg_op = 'INSERT' then
     new.created_at := now();
     new.updated_at := now();
-    new.access_count := 0;
-    new.last_accessed_at := null;
     return new;
   end if;
   new.created_at := old.created_at;
-  if current_setting('agentmem.recording_access', true) is distinct from 'on' then
-    new.access_count := old.access_count;
-    new.last_accessed_at := old.last_accessed_at;
-  end if;
   if new.agent_id         is distinct from old.agent_id
   or new.session_id       is distinct from old.session_id
   or new.content          is distinct from old.content
@@ -220,6 +251,7 @@ $$;
 select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
 select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
+select agentmem.protect('public.agent_memory_counters', 'user_id', p_user_privileges => 'select');
 select agentmem.keep_bookkeeping('public.memory_references', 'agentmem.stamp_created');
 select agentmem.keep_bookkeeping('public.memory_access_log', 'agentmem.memory_access_log_bookkeeping');
 
@@ -393,10 +425,200 @@ $$;
 comment on function public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb) is
   'Creates a memory of the caller''s tenant (and its reference(s) from p_reference: {"reference_type","reference_id"} or an array of them) in one transaction; returns the agent_memories row.';
 
--- search_agent_memories: cosine search over the caller's unexpired memories; records the
--- access of what it returns (counter, time, log row) in the same statement. The rows to
--- bump are locked in id order first: concurrent searches that rank the same memories
--- differently would otherwise lock them in opposite orders and deadlock.
+-- Search: the contract ------------------------------------------------------------------
+-- search_agent_memories (and get_memory_context with a query) answer the best p_k of the
+-- tenant's memories that pass the filters, by cosine distance, ties by id:
+--   * exactly, whenever at most 20,000 memories pass the filters (one user's or one agent's
+--     memories, the common case): their distances are computed from the rows themselves
+--     (found through agent_memories_search_idx), whatever plan statistics would suggest;
+--   * through the HNSW index above that, with a wide candidate list (hnsw.ef_search) and
+--     an iterative scan in strict order, checked against an exact sample of the rows: a
+--     short answer, one that a sampled row proves wrong, or one for a query that no row
+--     stands out for, falls back to the exact scan (never fewer than p_k answers while p_k
+--     pass the filters).
+-- The strategy is chosen here, from a count of the qualifying rows (an index-only count
+-- that stops at 20,001), not by the planner: with statistics from when the table was small
+-- the planner sorted a whole tenant (slow), with fresh ones it took the shared HNSW index
+-- for small filtered sets (wrong: an HNSW scan under a filter that few rows pass stops
+-- early), and which of the two ran depended on a connection's plan cache.
+create or replace function agentmem.memory_nearest(
+  p_tenant uuid,
+  p_query  extensions.vector,
+  p_agent  text,
+  p_types  text[],
+  p_k      integer
+)
+returns table (id uuid, distance double precision)
+language plpgsql
+volatile
+-- Plans independent of statistics and of the session's history: never a sequential scan
+-- of every tenant's memories, and every statement planned for its arguments (a generic
+-- plan, which PL/pgSQL switches to after five calls, cannot use the agent filter in the
+-- index and counted a whole tenant: 100 ms instead of 8 for an agent of 143 memories).
+set enable_seqscan = off
+set plan_cache_mode = force_custom_plan
+as $$
+#variable_conflict use_column
+declare
+  v_exact_limit constant integer := 20000;
+  v_qualifying  integer;
+  v_ids         uuid[];
+  v_distances   double precision[];
+  v_settings    text[];
+  v_iterative   boolean;
+  v_sample_min    double precision;
+  v_sample_median double precision;
+  v_disproved     boolean;
+begin
+  select count(*) into v_qualifying
+    from (select 1 from public.agent_memories m
+           where m.user_id = p_tenant and m.embedding is not null
+             and (p_agent is null or m.agent_id = p_agent)
+             and (p_types is null or m.memory_type = any (p_types))
+             and (m.expires_at is null or m.expires_at > now())
+           limit v_exact_limit + 1) q;
+
+  if v_qualifying > v_exact_limit then
+    -- The HNSW index, asked for p_k rows in strict distance order, scanning past rows the
+    -- filters drop (pgvector >= 0.8) with a candidate list of at least 200. The settings are
+    -- the transaction's: saved and restored around the one statement.
+    v_iterative := (select string_to_array(e.extversion, '.')::integer[] >= array[0, 8, 0]
+                      from pg_catalog.pg_extension e where e.extname = 'vector');
+    v_settings := array[current_setting('hnsw.ef_search', true), current_setting('enable_sort'),
+                        current_setting('hnsw.iterative_scan', true), current_setting('hnsw.max_scan_tuples', true)];
+    perform set_config('hnsw.ef_search', greatest(200, p_k * 4)::text, true),
+            -- an index scan in distance order, not a sort of the tenant's rows
+            set_config('enable_sort', 'off', true);
+    if v_iterative then
+      perform set_config('hnsw.iterative_scan', 'strict_order', true),
+              set_config('hnsw.max_scan_tuples', '100000', true);
+    end if;
+    select array_agg(c.id order by c.distance, c.id), array_agg(c.distance order by c.distance, c.id)
+      into v_ids, v_distances
+      from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
+              from public.agent_memories m
+             where m.user_id = p_tenant and m.embedding is not null
+               and (p_agent is null or m.agent_id = p_agent)
+               and (p_types is null or m.memory_type = any (p_types))
+               and (m.expires_at is null or m.expires_at > now())
+             order by m.embedding operator(extensions.<=>) p_query
+             limit p_k) c;
+    perform set_config('hnsw.ef_search', coalesce(v_settings[1], '40'), true),
+            set_config('enable_sort', v_settings[2], true);
+    if v_iterative then
+      perform set_config('hnsw.iterative_scan', coalesce(v_settings[3], 'off'), true),
+              set_config('hnsw.max_scan_tuples', coalesce(v_settings[4], '20000'), true);
+    end if;
+    -- The check. A graph search can miss rows, the more so the less the best rows stand
+    -- out: for a query far from all of the tenant's memories their distances are nearly
+    -- alike, and the index returns some of the near ones, not the nearest. 512 of the
+    -- qualifying rows (the first by id: random UUIDs, so a sample) are measured exactly.
+    -- The exact scan answers instead when the sample proves the answer wrong (a sampled row
+    -- closer than the answer's last, but not in it), when no sampled row stands out (the
+    -- nearest is at least 0.8 of the median distance: the graph cannot rank such rows),
+    -- or when the answer is short.
+    select min(x.distance), percentile_cont(0.5) within group (order by x.distance),
+           bool_or(x.distance < v_distances[p_k] and x.id <> all (v_ids))
+      into v_sample_min, v_sample_median, v_disproved
+      from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
+              from public.agent_memories m
+             where m.user_id = p_tenant and m.embedding is not null
+               and (p_agent is null or m.agent_id = p_agent)
+               and (p_types is null or m.memory_type = any (p_types))
+               and (m.expires_at is null or m.expires_at > now())
+             order by m.id
+             limit 512) x;
+    if coalesce(cardinality(v_ids), 0) >= p_k and not v_disproved and v_sample_min < 0.8 * v_sample_median then
+      return query select * from unnest(v_ids, v_distances);
+      return;
+    end if;
+  end if;
+
+  -- Exact: every qualifying row's distance, the best p_k. (`+ 0` keeps the HNSW index out:
+  -- the order is not the operator's own.)
+  return query
+    select m.id, m.embedding operator(extensions.<=>) p_query
+      from public.agent_memories m
+     where m.user_id = p_tenant and m.embedding is not null
+       and (p_agent is null or m.agent_id = p_agent)
+       and (p_types is null or m.memory_type = any (p_types))
+       and (m.expires_at is null or m.expires_at > now())
+     order by (m.embedding operator(extensions.<=>) p_query) + 0, m.id
+     limit p_k;
+end;
+$$;
+
+-- Records that the caller retrieved these memories: their counters (agent_memory_counters)
+-- and one memory_access_log row each, with the retrieval's relevance (p_scores, by
+-- position; null where there is none). Only the caller's existing memories count; each id
+-- once. SECURITY DEFINER: the counters are written by agentmem only, never by a caller
+-- directly; the tenant is the caller's own (agentmem.tenant() reads the request, not the
+-- function's owner). Rows are locked in id order, so concurrent recordings never deadlock.
+create or replace function agentmem.record_memory_access(
+  p_ids        uuid[],
+  p_type       text,
+  p_session_id text default null,
+  p_scores     double precision[] default null
+)
+returns table (memory_id uuid, access_count integer, last_accessed_at timestamptz)
+language plpgsql
+volatile
+security definer
+set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  v_tenant uuid := agentmem.tenant();
+begin
+  return query
+  with hit as materialized (
+    select m.id, m.agent_id,
+           -- (greatest/least skip nulls: a null score stays null only outside them)
+           (select case when s.score is null or s.score = 'NaN'::float8 then null
+                        else greatest(-1, least(1, s.score)) end
+              from unnest(p_ids, p_scores) as s(id, score) where s.id operator(pg_catalog.=) m.id limit 1) as score
+      from public.agent_memories m
+     where m.user_id operator(pg_catalog.=) v_tenant and m.id operator(pg_catalog.=) any (p_ids)
+     order by m.id
+       for key share
+  ),
+  counted as (
+    insert into public.agent_memory_counters as c (user_id, memory_id, access_count, last_accessed_at)
+    select v_tenant, h.id, 1, pg_catalog.now() from hit h order by h.id
+    on conflict (user_id, memory_id) do update
+      set access_count = c.access_count + 1, last_accessed_at = excluded.last_accessed_at
+    returning c.memory_id, c.access_count, c.last_accessed_at
+  ),
+  logged as (
+    insert into public.memory_access_log (memory_id, user_id, agent_id, session_id, access_type, relevance_score)
+    select h.id, v_tenant, h.agent_id, p_session_id, p_type, h.score from hit h
+  )
+  select * from counted;
+end;
+$$;
+
+-- A memory as the RPCs answer it (agent_memory_match), with its counters.
+create or replace function agentmem.memory_match(
+  p_memory public.agent_memories,
+  p_access_count integer,
+  p_last_accessed_at timestamptz,
+  p_similarity double precision
+)
+returns public.agent_memory_match
+language sql
+immutable
+as $$
+  select ((p_memory).id, (p_memory).user_id, (p_memory).agent_id, (p_memory).session_id, (p_memory).content,
+          (p_memory).memory_type, (p_memory).importance_score, (p_memory).metadata, (p_memory).expires_at,
+          coalesce(p_access_count, 0), p_last_accessed_at, (p_memory).created_at, (p_memory).updated_at,
+          p_similarity)::public.agent_memory_match
+$$;
+
+-- search_agent_memories: the best p_match_count of the caller's unexpired memories that
+-- pass the filters and the threshold (agentmem.memory_nearest: exact up to 20,000
+-- qualifying rows), most similar first; with p_record_access (default) records their
+-- access (counters and log, access_type search, session p_session_id), touching only the
+-- returned rows, and none when it is off.
 create or replace function public.search_agent_memories(
   p_query_embedding extensions.vector,
   p_agent_id        text default null,
@@ -419,7 +641,8 @@ declare
   v_types     text[] := case when cardinality(p_memory_types) > 0 then p_memory_types end;
   v_record    boolean := coalesce(p_record_access, true);
   v_dims      integer;
-  v_version   integer[];
+  v_ids       uuid[];
+  v_distances double precision[];
 begin
   if p_query_embedding is null then
     raise exception 'query_embedding is required' using errcode = '22023';
@@ -449,74 +672,26 @@ begin
       using errcode = '22023';
   end if;
 
-  -- pgvector >= 0.8: let the HNSW scan continue past filtered-out rows (other users'
-  -- rows under RLS, other agents, expired, other types) instead of returning too few.
-  select string_to_array(e.extversion, '.')::integer[] into v_version
-  from pg_catalog.pg_extension e where e.extname = 'vector';
-  if v_version >= array[0, 8, 0] then
-    perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
-  end if;
+  -- The best v_count by distance first, the threshold after: both orders give the same rows.
+  select array_agg(n.id order by n.distance, n.id), array_agg(n.distance order by n.distance, n.id)
+    into v_ids, v_distances
+    from agentmem.memory_nearest(v_tenant, p_query_embedding, p_agent_id, v_types, v_count) n
+   where n.distance <= 1 - v_threshold; -- NaN never passes
 
-  -- The access columns move only inside this statement (agent_memories_set_updated_at).
-  perform set_config('agentmem.recording_access', case when v_record then 'on' else '' end, true);
+  if v_record and v_ids is not null then
+    perform agentmem.record_memory_access(v_ids, 'search', p_session_id, array(select 1 - d from unnest(v_distances) d));
+  end if;
   return query
-  with nearest as materialized (
-    -- Top N by distance first (index-friendly ORDER BY ... LIMIT), the threshold after:
-    -- both orders give the same rows, this one lets HNSW do the work.
-    select m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type,
-           m.importance_score, m.metadata, m.expires_at, m.access_count,
-           m.last_accessed_at, m.created_at, m.updated_at,
-           m.embedding <=> p_query_embedding as distance
-    from public.agent_memories m
-    where m.user_id = v_tenant
-      and m.embedding is not null
-      and (p_agent_id is null or m.agent_id = p_agent_id)
-      and (m.expires_at is null or m.expires_at > now())
-      and (v_types is null or m.memory_type = any (v_types))
-    order by m.embedding <=> p_query_embedding
-    limit v_count
-  ),
-  matches as (
-    select n.* from nearest n where n.distance <= 1 - v_threshold -- NaN never passes
-  ),
-  locked as (
-    select m.id from public.agent_memories m
-     where v_record and m.user_id = v_tenant and m.id in (select x.id from matches x)
-     order by m.id
-     for no key update
-  ),
-  bumped as (
-    update public.agent_memories m
-       set access_count = m.access_count + 1,
-           last_accessed_at = now()
-      from locked l
-     where m.user_id = v_tenant and m.id = l.id
-    returning m.id, m.access_count, m.last_accessed_at
-  ),
-  -- Only what was bumped: a memory deleted meanwhile gets no log row.
-  logged as (
-    insert into public.memory_access_log
-      (memory_id, user_id, agent_id, session_id, access_type, relevance_score)
-    select x.id, x.user_id, x.agent_id, p_session_id, 'search',
-           greatest(-1, least(1, 1 - x.distance))
-    from matches x
-    join bumped b on b.id = x.id
-  )
-  select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
-         x.importance_score, x.metadata, x.expires_at,
-         coalesce(b.access_count, x.access_count),
-         coalesce(b.last_accessed_at, x.last_accessed_at),
-         x.created_at, x.updated_at,
-         (1 - x.distance)::double precision
-  from matches x
-  left join bumped b on b.id = x.id
-  order by x.distance, x.id;
-  perform set_config('agentmem.recording_access', '', true);
+  select (agentmem.memory_match(m, c.access_count, c.last_accessed_at, (1 - x.distance)::double precision)).*
+    from unnest(v_ids, v_distances) with ordinality as x(id, distance, n)
+    join public.agent_memories m on m.user_id = v_tenant and m.id = x.id
+    left join public.agent_memory_counters c on c.user_id = v_tenant and c.memory_id = x.id
+   order by x.n;
 end;
 $$;
 
 comment on function public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text) is
-  'Cosine-similarity search over the caller''s unexpired memories (similarity >= p_match_threshold, at most min(p_match_count, 100), optional agent and type filters), most similar first. With p_record_access (default) bumps access_count/last_accessed_at and logs one memory_access_log row per result (access_type search, session p_session_id).';
+  'Cosine-similarity search over the caller''s unexpired memories: the best min(p_match_count, 100) that pass the agent and type filters and similarity >= p_match_threshold, most similar first, ties by id; exact whenever at most 20,000 memories pass the filters. With p_record_access (default) counts the access of each result (agent_memory_counters) and logs it (memory_access_log, access_type search, session p_session_id).';
 
 -- update_memory_access: record that memories were used (read, update, ...).
 create or replace function public.update_memory_access(
@@ -530,10 +705,10 @@ security invoker
 set search_path = public, extensions
 as $$
 declare
-  v_tenant uuid := agentmem.tenant();
   v_type  text := coalesce(p_access_type, 'read');
   v_count integer;
 begin
+  perform agentmem.tenant(); -- refuses callers without an identity, whatever the ids
   if v_type not in ('search', 'read', 'context', 'update') then
     raise exception 'access_type must be one of search, read, context, update (got %)', quote_literal(v_type)
       using errcode = '22023';
@@ -542,39 +717,19 @@ begin
     raise exception 'memory_ids must hold at most 1000 ids (got %)', cardinality(p_memory_ids)
       using errcode = '22023';
   end if;
-
-  -- The access columns move only inside this statement (agent_memories_set_updated_at).
-  perform set_config('agentmem.recording_access', 'on', true);
-  -- Locked in id order first, as search_agent_memories does, so the two never deadlock.
-  with locked as (
-    select m.id from public.agent_memories m
-     where m.user_id = v_tenant and m.id = any (p_memory_ids)
-     order by m.id
-     for no key update
-  ),
-  bumped as (
-    update public.agent_memories m
-       set access_count = m.access_count + 1,
-           last_accessed_at = now()
-      from locked l
-     where m.user_id = v_tenant and m.id = l.id
-    returning m.id, m.user_id, m.agent_id
-  ),
-  logged as (
-    insert into public.memory_access_log (memory_id, user_id, agent_id, access_type)
-    select b.id, b.user_id, b.agent_id, v_type from bumped b
-  )
-  select count(*) into v_count from bumped;
-  perform set_config('agentmem.recording_access', '', true);
-
+  select count(*) into v_count from agentmem.record_memory_access(p_memory_ids, v_type);
   return v_count;
 end;
 $$;
 
 comment on function public.update_memory_access(uuid[], text) is
-  'Bumps access_count/last_accessed_at of the given memories the caller can see and logs one access row each; returns how many memories it touched.';
+  'Counts an access of each given memory the caller has (agent_memory_counters) and logs one access row each; returns how many memories it touched.';
 
--- get_memory_context: the session-start context, most important first, within budgets.
+-- get_memory_context: the session-start context: the caller's unexpired memories ordered by
+-- importance (desc), then similarity to p_query_embedding (when given; memories without an
+-- embedding after), then newest, then id; the longest prefix of that order within both
+-- budgets. Read tier by tier of importance (agent_memories_importance_idx), so a call
+-- touches only the tiers it returns from, not the tenant's every memory.
 create or replace function public.get_memory_context(
   p_agent_id        text default null,
   p_query_embedding extensions.vector default null,
@@ -587,6 +742,8 @@ language plpgsql
 volatile
 security invoker
 set search_path = public, extensions
+set enable_seqscan = off
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_tenant    uuid := agentmem.tenant();
@@ -594,6 +751,13 @@ declare
   v_max       integer := coalesce(p_max_memories, 20);
   v_min       double precision := coalesce(p_min_importance, 0);
   v_dims      integer;
+  v_tier      double precision;
+  v_below     double precision := 'Infinity';
+  v_ids       uuid[] := '{}';
+  v_sims      double precision[] := '{}';
+  v_chars     integer := 0;
+  v_row       record;
+  v_full      boolean := false;
 begin
   if p_query_embedding is not null then
     v_dims := public.agent_memory_dimensions();
@@ -618,72 +782,49 @@ begin
     raise exception 'min_importance must be between 0 and 1 (got %)', v_min using errcode = '22023';
   end if;
 
-  -- The access columns move only inside this statement (agent_memories_set_updated_at).
-  perform set_config('agentmem.recording_access', 'on', true);
+  <<tiers>>
+  loop
+    select max(m.importance_score) into v_tier
+      from public.agent_memories m
+     where m.user_id = v_tenant and m.importance_score < v_below and m.importance_score >= v_min
+       and (p_agent_id is null or m.agent_id = p_agent_id)
+       and (m.expires_at is null or m.expires_at > now());
+    exit when v_tier is null;
+    for v_row in
+      select m.id, char_length(m.content) as chars,
+             case when p_query_embedding is not null and m.embedding is not null
+                  then nullif(1 - (m.embedding <=> p_query_embedding), 'NaN'::float8) end as similarity
+        from public.agent_memories m
+       where m.user_id = v_tenant and m.importance_score = v_tier
+         and (p_agent_id is null or m.agent_id = p_agent_id)
+         and (m.expires_at is null or m.expires_at > now())
+       order by 3 desc nulls last, m.created_at desc, m.id
+       limit v_max - cardinality(v_ids)
+    loop
+      v_full := v_chars + v_row.chars > v_max_chars;
+      exit tiers when v_full;
+      v_chars := v_chars + v_row.chars;
+      v_ids := v_ids || v_row.id;
+      v_sims := v_sims || v_row.similarity;
+    end loop;
+    exit when cardinality(v_ids) >= v_max;
+    v_below := v_tier;
+  end loop;
+
+  if cardinality(v_ids) > 0 then
+    perform agentmem.record_memory_access(v_ids, 'context', null, v_sims);
+  end if;
   return query
-  with candidates as (
-    select m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type,
-           m.importance_score, m.metadata, m.expires_at, m.access_count,
-           m.last_accessed_at, m.created_at, m.updated_at,
-           case when p_query_embedding is not null and m.embedding is not null
-                then 1 - (m.embedding <=> p_query_embedding) end as similarity
-    from public.agent_memories m
-    where m.user_id = v_tenant
-      and (p_agent_id is null or m.agent_id = p_agent_id)
-      and (m.expires_at is null or m.expires_at > now())
-      and m.importance_score >= v_min
-  ),
-  ranked as (
-    select c.*,
-           row_number() over w as rank,
-           sum(char_length(c.content)) over w as running_chars
-    from candidates c
-    window w as (order by c.importance_score desc,
-                          (case when c.similarity = 'NaN'::float8 then null else c.similarity end) desc nulls last,
-                          c.created_at desc, c.id
-                 rows between unbounded preceding and current row)
-  ),
-  chosen as (
-    select r.* from ranked r where r.running_chars <= v_max_chars and r.rank <= v_max
-  ),
-  -- Locked in id order, as search_agent_memories does, so the two never deadlock.
-  locked as (
-    select m.id from public.agent_memories m
-     where m.user_id = v_tenant and m.id in (select x.id from chosen x)
-     order by m.id
-     for no key update
-  ),
-  bumped as (
-    update public.agent_memories m
-       set access_count = m.access_count + 1,
-           last_accessed_at = now()
-      from locked l
-     where m.user_id = v_tenant and m.id = l.id
-    returning m.id, m.access_count, m.last_accessed_at
-  ),
-  logged as (
-    insert into public.memory_access_log (memory_id, user_id, agent_id, access_type, relevance_score)
-    select x.id, x.user_id, x.agent_id, 'context',
-           case when x.similarity is null or x.similarity = 'NaN'::float8 then null
-                else greatest(-1, least(1, x.similarity)) end
-    from chosen x
-    join bumped b on b.id = x.id
-  )
-  select x.id, x.user_id, x.agent_id, x.session_id, x.content, x.memory_type,
-         x.importance_score, x.metadata, x.expires_at,
-         coalesce(b.access_count, x.access_count),
-         coalesce(b.last_accessed_at, x.last_accessed_at),
-         x.created_at, x.updated_at,
-         case when x.similarity = 'NaN'::float8 then null else x.similarity end::double precision
-  from chosen x
-  left join bumped b on b.id = x.id
-  order by x.rank;
-  perform set_config('agentmem.recording_access', '', true);
+  select (agentmem.memory_match(m, c.access_count, c.last_accessed_at, x.similarity)).*
+    from unnest(v_ids, v_sims) with ordinality as x(id, similarity, n)
+    join public.agent_memories m on m.user_id = v_tenant and m.id = x.id
+    left join public.agent_memory_counters c on c.user_id = v_tenant and c.memory_id = x.id
+   order by x.n;
 end;
 $$;
 
 comment on function public.get_memory_context(text, extensions.vector, integer, integer, double precision) is
-  'The caller''s unexpired memories for the start of a session: importance desc, then similarity to p_query_embedding (if given), then newest; the longest prefix of that order whose total content length is <= p_max_chars, at most min(p_max_memories, 100). Records access (access_type context).';
+  'The caller''s unexpired memories for the start of a session: importance desc, then similarity to p_query_embedding (if given), then newest, then id; the longest prefix of that order whose total content length is <= p_max_chars, at most min(p_max_memories, 100). Records access (access_type context).';
 
 -- cleanup_expired_memories: deletes expired memories: the caller's; every tenant's for the
 -- service role not acting for a user.
@@ -739,10 +880,12 @@ as $$
                            from unnest(array['conversation', 'preference', 'fact', 'decision', 'context'])
                                 as t(memory_type)),
     'avg_importance',     (select avg(m.importance_score) from m),
-    'total_accesses',     (select coalesce(sum(m.access_count), 0) from m),
+    'total_accesses',     (select coalesce(sum(c.access_count), 0) from m join public.agent_memory_counters c
+                                                                          on c.user_id = m.user_id and c.memory_id = m.id),
     'oldest_created_at',  (select min(m.created_at) from m),
     'newest_created_at',  (select max(m.created_at) from m),
-    'last_accessed_at',   (select max(m.last_accessed_at) from m)
+    'last_accessed_at',   (select max(c.last_accessed_at) from m join public.agent_memory_counters c
+                                                                      on c.user_id = m.user_id and c.memory_id = m.id)
   )
 $$;
 
@@ -872,9 +1015,9 @@ begin
   where m.user_id = v_tenant and m.id = p_memory_id
   returning * into v_new;
 
-  return (v_new.id, v_new.user_id, v_new.agent_id, v_new.session_id, v_new.content, v_new.memory_type,
-          v_new.importance_score, v_new.metadata, v_new.expires_at, v_new.access_count,
-          v_new.last_accessed_at, v_new.created_at, v_new.updated_at, null)::public.agent_memory_match;
+  return (select agentmem.memory_match(v_new, c.access_count, c.last_accessed_at, null)
+            from (select 1) one
+            left join public.agent_memory_counters c on c.user_id = v_tenant and c.memory_id = p_memory_id);
 end;
 $$;
 
@@ -911,6 +1054,10 @@ select agentmem.expose(
   'public.get_memory_statistics(text)',
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
+select agentmem.expose(
+  'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
+  'agentmem.record_memory_access(uuid[], text, text, double precision[])',
+  'agentmem.memory_match(public.agent_memories, integer, timestamptz, double precision)');
 select agentmem.expose_to_service('public.set_agent_memory_dimensions(integer)');
 select agentmem.keep_private('public.agent_memories_set_updated_at()', 'agentmem.memory_access_log_bookkeeping()');
 

@@ -41,6 +41,9 @@ log "npm pack ($NAME)"
 (cd "$PKG" && npm pack --json --pack-destination "$WORK" 2>/dev/null) >"$WORK/pack.json"
 TARBALL="$WORK/$(node -p 'require(process.argv[1])[0].filename' "$WORK/pack.json")"
 node "$HERE/check-pack.mjs" "$WORK/pack.json" "$ROOT"
+# What `npm publish` would do with the tarball (nothing is sent: --dry-run).
+(cd "$WORK" && npm publish --dry-run --access public "$TARBALL" >"$WORK/publish.log" 2>&1) ||
+  { cat "$WORK/publish.log" >&2; die "npm publish --dry-run refused the tarball"; }
 
 # A fresh copy of a project, its pinned dependencies, then the tarball (saved into the
 # copy's package.json, as `npm install <tarball>` does; the committed files stay as they are).
@@ -73,6 +76,11 @@ log "node: agentmem-sql (the SQL into a project, and into the dashboard's SQL ed
 sql() { (cd "$dir" && node_modules/.bin/agentmem-sql "$@"); }
 migrations=("$ROOT"/supabase/migrations/*.sql)
 [ "$(sql list | wc -l)" -eq "${#migrations[@]}" ] || die "agentmem-sql list: not ${#migrations[@]} files"
+for help in --help -h help "copy --help" "print -h --with nope"; do
+  # shellcheck disable=SC2086
+  out=$(sql $help) || die "agentmem-sql $help: exit $?"
+  grep -q '^Usage: agentmem-sql' <<<"$out" || die "agentmem-sql $help: no usage text"
+done
 sql copy >/dev/null
 copied=("$dir"/supabase/migrations/*_agentmem_*.sql)
 [ "${#copied[@]}" -eq "${#migrations[@]}" ] || { ls "$dir/supabase/migrations"; exit 1; }

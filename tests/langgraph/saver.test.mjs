@@ -291,8 +291,17 @@ test("the memory backend is explicit: requested, or a reported fallback, never s
     expect(fallback.fallbackReason).toMatchObject({ name: "AgentmemError", code: "invalid_input" });
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0][0])).toMatch(/in-memory checkpoints/);
-    const working = new AgentmemSaver({ url, apiKey: env.SUPABASE_ANON_KEY }, { fallback: "memory" });
+    const { token } = await newUser();
+    const working = new AgentmemSaver({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: token }, { fallback: "memory" });
     expect([working.backend, working.fallbackReason]).toEqual(["postgrest", null]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    // No identity (the anon key alone) is refused at construction, with the fix, and never
+    // falls back: every operation would be refused.
+    for (const options of [undefined, { fallback: "memory" }]) {
+      expect(() => new AgentmemSaver({ url, apiKey: env.SUPABASE_ANON_KEY }, options)).toThrow(
+        expect.objectContaining({ code: "unauthorized", field: "client", message: expect.stringContaining("accessToken") }),
+      );
+    }
     expect(warn).toHaveBeenCalledTimes(1);
   } finally {
     warn.mockRestore();

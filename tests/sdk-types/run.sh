@@ -24,4 +24,13 @@ if (blocks.length < 2) throw new Error(`README.md: expected the Anthropic and Op
 for (const [, name, code] of blocks) fs.writeFileSync(`readme_${name}.gen.ts`, `// Generated from README.md by run.sh.\n${code}`);
 JS
 node_modules/.bin/tsc -p tsconfig.json
-log "tool definitions and README.md's tool loops type-check against @anthropic-ai/sdk and openai"
+# The model README.md's Anthropic loop names is one the SDK does not warn about as deprecated.
+node - "$ROOT/README.md" <<'JS'
+const fs = require("node:fs");
+// The SDK's own list (the one it warns from), by path: its exports map does not list it.
+const { DEPRECATED_MODELS } = require(require("node:path").resolve("node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.js"));
+const models = [...fs.readFileSync(process.argv[2], "utf8").matchAll(/model: "(claude-[\w.-]+)"/g)].map((m) => m[1]);
+if (models.length === 0) throw new Error("README.md names no Claude model");
+for (const m of models) if (m in DEPRECATED_MODELS) throw new Error(`README.md: ${m} is deprecated (end of life ${DEPRECATED_MODELS[m]})`);
+JS
+log "tool definitions and README.md's tool loops type-check against @anthropic-ai/sdk and openai; its models are current"

@@ -152,8 +152,9 @@ expect "seed: rows belong to the caller (user_id defaults to agentmem.tenant())"
 # --- create --------------------------------------------------------------------------------
 expect "create returns the full row (user, agent, type, importance, embedding dims, metadata)" \
   "$A|agent-x|fact|0.25|384|{\"k\": 1}|sess-1|0" \
-  "$(as_api authenticated "$A" "select user_id, agent_id, memory_type, importance_score, vector_dims(embedding), metadata, session_id, access_count
-     from create_agent_memory('agent-x', 'Budget is 10k', 'fact', 0.25, '$E1', 'sess-1', '{\"k\":1}');")"
+  "$(as_api authenticated "$A" "select user_id, agent_id, memory_type, importance_score, vector_dims(embedding), metadata, session_id,
+            (select count(*) from agent_memory_counters c where c.memory_id = m.id)
+     from create_agent_memory('agent-x', 'Budget is 10k', 'fact', 0.25, '$E1', 'sess-1', '{\"k\":1}') m;")"
 expect "default importance by type" "context=0.5,conversation=0.3,decision=0.7,fact=0.6,preference=0.9" \
   "$(as_api authenticated "$A" "select string_agg(t || '=' || (select importance_score from create_agent_memory('agent-defaults', 'x', t)), ',' order by t)
      from unnest(array['conversation', 'preference', 'fact', 'decision', 'context']) t;")"
@@ -290,15 +291,17 @@ select count(*) from memory_references where reference_type = 'message';" | past
 expect "search records access: returned counts, rows bumped, one log row each, updated_at untouched" \
   "1,1,1|near:1:true:true,future:1:true:true,mid:1:true:true,far:0:false:true|3|search:sess-9:1.000" \
   "$(as_api authenticated "$A" "select string_agg(access_count::text, ',' order by similarity desc) from search_agent_memories('$E1', 'agent-test', p_session_id => 'sess-9');
-select string_agg(metadata->>'label' || ':' || access_count || ':' || (last_accessed_at is not null) || ':' || (updated_at = created_at), ','
+select string_agg(metadata->>'label' || ':' || coalesce(c.access_count, 0) || ':' || (c.last_accessed_at is not null) || ':' || (updated_at = created_at), ','
                   order by array_position(array['near', 'future', 'mid', 'far'], metadata->>'label'))
-  from agent_memories where id in ('$NEAR', '$FUTURE', '$MID', '$FAR');
+  from agent_memories m left join agent_memory_counters c on c.user_id = m.user_id and c.memory_id = m.id
+ where m.id in ('$NEAR', '$FUTURE', '$MID', '$FAR');
 select count(*) from memory_access_log where access_type = 'search' and session_id = 'sess-9';
 select access_type || ':' || session_id || ':' || round(relevance_score::numeric, 3) from memory_access_log where memory_id = '$NEAR' and access_type = 'search';" |
     paste -sd'|')"
 expect "search with p_record_access => false records nothing" "0|0" \
   "$(as_api authenticated "$A" "select count(*) from search_agent_memories('$E1', 'agent-test', p_record_access => false) \\g /dev/null
-select sum(access_count) from agent_memories where agent_id = 'agent-test';
+select coalesce(sum(c.access_count), 0) from agent_memories m join agent_memory_counters c on c.user_id = m.user_id and c.memory_id = m.id
+ where m.agent_id = 'agent-test';
 select count(*) from memory_access_log where access_type = 'search';" | paste -sd'|')"
 expect "HNSW index serves cosine nearest-neighbour order" "t" \
   "$(q -c "set enable_seqscan = off" -c "explain (costs off) select id from agent_memories order by embedding <=> '$E1' limit 5" |
@@ -307,7 +310,7 @@ expect "HNSW index serves cosine nearest-neighbour order" "t" \
 # --- update_memory_access ---------------------------------------------------------------------
 expect "update_memory_access: distinct visible ids, logs each (B's id ignored)" "2|2|2" \
   "$(as_api authenticated "$A" "select update_memory_access(array['$NEAR', '$MID', '$NEAR', '$BNEAR', null]::uuid[]);
-select sum(access_count) from agent_memories;
+select sum(access_count) from agent_memory_counters;
 select count(*) from memory_access_log where access_type = 'read';" | paste -sd'|')"
 expect "update_memory_access with access_type update" "1|update" \
   "$(as_api authenticated "$A" "select update_memory_access(array['$FAR']::uuid[], 'update');
@@ -483,7 +486,8 @@ expect "context: similarity null without a query; set with one (null where no em
 select string_agg(coalesce(round(similarity::numeric, 3)::text, ''), '|' order by o) from get_memory_context('agent-ctx', '$E1') with ordinality x(id,u,a,s,c,t,i,m,e,ac,la,ca,ua,similarity,o);" | paste -sd';')"
 expect "context records access (count, time, 'context' log rows)" "1,1,1,1,1|5|5" \
   "$(as_api authenticated "$A" "select string_agg(access_count::text, ',') from get_memory_context('agent-ctx');
-select count(*) from agent_memories where agent_id = 'agent-ctx' and access_count = 1 and last_accessed_at is not null;
+select count(*) from agent_memories m join agent_memory_counters c on c.user_id = m.user_id and c.memory_id = m.id
+ where m.agent_id = 'agent-ctx' and c.access_count = 1 and c.last_accessed_at is not null;
 select count(*) from memory_access_log where access_type = 'context' and relevance_score is null;" | paste -sd'|')"
 expect "context all agents (A): importance order across agents" "near,c1" "$(ctx "p_max_memories => 2")"
 expect_match "context refuses a 3-dim query (22000)" '^22000\|.*dimension' \
@@ -580,8 +584,8 @@ expect "... every call bumped all 30 memories" "$((4 * NDL))" \
   "$(cat "$DLDIR"/*.out | grep -v '^state ' | awk -F, 'NF == 30' | wc -l)"
 expect "... access_count = recorded accesses (log rows) = times returned, for each memory" "30 exact" \
   "$(cat "$DLDIR"/*.out | grep -v '^state ' | tr ',' '\n' | sort | uniq -c | awk '{print $2 "|" $1}' | sort >"$DLDIR/returned"
-     q -c "select m.id || '|' || m.access_count || '|' || (select count(*) from memory_access_log l where l.user_id = m.user_id and l.memory_id = m.id)
-           from agent_memories m where m.user_id = '$D' order by 1" >"$DLDIR/stored"
+     q -c "select m.id || '|' || c.access_count || '|' || (select count(*) from memory_access_log l where l.user_id = m.user_id and l.memory_id = m.id)
+           from agent_memories m join agent_memory_counters c on c.user_id = m.user_id and c.memory_id = m.id where m.user_id = '$D' order by 1" >"$DLDIR/stored"
      join -t'|' "$DLDIR/returned" "$DLDIR/stored" | awk -F'|' '$2 == $3 && $3 == $4 && $2 == '"$((4 * NDL))"' {n++} END {print n + 0, "exact"}')"
 expect "... and the log has the right kinds: searches with their session, context, read" "search:dl:$((60 * NDL)),read::$((30 * NDL)),context::$((30 * NDL))" \
   "$(q -c "select string_agg(access_type || ':' || coalesce(session_id, '') || ':' || n, ',' order by access_type desc) from (

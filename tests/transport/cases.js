@@ -115,7 +115,16 @@ export function transportCases({ agentmem, env }) {
     eq(await message(() => createClient({ url, apiKey: anonKey, headers: { "x-n": 1 } }), { code: "invalid_input", field: "headers.x-n" }, "header value"),
       "headers.x-n must be a string, got the number 1");
     const typo = await message(() => createClient({ url, apiKey: anonKey, timeout: 5 }), { code: "invalid_input", field: "timeout" }, "typo");
-    ok(typo.startsWith("timeout is not a known option; expected one of: url, apiKey, accessToken, timeoutMs,"), typo);
+    ok(typo.startsWith("timeout is not a known option; expected one of: url, apiKey, accessToken, fetch, timeoutMs,"), typo);
+    // A misspelled option whose value is a function (JSON.stringify would drop it unseen).
+    for (const key of ["fetsh", "customFetch", "onError"]) {
+      const fnTypo = await message(() => createClient({ url, apiKey: anonKey, [key]: fetch }), { code: "invalid_input", field: key }, `${key}: a function`);
+      ok(fnTypo.startsWith(`${key} is not a known option; expected one of: url, apiKey, accessToken, fetch,`), fnTypo);
+    }
+    eq(await message(() => createClient({ url: () => url, apiKey: anonKey }), { code: "invalid_input", field: "url" }, "url: a function"),
+      "url must be a string, got a function");
+    eq(await message(() => createClient({ url, apiKey: anonKey, headers: { "x-f": () => "v" } }), { code: "invalid_input", field: "headers.x-f" }, "a header as a function"),
+      "headers.x-f must be a string, got a function");
     const selectTypo = await rejects(anon().select("transport_public", { colums: "id" }), { code: "invalid_input", field: "colums" }, "select option typo");
     ok(selectTypo.message.startsWith("colums is not a known option; expected one of: columns,"), selectTypo.message);
     for (const e of [selectTypo.message, typo]) ok(!/line \d+ column|missing field|invalid type/.test(e), `serde's words leaked: ${e}`);

@@ -31,7 +31,7 @@ pub fn check_options(options: &Value) -> Result<(), Invalid> {
     if options.is_null() {
         return Ok(());
     }
-    input::only(input::object(options, "options")?, "options", "option", &[])
+    input::only(input::object(options, "options")?, "options", "option", &["client"])
 }
 
 fn lead_id(v: &Value) -> Result<String, Invalid> {

@@ -70,7 +70,12 @@ impl Settings {
     pub fn parse(options: &Value) -> Result<Settings, Invalid> {
         let empty = serde_json::Map::new();
         let o = if options.is_null() { &empty } else { input::object(options, "options")? };
-        input::only(o, "options", "option", &["fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"])?;
+        input::only(
+            o,
+            "options",
+            "option",
+            &["client", "fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"],
+        )?;
         let mut fields = Vec::new();
         let mut seen = serde_json::Map::new();
         match input::get(o, "fields") {

@@ -37,7 +37,7 @@ impl Settings {
             return Ok(Settings::default());
         }
         let o = input::object(options, "options")?;
-        input::only(o, "options", "option", &["removedFields"])?;
+        input::only(o, "options", "option", &["client", "removedFields"])?;
         let removed = match input::get(o, "removedFields") {
             None => Removed::Reject,
             Some(v) => input::choose("options.removedFields", v)?,
