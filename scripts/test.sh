@@ -61,6 +61,9 @@ log "layer 3: package in Deno"
 # Benchmarks and examples are not run here (the examples by scripts/example.sh), but they
 # must keep compiling against the package's types.
 (cd deno && deno check --quiet bench/*.ts examples/*.ts)
+log "layer 3: the LangGraph agent edge function over HTTP, two users (its own import map and README's permissions)"
+deno test --quiet --config supabase/functions/langgraph-agent/deno.json --allow-read --allow-env --allow-net --allow-sys \
+  deno/edge/langgraph_agent_check.ts
 log "layer 3: tool definitions against the vendors' SDK types (tsc)"
 "$ROOT/tests/sdk-types/run.sh"
 log "layer 3: package in Node (resolved by name through the exports map)"
