@@ -41,6 +41,7 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("update_memory_access", MEMORIES),
     ("memory_access_log", MEMORIES),
     ("agent_memory_counters", MEMORIES),
+    ("agentmem.memory_candidates", MEMORIES),
     ("agentmem.memory_nearest", MEMORIES),
     ("agentmem.record_memory_access", MEMORIES),
     ("agentmem.memory_match", MEMORIES),

@@ -425,6 +425,21 @@ $$;
 comment on function public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb) is
   'Creates a memory of the caller''s tenant (and its reference(s) from p_reference: {"reference_type","reference_id"} or an array of them) in one transaction; returns the agent_memories row.';
 
+-- The tenant's memories that a search may return: with an embedding, unexpired, of the
+-- agent and types asked for (null: any). A plain SQL function, so the planner inlines it
+-- into each query of agentmem.memory_nearest and plans it with that query's order and limit.
+create or replace function agentmem.memory_candidates(p_tenant uuid, p_agent text, p_types text[])
+returns setof public.agent_memories
+language sql
+stable
+as $$
+  select m.* from public.agent_memories m
+   where m.user_id = p_tenant and m.embedding is not null
+     and (p_agent is null or m.agent_id = p_agent)
+     and (p_types is null or m.memory_type = any (p_types))
+     and (m.expires_at is null or m.expires_at > now())
+$$;
+
 -- Search: the contract ------------------------------------------------------------------
 -- search_agent_memories (and get_memory_context with a query) answer the best p_k of the
 -- tenant's memories that pass the filters, by cosine distance, ties by id:
@@ -471,11 +486,7 @@ declare
   v_disproved     boolean;
 begin
   select count(*) into v_qualifying
-    from (select 1 from public.agent_memories m
-           where m.user_id = p_tenant and m.embedding is not null
-             and (p_agent is null or m.agent_id = p_agent)
-             and (p_types is null or m.memory_type = any (p_types))
-             and (m.expires_at is null or m.expires_at > now())
+    from (select 1 from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
            limit v_exact_limit + 1) q;
 
   if v_qualifying > v_exact_limit then
@@ -496,11 +507,7 @@ begin
     select array_agg(c.id order by c.distance, c.id), array_agg(c.distance order by c.distance, c.id)
       into v_ids, v_distances
       from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
-              from public.agent_memories m
-             where m.user_id = p_tenant and m.embedding is not null
-               and (p_agent is null or m.agent_id = p_agent)
-               and (p_types is null or m.memory_type = any (p_types))
-               and (m.expires_at is null or m.expires_at > now())
+              from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
              order by m.embedding operator(extensions.<=>) p_query
              limit p_k) c;
     perform set_config('hnsw.ef_search', coalesce(v_settings[1], '40'), true),
@@ -521,11 +528,7 @@ begin
            bool_or(x.distance < v_distances[p_k] and x.id <> all (v_ids))
       into v_sample_min, v_sample_median, v_disproved
       from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
-              from public.agent_memories m
-             where m.user_id = p_tenant and m.embedding is not null
-               and (p_agent is null or m.agent_id = p_agent)
-               and (p_types is null or m.memory_type = any (p_types))
-               and (m.expires_at is null or m.expires_at > now())
+              from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
              order by m.id
              limit 512) x;
     if coalesce(cardinality(v_ids), 0) >= p_k and not v_disproved and v_sample_min < 0.8 * v_sample_median then
@@ -538,11 +541,7 @@ begin
   -- the order is not the operator's own.)
   return query
     select m.id, m.embedding operator(extensions.<=>) p_query
-      from public.agent_memories m
-     where m.user_id = p_tenant and m.embedding is not null
-       and (p_agent is null or m.agent_id = p_agent)
-       and (p_types is null or m.memory_type = any (p_types))
-       and (m.expires_at is null or m.expires_at > now())
+      from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
      order by (m.embedding operator(extensions.<=>) p_query) + 0, m.id
      limit p_k;
 end;
@@ -1055,6 +1054,7 @@ select agentmem.expose(
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
 select agentmem.expose(
+  'agentmem.memory_candidates(uuid, text, text[])',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
   'agentmem.record_memory_access(uuid[], text, text, double precision[])',
   'agentmem.memory_match(public.agent_memories, integer, timestamptz, double precision)');
