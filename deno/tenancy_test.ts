@@ -77,6 +77,9 @@ type Kind = {
   value: (token: string, id: string) => Promise<unknown>;
 };
 
+const vec = Array.from({ length: 384 }, (_, i) => (i % 7) / 7);
+const storeBatch = (t: string | null, ops: unknown[]) => rpc(t, "langgraph_store_batch", { p_ops: ops });
+
 const checkpoint = (id: string, mark: string) => ({
   p_thread_id: id, p_checkpoint_ns: "", p_checkpoint_id: "c1", p_parent_checkpoint_id: null, p_type: null,
   p_checkpoint: { v: 4, id: "c1", ts: "2026-01-01T00:00:00Z", channel_versions: { text: 1.5 }, versions_seen: {} },
@@ -200,6 +203,31 @@ const kinds: Kind[] = [
     value: async (t, id) => (await api(t, "GET", `research_drafts?id=eq.${id}&select=content,version`)).body,
   },
   {
+    name: "store item",
+    // LangGraph store items (AgentmemStore): the namespace and key are the client's.
+    create: (t, id, mark) => storeBatch(t, [{ op: "put", namespace: ["users", id], key: id, value: { mark }, vectors: [{ field: "$", embedding: vec }] }]),
+    reads: {
+      "rpc langgraph_store_batch get": (t, id) => storeBatch(t, [{ op: "get", namespace: ["users", id], key: id, refresh: true }]),
+      "rpc langgraph_store_batch search": (t, id) => storeBatch(t, [{ op: "search", prefix: ["users", id], vector: vec, limit: 10, offset: 0 }]),
+      "rpc langgraph_store_batch list": (t, id) => storeBatch(t, [{ op: "list", conditions: [{ type: "suffix", path: [id] }] }]),
+      "GET langgraph_store_items": (t, id) => api(t, "GET", `langgraph_store_items?key=eq.${id}&select=key,value`),
+      "GET langgraph_store_vectors": (t, id) => api(t, "GET", `langgraph_store_vectors?key=eq.${id}&select=key,field`),
+    },
+    updates: {
+      "rpc langgraph_store_batch put": (t, id) => storeBatch(t, [{ op: "put", namespace: ["users", id], key: id, value: { mark: "patched" } }]),
+      "PATCH langgraph_store_items": (t, id) => api(t, "PATCH", `langgraph_store_items?key=eq.${id}`, { value: { mark: "patched" } }),
+      "PATCH langgraph_store_vectors": (t, id) => api(t, "PATCH", `langgraph_store_vectors?key=eq.${id}`, { embedding: `[${Array(384).fill(0.5)}]` }),
+      "POST langgraph_store_vectors for it": (t, id) =>
+        api(t, "POST", "langgraph_store_vectors", { namespace: ["users", id], key: id, field: "planted", embedding: `[${vec}]` }),
+    },
+    deletes: {
+      "rpc langgraph_store_batch delete": (t, id) => storeBatch(t, [{ op: "put", namespace: ["users", id], key: id, value: null }]),
+      "rpc langgraph_store_sweep": (t) => rpc(t, "langgraph_store_sweep", {}),
+      "DELETE langgraph_store_items": (t, id) => api(t, "DELETE", `langgraph_store_items?key=eq.${id}`),
+    },
+    value: async (t, id) => (await storeBatch(t, [{ op: "search", prefix: ["users", id], vector: vec, limit: 10, offset: 0 }])).body,
+  },
+  {
     name: "contractor lead",
     create: (t, id, mark) => rpc(t, "build_contractor_profile", { p_contractor_lead_id: id, p_profile: { company_name: mark, data_sources: ["matrix"] } }),
     reads: { "GET contractor_leads": (t, id) => api(t, "GET", `contractor_leads?id=eq.${id}&select=id,company_name`) },
@@ -311,7 +339,7 @@ for (const kind of kinds) {
 const endpoints: [string, string, unknown][] = [
   ...["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references", "memory_access_log",
     "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
-    "contractor_leads", "contractors"]
+    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors"]
     .flatMap((table): [string, string, unknown][] => [["GET", `${table}?limit=1`, undefined], ["POST", table, {}]]),
   ...[
     ["langgraph_put", checkpoint(`x-${run}`, "m")], ["langgraph_put_writes", { p_thread_id: "x", p_checkpoint_ns: "", p_checkpoint_id: "c", p_task_id: "t", p_task_path: "", p_writes: [] }],
@@ -327,6 +355,8 @@ const endpoints: [string, string, unknown][] = [
     ["save_research_draft", { p_id: crypto.randomUUID(), p_session_id: "s", p_phase: "1_browsing", p_content: "c" }], ["research_workflow_summary", { p_session_id: "s" }],
     ["save_unified_state", { p_conversation_id: crypto.randomUUID(), p_contractor_lead_id: "l", p_fields: {}, p_lead: { company_name: "c" } }],
     ["build_contractor_profile", { p_contractor_lead_id: "l", p_profile: { company_name: "c" } }], ["convert_contractor_lead", { p_contractor_lead_id: "l" }],
+    ["langgraph_store_batch", { p_ops: [{ op: "put", namespace: ["n"], key: "k", value: { a: 1 } }] }], ["langgraph_store_sweep", {}],
+    ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }],
   ].map(([fn, args]): [string, string, unknown] => ["POST", `rpc/${fn}`, args]),
 ];
 
@@ -355,7 +385,7 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
         const r = await api(expected.token, method, path, body);
         // A service-only function is refused to every authenticated token by its grant
         // (403), before it could even look at the identity.
-        const { status, code } = path === "rpc/set_agent_memory_dimensions" && expected.code === "PT401"
+        const { status, code } = ["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions"].includes(path) && expected.code === "PT401"
           ? { status: 403, code: "42501" }
           : expected;
         // The anon role reads an RLS table as empty (PostgREST's behaviour) only if it had
@@ -371,7 +401,7 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
 
 async function rowCounts() {
   const out: Record<string, number | null> = {};
-  for (const table of ["langgraph_checkpoints", "agent_memories", "unified_conversations", "workflow_agent_states", "research_sessions", "research_drafts", "contractor_leads", "contractors"]) {
+  for (const table of ["langgraph_checkpoints", "agent_memories", "unified_conversations", "workflow_agent_states", "research_sessions", "research_drafts", "contractor_leads", "contractors", "langgraph_store_items"]) {
     out[table] = (await service().select(table, { columns: "tenant_id", limit: 1, count: "exact" }).catch(() => service().select(table, { columns: "user_id", limit: 1, count: "exact" }))).count;
   }
   return out;

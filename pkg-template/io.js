@@ -235,9 +235,10 @@ const NOT_NUMBERS = ["BigInt64Array", "BigUint64Array", "DataView"];
  * @param {string[]} texts
  * @param {number} timeoutMs
  * @param {number} dimensions
+ * @param {string} [expects] who expects `dimensions`, for the dimension_mismatch message
  * @returns {Promise<EmbedOutcome>}
  */
-export function embedOnce(embed, texts, timeoutMs, dimensions) {
+export function embedOnce(embed, texts, timeoutMs, dimensions, expects = "this MemoryTools instance (and the agent_memories.embedding column)") {
   const gen = generation;
   return new Promise((resolve) => {
     const settle = once(resolve, gen);
@@ -262,7 +263,7 @@ export function embedOnce(embed, texts, timeoutMs, dimensions) {
         return failed(`the embedding callback failed: ${messageOf(cause)}`, cause);
       }
       try {
-        return copyVectors(returned, texts.length, dimensions);
+        return copyVectors(returned, texts.length, dimensions, expects);
       } catch (cause) {
         return failed(`the embedding callback's result could not be read: ${messageOf(cause)}`, cause);
       }
@@ -283,9 +284,10 @@ export function embedOnce(embed, texts, timeoutMs, dimensions) {
  * @param {unknown} returned what the embedding callback resolved to
  * @param {number} count
  * @param {number} dimensions
+ * @param {string} expects
  * @returns {EmbedOutcome}
  */
-function copyVectors(returned, count, dimensions) {
+function copyVectors(returned, count, dimensions, expects) {
   /** @type {(message: string) => EmbedOutcome} */
   const failed = (message) => ({ code: "embedding_failed", message });
   if (!Array.isArray(returned)) return failed("the embedding callback must resolve to an array with one vector per text");
@@ -303,7 +305,7 @@ function copyVectors(returned, count, dimensions) {
     if (size !== dimensions) {
       return {
         code: "dimension_mismatch",
-        message: `embedding ${i} has ${size} dimensions; this MemoryTools instance (and the agent_memories.embedding column) expects ${dimensions}`,
+        message: `embedding ${i} has ${size} dimensions; ${expects} expects ${dimensions}`,
       };
     }
     const vector = new Float64Array(size);

@@ -1,4 +1,4 @@
-// Types of agentmem-supabase/langgraph: the LangGraph checkpoint saver over PostgREST.
+// Types of agentmem-supabase/langgraph: the LangGraph checkpoint saver and store over PostgREST.
 import type {
   BaseCheckpointSaver,
   ChannelVersions,
@@ -6,13 +6,18 @@ import type {
   CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
+  Item,
+  Operation,
+  OperationResults,
   PendingWrite,
+  SearchItem,
   SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
+import { BaseStore } from "@langchain/langgraph-checkpoint";
 // RunnableConfig as the saver's base class takes it, rather than imported from
 // @langchain/core: an import map (Deno) then needs only @langchain/langgraph-checkpoint.
 type RunnableConfig = Parameters<BaseCheckpointSaver["getTuple"]>[0];
-import type { AgentmemClient, AgentmemError, ClientOptions } from "./index.d.ts";
+import type { AgentmemClient, AgentmemError, ClientOptions, EmbedFn } from "./index.d.ts";
 
 export interface AgentmemSaverOptions {
   /**
@@ -89,4 +94,72 @@ export declare class AgentmemSaver extends BaseCheckpointSaver<number> {
   cleanupOldCheckpoints(daysOld: number): Promise<number>;
   /** Counts, sizes and the newest checkpoint's time, for one thread or all visible ones. */
   metrics(threadId?: string | null): Promise<CheckpointMetrics>;
+}
+
+// --- Long-term memory: AgentmemStore ------------------------------------------------------
+
+/** A LangChain Embeddings object (what InMemoryStore and PostgresStore also take). */
+export interface StoreEmbeddings {
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+}
+
+export interface AgentmemStoreIndex {
+  /** Vector size of the embedder and of langgraph_store_vectors.embedding (384 unless set_langgraph_store_dimensions changed it). */
+  dims: number;
+  /**
+   * The embedder: agentmem's callback `(texts, { signal }) => vectors` (one call per batch
+   * for every text it needs, documents and queries; `signal` aborts at `embedTimeoutMs`), or
+   * a LangChain Embeddings object. `embeddings` is InMemoryStore's name for it: give one.
+   */
+  embed?: EmbedFn | StoreEmbeddings;
+  embeddings?: EmbedFn | StoreEmbeddings;
+  /** Paths of the value to embed on put ("$": the whole value; "a.b", "a[*].b", "{a,b}"). Default ["$"]. */
+  fields?: string[];
+  /** Only "cosine" (the default): what InMemoryStore and this store rank by. */
+  distanceMetric?: "cosine";
+}
+
+export interface AgentmemStoreTtl {
+  /** Minutes an item lives after a put that names no `ttl` (default: forever). */
+  defaultTtl?: number;
+  /** Whether get and search move an item's expiry forward (default true; per call: `refreshTtl`). */
+  refreshOnRead?: boolean;
+  /** With `start()`: sweep expired items this often (minutes). */
+  sweepIntervalMinutes?: number;
+}
+
+export interface AgentmemStoreOptions {
+  /** Semantic search: without it, `query` is ignored and items come unranked. */
+  index?: AgentmemStoreIndex;
+  ttl?: AgentmemStoreTtl;
+  /** Time limit of one embedder call, 1..600000 ms (default 30000): then `embedding_failed`, nothing written. */
+  embedTimeoutMs?: number;
+}
+
+/**
+ * LangGraph's long-term memory (BaseStore) in Supabase: items per tenant under row-level
+ * security, semantic search with your embeddings, TTL; every batch() one HTTP request.
+ * Results are InMemoryStore's for the same operations. Needs
+ * supabase/migrations/20261122000700_langgraph_store.sql.
+ */
+export declare class AgentmemStore extends BaseStore {
+  constructor(clientOrOptions: AgentmemClient | ClientOptions, options?: AgentmemStoreOptions);
+  batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>>;
+  get(namespace: string[], key: string, options?: { refreshTtl?: boolean }): Promise<Item | null>;
+  search(namespacePrefix: string[], options?: {
+    filter?: Record<string, any>;
+    limit?: number;
+    offset?: number;
+    query?: string;
+    refreshTtl?: boolean;
+  }): Promise<SearchItem[]>;
+  /** `options.ttl`: minutes this item lives (null: forever), instead of `ttl.defaultTtl`. */
+  put(namespace: string[], key: string, value: Record<string, any>, index?: false | string[], options?: { ttl?: number | null }): Promise<void>;
+  /** Deletes expired items (the caller's; every tenant's for the service role); resolves to how many. */
+  sweepExpiredItems(): Promise<number>;
+  /** Checks (one request) that the migration is installed and its vectors have `index.dims` dimensions. */
+  setup(): Promise<void>;
+  start(): void;
+  stop(): void;
 }

@@ -697,3 +697,4 @@ async function memoryMetrics(memory, threadId) {
     thread_count: threads.filter((t) => memory.storage[t] !== undefined).length,
   };
 }
+export { AgentmemStore } from "./store.js";

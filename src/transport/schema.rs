@@ -10,6 +10,7 @@ const MEMORIES: &str = "20261122000200_agent_memories.sql";
 const UNIFIED: &str = "20261122000300_unified_conversations.sql";
 const WORKFLOW: &str = "20261122000400_workflow_agent_states.sql";
 const RESEARCH: &str = "20261122000500_research_sessions.sql";
+const STORE: &str = "20261122000700_langgraph_store.sql";
 
 /// (object, migration). `public` objects by bare name (PostgREST and Postgres name them
 /// with or without the schema); the `agentmem` schema's with it. Checked against the SQL
@@ -64,6 +65,18 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("save_research_draft", RESEARCH),
     ("research_workflow_summary", RESEARCH),
     ("agentmem.research_now_ms", RESEARCH),
+    ("langgraph_store_items", STORE),
+    ("langgraph_store_vectors", STORE),
+    ("langgraph_store_batch", STORE),
+    ("langgraph_store_sweep", STORE),
+    ("langgraph_store_dimensions", STORE),
+    ("set_langgraph_store_dimensions", STORE),
+    ("agentmem.langgraph_store_number", STORE),
+    ("agentmem.langgraph_store_matches", STORE),
+    ("agentmem.langgraph_store_ns_matches", STORE),
+    ("agentmem.langgraph_store_labels", STORE),
+    ("agentmem.langgraph_store_search", STORE),
+    ("agentmem.langgraph_store_bookkeeping", STORE),
 ];
 
 fn is_ident(c: char) -> bool {

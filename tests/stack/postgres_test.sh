@@ -187,15 +187,15 @@ expect "sees_all_tenants: service role only, and only when acting for nobody" "t
 # Every agentmem table is registered and protected the same way.
 TABLES=$(q -c "select count(*) from agentmem.tenant_tables")
 REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
-expect "agentmem.tenant_tables lists the fourteen tables" \
-  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+expect "agentmem.tenant_tables lists the sixteen tables" \
+  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
   "$REGISTERED"
-expect "each: RLS on; policies only for authenticated, one per command" "14|0|56" \
+expect "each: RLS on; policies only for authenticated, one per command" "16|0|64" \
   "$(q -c "select count(*) filter (where c.relrowsecurity),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name)
            from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
-expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|14" \
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|16" \
   "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
                   bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
                   count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
@@ -208,10 +208,10 @@ expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
            and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
 # SECURITY DEFINER: few, and each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions" \
+  "agentmem.forget_user,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
-expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "5|4" \
+expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "6|5" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
                   count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant|is_service)\\(\\)')
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
@@ -229,6 +229,7 @@ select save_research_session('{\"session_id\":\"rs\",\"query\":\"q\",\"current_p
 select save_research_draft('$U2', 'rs', '1_browsing', 'text') \\g /dev/null
 select build_contractor_profile('lead', '{\"company_name\":\"Acme\"}') \\g /dev/null
 select convert_contractor_lead('lead') \\g /dev/null
+select langgraph_store_batch('[{\"op\":\"put\",\"namespace\":[\"n\"],\"key\":\"k\",\"value\":{\"a\":1},\"vectors\":[{\"field\":\"$\",\"embedding\":[$(seq -s, 1 384)]}]}]') \\g /dev/null
 \\echo :SQLSTATE"
 expect "U1 writes a row into every table (RPCs)" "00000" "$(as_commit authenticated "$U1" "$SEED")"
 # "table:count" of each registered table, as the statement's caller (counts under RLS).
@@ -240,7 +241,7 @@ counts_sql() { # where clause over the table (%1\$I = its tenant column)
   done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
   printf '%s' "$sql"
 }
-ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
 ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
 expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
 expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"

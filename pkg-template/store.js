@@ -1,0 +1,746 @@
+// @ts-check
+// AgentmemStore: LangGraph's long-term memory (BaseStore) over PostgREST, exported by
+// agentmem-supabase/langgraph beside AgentmemSaver.
+//
+// Every batch() is ONE call of public.langgraph_store_batch
+// (supabase/migrations/*_langgraph_store.sql): one HTTP request, one transaction, run as
+// the client's user, so row-level security keeps each tenant's namespaces its own. The
+// results are InMemoryStore's for the same operations (the reference the differential
+// test compares against): reads see the state before the batch's writes, a key written
+// twice keeps its last value, searches and namespaces come in its order. What it does
+// differently, on purpose: an empty namespace is not listed, a put replaces the vectors
+// of the item's older value, and a nested object in a filter matches field by field (as
+// LangGraph's Python stores do) rather than never.
+//
+// Embeddings come from the caller: `index.embed` (agentmem's callback, (texts, { signal })
+// => vectors, the memory tools' kind) or a LangChain Embeddings object; a batch sends all
+// the texts it needs embedded in one invocation, before its request.
+import { BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
+import { clientOptions, createClient, isClient } from "./client.js";
+import { AgentmemError } from "./errors.js";
+import { asAgentmemError, embedOnce } from "./io.js";
+import { describe, toJson } from "./json.js";
+import { call, prim, unreadable } from "./wasm.js";
+/**
+ * @import { GetOperation, Item, ListNamespacesOperation, Operation, OperationResults, PutOperation, SearchItem,
+ *   SearchOperation } from "@langchain/langgraph-checkpoint"
+ * @import { AgentmemClient, ClientOptions, EmbedFn } from "./index.d.ts"
+ * @import { AgentmemStore as Declared, AgentmemStoreOptions, StoreEmbeddings } from "./langgraph.d.ts"
+ */
+
+const EMBED_TIMEOUT_MS = 30000;
+const MAX_EMBED_TIMEOUT_MS = 600000;
+
+/**
+ * @param {string} field
+ * @param {string} message
+ * @returns {AgentmemError}
+ */
+const invalid = (field, message) => new AgentmemError("invalid_input", message, { field });
+
+/**
+ * A caller's object as a plain copy of its own keys, read once; refuses keys not in `known`.
+ * @param {string} field
+ * @param {unknown} value
+ * @param {string[]} known
+ * @returns {Record<string, unknown>}
+ */
+function ownKeys(field, value, known) {
+  let array = false;
+  try {
+    array = Array.isArray(value);
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  if (value === null || typeof value !== "object" || array) {
+    throw invalid(field, `${field} must be an object { ${known.join(", ")} }, got ${describe(value)}`);
+  }
+  /** @type {Record<string, unknown>} */
+  let own;
+  try {
+    own = { ...value };
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  for (const key of Object.keys(own)) {
+    if (!known.includes(key)) {
+      throw invalid(`${field}.${key}`, `${field}.${key} is not a known option; expected one of: ${known.join(", ")}`);
+    }
+  }
+  return own;
+}
+
+/**
+ * @param {string} field
+ * @param {unknown} v
+ * @param {number} min
+ * @param {number} max
+ * @returns {number}
+ */
+function integer(field, v, min, max) {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    throw invalid(field, `${field} must be an integer from ${min} to ${max}, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/**
+ * TTL in minutes: a positive finite number, or null for "never expires".
+ * @param {string} field
+ * @param {unknown} v
+ * @returns {number | null}
+ */
+function minutes(field, v) {
+  if (v === null) return null;
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 5256000000) {
+    throw invalid(field, `${field} must be a number of minutes greater than 0 (or null: never expires), got ${describe(v)}`);
+  }
+  return v;
+}
+
+// Paths of the fields to embed, as LangGraph's stores read them: "a.b", "a[0]", "a[-1]",
+// "a[*].b", "*", "{a,b.c}", and "$" for the whole value.
+
+/**
+ * @param {string} path
+ * @returns {string[]}
+ */
+export function tokenizePath(path) {
+  /** @type {string[]} */
+  const tokens = [];
+  let current = "";
+  for (let i = 0; i < path.length;) {
+    const c = path[i];
+    if (c === "[" || c === "{") {
+      if (current) tokens.push(current);
+      current = "";
+      const close = c === "[" ? "]" : "}";
+      let depth = 1;
+      let token = c;
+      i += 1;
+      while (i < path.length && depth > 0) {
+        if (path[i] === c) depth += 1;
+        else if (path[i] === close) depth -= 1;
+        token += path[i];
+        i += 1;
+      }
+      tokens.push(token);
+      continue;
+    }
+    if (c === ".") {
+      if (current) tokens.push(current);
+      current = "";
+    } else {
+      current += c;
+    }
+    i += 1;
+  }
+  if (current) tokens.push(current);
+  return tokens;
+}
+
+/** @param {unknown} v */
+const isScalar = (v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+/** @param {unknown} v */
+const isObject = (v) => typeof v === "object" && v !== null;
+
+/**
+ * The texts at `tokens` in `value`: scalars as text, objects and arrays as indented JSON.
+ * @param {unknown} value
+ * @param {string[]} tokens
+ * @returns {string[]}
+ */
+export function textsAt(value, tokens) {
+  /**
+   * @param {any} v
+   * @param {number} at
+   * @returns {string[]}
+   */
+  const walk = (v, at) => {
+    if (at >= tokens.length) {
+      if (isScalar(v)) return [String(v)];
+      return isObject(v) ? [JSON.stringify(v, null, 2)] : [];
+    }
+    const token = tokens[at];
+    /** @type {string[]} */
+    const out = [];
+    if (at === 0 && token === "$") out.push(JSON.stringify(v, null, 2));
+    if (token.startsWith("[") && token.endsWith("]")) {
+      if (!Array.isArray(v)) return [];
+      const index = token.slice(1, -1);
+      if (index === "*") {
+        for (const item of v) out.push(...walk(item, at + 1));
+      } else {
+        let i = Number.parseInt(index, 10);
+        if (i < 0) i += v.length;
+        if (i >= 0 && i < v.length) out.push(...walk(v[i], at + 1));
+      }
+    } else if (token.startsWith("{") && token.endsWith("}")) {
+      if (!isObject(v)) return [];
+      for (const field of token.slice(1, -1).split(",").map((f) => f.trim())) {
+        const nested = tokenizePath(field);
+        if (!nested.length) continue;
+        let cur = v;
+        for (const part of nested) {
+          cur = isObject(cur) && part in cur ? cur[part] : undefined;
+          if (cur === undefined) break;
+        }
+        if (cur === undefined) continue;
+        if (isScalar(cur)) out.push(String(cur));
+        else if (isObject(cur)) out.push(JSON.stringify(cur, null, 2));
+      }
+    } else if (token === "*") {
+      if (isObject(v)) for (const item of Array.isArray(v) ? v : Object.values(v)) out.push(...walk(item, at + 1));
+    } else if (isObject(v) && token in v) {
+      out.push(...walk(v[token], at + 1));
+    }
+    return out;
+  };
+  return walk(value, 0);
+}
+
+/** @typedef {[path: string, tokens: string[]]} Field */
+/**
+ * @typedef {{ dims: number, fields: Field[], documents: (texts: string[]) => Promise<Float64Array[]>,
+ *   queries: (texts: string[]) => Promise<Float64Array[]>, together: boolean }} Index
+ */
+
+/**
+ * @param {string} field
+ * @param {unknown} paths
+ * @returns {Field[]}
+ */
+function fieldList(field, paths) {
+  if (!Array.isArray(paths)) throw invalid(field, `${field} must be an array of paths (strings), got ${describe(paths)}`);
+  return Array.from(paths, (p, i) => {
+    if (typeof p !== "string" || p === "") throw invalid(`${field}[${i}]`, `${field}[${i}] must be a non-empty path, got ${describe(p)}`);
+    return /** @type {Field} */ ([p, p === "$" ? ["$"] : tokenizePath(p)]);
+  });
+}
+
+/**
+ * The vectors of `texts`, or the embedder's failure as an AgentmemError.
+ * @param {EmbedFn} embed
+ * @param {string[]} texts
+ * @param {number} timeoutMs
+ * @param {number} dims
+ * @returns {Promise<Float64Array[]>}
+ */
+async function embedded(embed, texts, timeoutMs, dims) {
+  if (texts.length === 0) return [];
+  const outcome = await embedOnce(embed, texts, timeoutMs, dims, "this AgentmemStore's index.dims");
+  if ("vectors" in outcome) return outcome.vectors;
+  throw new AgentmemError(outcome.code, outcome.message, { cause: outcome.cause });
+}
+
+/**
+ * @param {unknown} index
+ * @param {number} timeoutMs
+ * @returns {Index | null}
+ */
+function indexConfig(index, timeoutMs) {
+  if (index === undefined || index === null) return null;
+  const own = ownKeys("index", index, ["dims", "fields", "embed", "embeddings", "distanceMetric"]);
+  const dims = integer("index.dims", own.dims, 1, 16000);
+  if (own.distanceMetric !== undefined && own.distanceMetric !== "cosine") {
+    throw invalid("index.distanceMetric", `index.distanceMetric: AgentmemStore ranks by cosine similarity (as InMemoryStore), got ${describe(own.distanceMetric)}`);
+  }
+  // PostgresStore names the embedder `embed`, InMemoryStore `embeddings`; either, not both.
+  if ((own.embed === undefined) === (own.embeddings === undefined)) {
+    throw invalid("index.embed", "index.embed must be given (a function (texts, { signal }) => vectors, or a LangChain Embeddings object)");
+  }
+  const field = own.embed !== undefined ? "index.embed" : "index.embeddings";
+  const embedder = own.embed ?? own.embeddings;
+  const fields = own.fields === undefined ? fieldList("index.fields", ["$"]) : fieldList("index.fields", own.fields);
+  if (typeof embedder === "function") {
+    const fn = /** @type {EmbedFn} */ (embedder);
+    const run = (/** @type {string[]} */ texts) => embedded(fn, texts, timeoutMs, dims);
+    return { dims, fields, documents: run, queries: run, together: true };
+  }
+  /** @type {StoreEmbeddings | null} */
+  let object = null;
+  try {
+    if (isObject(embedder) && typeof (/** @type {any} */ (embedder)).embedDocuments === "function"
+        && typeof (/** @type {any} */ (embedder)).embedQuery === "function") {
+      object = /** @type {StoreEmbeddings} */ (embedder);
+    }
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  if (object === null) {
+    throw invalid(field, `${field} must be a function (texts, { signal }) => vectors or an object with embedDocuments and embedQuery, got ${describe(embedder)}`);
+  }
+  const embeddings = object;
+  return {
+    dims,
+    fields,
+    documents: (texts) => embedded((t) => embeddings.embedDocuments(t), texts, timeoutMs, dims),
+    queries: (texts) => embedded((t) => Promise.all(t.map((q) => embeddings.embedQuery(q))), texts, timeoutMs, dims),
+    together: false,
+  };
+}
+
+/**
+ * @typedef {{ defaultTtl: number | null, refreshOnRead: boolean, sweepIntervalMinutes: number | null }} Ttl
+ */
+
+/**
+ * @param {unknown} ttl
+ * @returns {Ttl}
+ */
+function ttlConfig(ttl) {
+  if (ttl === undefined || ttl === null) return { defaultTtl: null, refreshOnRead: true, sweepIntervalMinutes: null };
+  const own = ownKeys("ttl", ttl, ["defaultTtl", "refreshOnRead", "sweepIntervalMinutes"]);
+  if (own.refreshOnRead !== undefined && typeof own.refreshOnRead !== "boolean") {
+    throw invalid("ttl.refreshOnRead", `ttl.refreshOnRead must be true or false, got ${describe(own.refreshOnRead)}`);
+  }
+  return {
+    defaultTtl: own.defaultTtl === undefined ? null : minutes("ttl.defaultTtl", own.defaultTtl),
+    refreshOnRead: own.refreshOnRead !== false,
+    sweepIntervalMinutes: own.sweepIntervalMinutes === undefined || own.sweepIntervalMinutes === null
+      ? null : minutes("ttl.sweepIntervalMinutes", own.sweepIntervalMinutes),
+  };
+}
+
+/**
+ * A namespace as LangGraph's stores check it (InMemoryStore's rule in batch: the
+ * reserved root "langgraph" is allowed, an empty one is not), copied.
+ * @param {string} field
+ * @param {unknown} namespace
+ * @param {boolean} [allowEmpty]
+ * @returns {string[]}
+ */
+function labels(field, namespace, allowEmpty = false) {
+  let copy;
+  try {
+    copy = Array.isArray(namespace) ? Array.from(namespace) : null;
+  } catch (e) {
+    throw unreadable(field, e);
+  }
+  if (copy === null) throw invalid(field, `${field} must be an array of strings, got ${describe(namespace)}`);
+  if (!(allowEmpty && copy.length === 0)) validateNamespace(copy, { allowReservedRoot: true });
+  return copy;
+}
+
+/**
+ * @param {string} field
+ * @param {unknown} key
+ * @returns {string}
+ */
+function keyOf(field, key) {
+  if (typeof key !== "string") throw invalid(field, `${field} must be a string, got ${describe(key)}`);
+  return key;
+}
+
+/**
+ * @typedef {{ kind: "get", at: number, namespace: string[], key: string, refresh: boolean }
+ *   | { kind: "search", at: number, prefix: string[], filter: string | undefined, limit: number, offset: number,
+ *       query: string | null, refresh: boolean }
+ *   | { kind: "list", at: number, conditions: { type: string, path: string[] }[], maxDepth: number | null,
+ *       limit: number | null, offset: number }
+ *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null, plain: unknown,
+ *       index: false | Field[] | null, ttl: number | null | undefined }} Op
+ */
+
+/**
+ * One operation of a batch, read once and checked, classified as InMemoryStore does.
+ * @param {unknown} raw
+ * @param {number} at
+ * @param {Ttl} ttl
+ * @returns {Op}
+ */
+function readOp(raw, at, ttl) {
+  const field = `operations[${at}]`;
+  /** @type {Record<string, any>} */
+  let op;
+  try {
+    if (!isObject(raw) || Array.isArray(raw)) throw invalid(field, `${field} must be an operation object, got ${describe(raw)}`);
+    op = { ...raw };
+  } catch (e) {
+    throw e instanceof AgentmemError ? e : unreadable(field, e);
+  }
+  const optionalInt = (/** @type {string} */ name, /** @type {number | null} */ fallback) =>
+    op[name] === undefined || op[name] === null ? fallback : integer(`${field}.${name}`, op[name], 0, 1_000_000);
+  const refresh = (/** @type {unknown} */ v) => {
+    if (v === undefined || v === null) return ttl.refreshOnRead;
+    if (typeof v !== "boolean") throw invalid(`${field}.refreshTtl`, `${field}.refreshTtl must be true or false, got ${describe(v)}`);
+    return v;
+  };
+  if ("namespace" in op && "key" in op && !("value" in op)) {
+    return { kind: "get", at, namespace: labels(`${field}.namespace`, op.namespace), key: keyOf(`${field}.key`, op.key), refresh: refresh(op.refreshTtl) };
+  }
+  if ("namespacePrefix" in op) {
+    const filter = op.filter;
+    if (filter !== undefined && filter !== null && (!isObject(filter) || Array.isArray(filter))) {
+      throw invalid(`${field}.filter`, `${field}.filter must be an object of field: value or { $op: value }, got ${describe(filter)}`);
+    }
+    const query = op.query;
+    if (query !== undefined && query !== null && typeof query !== "string") {
+      throw invalid(`${field}.query`, `${field}.query must be a string, got ${describe(query)}`);
+    }
+    return {
+      kind: "search",
+      at,
+      prefix: labels(`${field}.namespacePrefix`, op.namespacePrefix, true),
+      filter: filter === undefined || filter === null ? undefined : toJson(`${field}.filter`, filter),
+      limit: /** @type {number} */ (optionalInt("limit", 10)),
+      offset: /** @type {number} */ (optionalInt("offset", 0)),
+      query: query || null,
+      refresh: refresh(op.refreshTtl),
+    };
+  }
+  if ("value" in op) {
+    const namespace = labels(`${field}.namespace`, op.namespace);
+    const key = keyOf(`${field}.key`, op.key);
+    const value = op.value;
+    if (value !== null && (!isObject(value) || Array.isArray(value))) {
+      throw invalid(`${field}.value`, `${field}.value must be an object (or null to delete), got ${describe(value)}`);
+    }
+    /** @type {false | Field[] | null} */
+    let index = null;
+    if (op.index === false) index = false;
+    else if (op.index !== undefined && op.index !== null) index = fieldList(`${field}.index`, op.index);
+    // The TTL of the PutOperation (LangGraph Python: `ttl`) or of PostgresStore's put options.
+    let ttlMinutes;
+    try {
+      ttlMinutes = op.ttl !== undefined ? op.ttl : op.options?.ttl;
+    } catch (e) {
+      throw unreadable(`${field}.options`, e);
+    }
+    return {
+      kind: "put",
+      at,
+      namespace,
+      key,
+      value: value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value)),
+      plain: value,
+      index,
+      ttl: ttlMinutes === undefined ? undefined : minutes(`${field}.ttl`, ttlMinutes),
+    };
+  }
+  if ("matchConditions" in op) {
+    let conditions = [];
+    if (op.matchConditions !== undefined && op.matchConditions !== null) {
+      if (!Array.isArray(op.matchConditions)) {
+        throw invalid(`${field}.matchConditions`, `${field}.matchConditions must be an array, got ${describe(op.matchConditions)}`);
+      }
+      conditions = Array.from(op.matchConditions, (c, i) => {
+        const at = `${field}.matchConditions[${i}]`;
+        const own = ownKeys(at, c, ["matchType", "path"]);
+        if (own.matchType !== "prefix" && own.matchType !== "suffix") {
+          throw invalid(`${at}.matchType`, `${at}.matchType must be "prefix" or "suffix", got ${describe(own.matchType)}`);
+        }
+        return { type: own.matchType, path: labels(`${at}.path`, own.path, true) };
+      });
+    }
+    return {
+      kind: "list",
+      at,
+      conditions,
+      maxDepth: op.maxDepth === undefined || op.maxDepth === null ? null : integer(`${field}.maxDepth`, op.maxDepth, 1, 1_000_000),
+      limit: optionalInt("limit", null),
+      offset: /** @type {number} */ (optionalInt("offset", 0)),
+    };
+  }
+  throw invalid(field, `${field} is not a store operation: expected a get { namespace, key }, search { namespacePrefix }, put { namespace, key, value } or listNamespaces { matchConditions }`);
+}
+
+/**
+ * An item as the database sends it, with dates.
+ * @param {any} row
+ * @returns {Item}
+ */
+const item = (row) => ({
+  namespace: row.namespace,
+  key: row.key,
+  value: row.value,
+  createdAt: new Date(row.createdAt),
+  updatedAt: new Date(row.updatedAt),
+});
+
+/**
+ * Runs a store operation; whatever escapes it is an AgentmemError, except LangGraph's
+ * InvalidNamespaceError, which LangGraph code expects from every store.
+ * @template T
+ * @param {() => Promise<T>} operation
+ * @returns {Promise<T>}
+ */
+async function guarded(operation) {
+  try {
+    return await operation();
+  } catch (e) {
+    if (e instanceof Error && e.name === "InvalidNamespaceError") throw e;
+    throw asAgentmemError(e);
+  }
+}
+
+/**
+ * @implements {Declared}
+ */
+export class AgentmemStore extends BaseStore {
+  /** @type {AgentmemClient} */
+  #client;
+  /** @type {Index | null} */
+  #index;
+  /** @type {Ttl} */
+  #ttl;
+  /** @type {ReturnType<typeof setInterval> | null} */
+  #sweeper = null;
+
+  /**
+   * @param {AgentmemClient | ClientOptions} clientOrOptions
+   * @param {AgentmemStoreOptions} [options]
+   */
+  constructor(clientOrOptions, options) {
+    super();
+    const own = options === undefined ? {} : ownKeys("options", options, ["index", "ttl", "embedTimeoutMs"]);
+    const timeoutMs = own.embedTimeoutMs === undefined ? EMBED_TIMEOUT_MS : integer("embedTimeoutMs", own.embedTimeoutMs, 1, MAX_EMBED_TIMEOUT_MS);
+    this.#index = indexConfig(own.index, timeoutMs);
+    this.#ttl = ttlConfig(own.ttl);
+    this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
+    // As AgentmemSaver: the anon key alone has no key space.
+    if (this.#client.identity.role === "anon") {
+      throw new AgentmemError("unauthorized", "AgentmemStore needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
+    }
+  }
+
+  /**
+   * One RPC of the store's migration; resolves to its data.
+   * @param {string} fn
+   * @param {string} [argsText] the arguments as JSON text
+   * @returns {Promise<any>}
+   */
+  async #rpc(fn, argsText) {
+    const { data } = await call(clientOptions(this.#client), "client", "rpc", [prim(fn), argsText, undefined]);
+    return data;
+  }
+
+  /**
+   * @template {Operation[]} Op
+   * @param {Op} operations
+   * @returns {Promise<OperationResults<Op>>}
+   */
+  batch(operations) {
+    return guarded(async () => {
+      /** @type {unknown[]} */
+      let list;
+      try {
+        list = Array.isArray(operations) ? Array.from(operations) : [];
+      } catch (e) {
+        throw unreadable("operations", e);
+      }
+      if (!Array.isArray(operations)) throw invalid("operations", `batch takes an array of operations, got ${describe(operations)}`);
+      const ops = list.map((op, at) => readOp(op, at, this.#ttl));
+      if (ops.length === 0) return /** @type {OperationResults<Op>} */ (/** @type {unknown} */ ([]));
+      // A key written twice in one batch: its last write, in the place of its first.
+      /** @type {Map<string, Extract<Op, { kind: "put" }>>} */
+      const puts = new Map();
+      for (const op of ops) if (op.kind === "put") puts.set(JSON.stringify([op.namespace, op.key]), /** @type {any} */ (op));
+      const reads = ops.filter((op) => op.kind !== "put");
+
+      const vectors = await this.#embed([...puts.values()], reads);
+      const parts = reads.map((op) => readText(op, vectors.queries));
+      for (const op of puts.values()) parts.push(putText(op, this.#ttl, vectors.documents.get(op) ?? []));
+      const answer = await this.#rpc("langgraph_store_batch", `{"p_ops":[${parts.join(",")}]}`);
+      if (!Array.isArray(answer) || answer.length !== parts.length) {
+        throw new AgentmemError("server", "langgraph_store_batch answered with something other than one result per operation");
+      }
+      /** @type {unknown[]} */
+      const results = ops.map(() => null);
+      reads.forEach((op, i) => {
+        results[op.at] = shape(op, answer[i]);
+      });
+      return /** @type {OperationResults<Op>} */ (/** @type {unknown} */ (results));
+    });
+  }
+
+  /**
+   * The embeddings a batch needs, in at most one call of the embedder (two for a LangChain
+   * Embeddings object: documents and queries), each distinct text once.
+   * @param {Extract<Op, { kind: "put" }>[]} puts
+   * @param {Op[]} reads
+   * @returns {Promise<{ documents: Map<Op, { field: string, vector: Float64Array }[]>, queries: Map<string, Float64Array> }>}
+   */
+  async #embed(puts, reads) {
+    /** @type {Map<Op, { field: string, vector: Float64Array }[]>} */
+    const documents = new Map();
+    /** @type {Map<string, Float64Array>} */
+    const queries = new Map();
+    const index = this.#index;
+    if (index === null) return { documents, queries };
+    /** @type {Map<string, number>} */
+    const docTexts = new Map();
+    /** @type {[Op, string, string][]} */
+    const wanted = [];
+    for (const op of puts) {
+      if (op.plain === null || op.index === false) continue;
+      /** @type {Map<string, string>} field → text; a path listed twice is one vector */
+      const fields = new Map();
+      for (const [path, tokens] of op.index ?? index.fields) {
+        const texts = textsAt(op.plain, tokens);
+        if (texts.length === 1) fields.set(path, texts[0]);
+        else texts.forEach((text, i) => fields.set(`${path}.${i}`, text));
+      }
+      for (const [field, text] of fields) {
+        if (!docTexts.has(text)) docTexts.set(text, docTexts.size);
+        wanted.push([op, field, text]);
+      }
+    }
+    const queryTexts = [...new Set(reads.flatMap((op) => (op.kind === "search" && op.query ? [op.query] : [])))];
+    const docs = [...docTexts.keys()];
+    let docVectors;
+    let queryVectors;
+    if (index.together) {
+      const all = await index.documents([...docs, ...queryTexts]);
+      docVectors = all.slice(0, docs.length);
+      queryVectors = all.slice(docs.length);
+    } else {
+      [docVectors, queryVectors] = await Promise.all([index.documents(docs), index.queries(queryTexts)]);
+    }
+    for (const [op, field, text] of wanted) {
+      const list = documents.get(op) ?? [];
+      list.push({ field, vector: docVectors[/** @type {number} */ (docTexts.get(text))] });
+      documents.set(op, list);
+    }
+    queryTexts.forEach((q, i) => queries.set(q, queryVectors[i]));
+    return { documents, queries };
+  }
+
+  /**
+   * @param {string[]} namespace
+   * @param {string} key
+   * @param {{ refreshTtl?: boolean }} [options]
+   * @returns {Promise<Item | null>}
+   */
+  async get(namespace, key, options) {
+    validateNamespace(namespace, { allowEmpty: true, allowReservedRoot: true });
+    const own = options === undefined ? {} : ownKeys("options", options, ["refreshTtl"]);
+    return (await this.batch([/** @type {GetOperation} */ ({ namespace, key, refreshTtl: own.refreshTtl })]))[0];
+  }
+
+  /**
+   * @param {string[]} namespacePrefix
+   * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, query?: string, refreshTtl?: boolean }} [options]
+   * @returns {Promise<SearchItem[]>}
+   */
+  async search(namespacePrefix, options) {
+    validateNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
+    const own = options === undefined ? {} : ownKeys("options", options, ["filter", "limit", "offset", "query", "refreshTtl"]);
+    const { filter, limit = 10, offset = 0, query, refreshTtl } = own;
+    return (await this.batch([/** @type {SearchOperation} */ ({ namespacePrefix, filter, limit, offset, query, refreshTtl })]))[0];
+  }
+
+  /**
+   * @param {string[]} namespace
+   * @param {string} key
+   * @param {Record<string, any>} value
+   * @param {false | string[]} [index]
+   * @param {{ ttl?: number | null }} [options]
+   * @returns {Promise<void>}
+   */
+  async put(namespace, key, value, index, options) {
+    validateNamespace(namespace);
+    const own = options === undefined ? {} : ownKeys("options", options, ["ttl"]);
+    await this.batch([/** @type {PutOperation} */ ({ namespace, key, value, index, ...(own.ttl !== undefined ? { ttl: own.ttl } : {}) })]);
+  }
+
+  /**
+   * Deletes the items whose TTL has passed: the caller's (every tenant's for the service
+   * role). Resolves to how many.
+   * @returns {Promise<number>}
+   */
+  sweepExpiredItems() {
+    return guarded(() => this.#rpc("langgraph_store_sweep"));
+  }
+
+  /**
+   * Checks that the store's migration is installed and its vector column has `index.dims`
+   * dimensions (one request); nothing to create: the migration did.
+   * @returns {Promise<void>}
+   */
+  setup() {
+    return guarded(async () => {
+      const dims = await this.#rpc("langgraph_store_dimensions");
+      if (this.#index !== null && dims !== this.#index.dims) {
+        throw new AgentmemError("dimension_mismatch", `index.dims is ${this.#index.dims} but langgraph_store_vectors.embedding has ${dims} dimensions: run select public.set_langgraph_store_dimensions(${this.#index.dims}); as the service role (before storing embeddings)`);
+      }
+    });
+  }
+
+  /** Starts sweeping expired items every `ttl.sweepIntervalMinutes`, if set. */
+  start() {
+    const every = this.#ttl.sweepIntervalMinutes;
+    if (every === null || this.#sweeper !== null) return;
+    this.#sweeper = setInterval(() => {
+      this.sweepExpiredItems().catch((e) => console.warn(`agentmem: AgentmemStore could not sweep expired items: ${e.message}`));
+    }, every * 60_000);
+    // A sweeper alone does not keep a Node or Deno process alive.
+    const timer = /** @type {any} */ (this.#sweeper);
+    if (typeof timer?.unref === "function") timer.unref();
+    else if (typeof timer === "number" && typeof (/** @type {any} */ (globalThis)).Deno?.unrefTimer === "function") {
+      (/** @type {any} */ (globalThis)).Deno.unrefTimer(timer);
+    }
+  }
+
+  /** Stops the sweeper. */
+  stop() {
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+  }
+}
+
+/**
+ * A read as the batch function takes it.
+ * @param {Op} op
+ * @param {Map<string, Float64Array>} queries
+ * @returns {string}
+ */
+function readText(op, queries) {
+  if (op.kind === "get") return JSON.stringify({ op: "get", namespace: op.namespace, key: op.key, refresh: op.refresh });
+  if (op.kind === "list") return JSON.stringify({ op: "list", conditions: op.conditions, maxDepth: op.maxDepth });
+  if (op.kind !== "search") throw new AgentmemError("internal", "a put among the reads");
+  const vector = op.query === null ? undefined : queries.get(op.query);
+  const head = JSON.stringify({ op: "search", prefix: op.prefix, limit: op.limit, offset: op.offset, refresh: op.refresh, vector: vector && Array.from(vector) });
+  return op.filter === undefined ? head : `${head.slice(0, -1)},"filter":${op.filter}}`;
+}
+
+/**
+ * A put (or delete) as the batch function takes it, the value as the caller's JSON text.
+ * @param {Extract<Op, { kind: "put" }>} op
+ * @param {Ttl} ttl
+ * @param {{ field: string, vector: Float64Array }[]} vectors
+ * @returns {string}
+ */
+function putText(op, ttl, vectors) {
+  const minutes = op.ttl === undefined ? ttl.defaultTtl : op.ttl;
+  const head = JSON.stringify({
+    op: "put",
+    namespace: op.namespace,
+    key: op.key,
+    ttl: minutes,
+    vectors: vectors.map(({ field, vector }) => ({ field, embedding: Array.from(vector) })),
+  });
+  return `${head.slice(0, -1)},"value":${op.value ?? "null"}}`;
+}
+
+/**
+ * A read's result as InMemoryStore gives it.
+ * @param {Op} op
+ * @param {any} answer
+ * @returns {unknown}
+ */
+function shape(op, answer) {
+  if (op.kind === "get") return answer === null ? null : item(answer);
+  if (op.kind === "search") {
+    return answer.map((/** @type {any} */ row) => ({ ...item(row), score: row.score === null ? undefined : row.score }));
+  }
+  if (op.kind !== "list") return null;
+  // Sorted as InMemoryStore sorts them (the runtime's localeCompare of the joined labels),
+  // then paged; the database sent every match, cut to maxDepth.
+  /** @type {string[][]} */
+  const namespaces = answer;
+  const keyed = namespaces.map((ns) => /** @type {[string, string[]]} */ ([ns.join(":"), ns]));
+  keyed.sort((a, b) => a[0].localeCompare(b[0]));
+  const end = op.limit === null ? keyed.length : op.offset + op.limit;
+  return keyed.slice(op.offset, end).map(([, ns]) => ns);
+}

@@ -1,0 +1,566 @@
+-- LangGraph long-term memory: the tables and the one function behind AgentmemStore
+-- (agentmem-supabase/langgraph), LangGraph's BaseStore over PostgREST.
+--
+-- Creates: tables langgraph_store_items, langgraph_store_vectors; functions
+--          langgraph_store_batch, langgraph_store_sweep, langgraph_store_dimensions,
+--          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
+--          agentmem.langgraph_store_matches, agentmem.langgraph_store_ns_matches,
+--          agentmem.langgraph_store_bookkeeping.
+-- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
+--
+-- An item is (namespace, key) → a JSON object, in the caller's tenant like every agentmem
+-- row (20261121000100_tenancy.sql): a user's namespaces are their own, the service role's
+-- are its own unless it acts for a user, and another tenant's items, namespaces and counts
+-- are invisible (an answer about them is the answer about a missing item).
+--
+-- A namespace is a text[] of labels compared label by label: ["users", "1"] is a prefix of
+-- ["users", "1", "prefs"] and not of ["users", "10"]. Labels are opaque text; no character
+-- is special to the database (LangGraph's own check refuses "", ".", ":" and NUL before
+-- anything is sent).
+--
+-- langgraph_store_batch(p_ops) runs a whole BaseStore.batch() in one request and one
+-- transaction, with InMemoryStore's semantics: every read (get, search, list) sees the
+-- state before the batch's writes; then the puts and deletes apply in order. The facade
+-- sends each key's last write once, in the order of its first one, with the embeddings of
+-- the texts to index; the database never calls an embedding API.
+--
+-- Ordering, as InMemoryStore's: a search without a query lists items by when their
+-- namespace last came into being (ns_order), then by when their key was created in it
+-- (item_order; an overwrite keeps its place, a delete and a new put move it to the end). A
+-- search with a query ranks by the best cosine similarity of the item's vectors (the same
+-- order for equal scores); items without vectors follow, up to the limit. Similarity is
+-- exact (no approximate index): a search reads the caller's items under the prefix only.
+--
+-- TTL (minutes), as LangGraph's TTLConfig: a put may carry ttl_minutes; expires_at is then
+-- now + ttl, and a read that asks for it (refresh) moves expires_at forward again without
+-- touching updated_at. Expired items are never returned, and a put over one creates a new
+-- item. langgraph_store_sweep() deletes expired items: the caller's, or every tenant's for
+-- the service role (schedule it with pg_cron: select public.langgraph_store_sweep();).
+--
+-- Embedding dimension: vector(384), changed the way agent_memories' is:
+--   select public.set_langgraph_store_dimensions(1536);   -- as postgres or service_role
+--
+-- Errors (SQLSTATE): 22023 malformed operation or a limit exceeded (namespace + key at most
+-- 2048 bytes; a vector of another dimension than the column's); 42501 / PT401 as every
+-- agentmem function (no identity, an acting header for no user).
+--
+-- Writes of one tenant are serialised (a transaction-level advisory lock), so concurrent
+-- batches never deadlock and concurrent puts of one key end with one of the values.
+--
+-- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
+
+-- Tables ----------------------------------------------------------------------------------
+
+create table if not exists public.langgraph_store_items (
+  tenant_id   uuid not null default agentmem.tenant(),
+  namespace   text[] not null
+                constraint langgraph_store_items_namespace_check
+                check (cardinality(namespace) >= 1 and array_position(namespace, null) is null),
+  key         text not null,
+  value       jsonb not null
+                constraint langgraph_store_items_value_check check (jsonb_typeof(value) = 'object'),
+  created_at  timestamptz not null default now(),
+  updated_at  timestamptz not null default now(),
+  expires_at  timestamptz,
+  ttl_minutes double precision
+                constraint langgraph_store_items_ttl_minutes_check
+                check (ttl_minutes > 0 and ttl_minutes <= 5256000000),
+  ns_order    bigint,
+  item_order  bigint generated always as identity,
+  primary key (tenant_id, namespace, key),
+  constraint langgraph_store_items_size_check
+    check (octet_length(array_to_string(namespace, ':')) + octet_length(key) <= 2048)
+);
+
+comment on table public.langgraph_store_items is
+  'LangGraph BaseStore items (AgentmemStore), per tenant. RLS: a user sees only own rows.';
+
+create table if not exists public.langgraph_store_vectors (
+  tenant_id uuid not null default agentmem.tenant(),
+  namespace text[] not null,
+  key       text not null,
+  -- The indexed path ("$", "text", "tags.0", ...), as InMemoryStore names it.
+  field     text not null
+              constraint langgraph_store_vectors_field_check check (char_length(field) <= 1024),
+  embedding extensions.vector(384) not null,
+  primary key (tenant_id, namespace, key, field),
+  constraint langgraph_store_vectors_item_fkey foreign key (tenant_id, namespace, key)
+    references public.langgraph_store_items (tenant_id, namespace, key) on delete cascade
+);
+
+comment on table public.langgraph_store_vectors is
+  'Embeddings of the indexed fields of langgraph_store_items (cosine); dimension: langgraph_store_dimensions().';
+
+-- Row-level security and grants -----------------------------------------------------------
+
+select agentmem.protect('public.langgraph_store_items', 'tenant_id', p_immutable => '{ns_order}');
+select agentmem.protect('public.langgraph_store_vectors', 'tenant_id');
+
+-- Bookkeeping: created_at on insert; updated_at on every write but a TTL refresh (the
+-- batch function marks those); ns_order: the namespace's place, taken from the item's own
+-- item_order when the put found no living item in the namespace.
+create or replace function agentmem.langgraph_store_bookkeeping()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    new.created_at := pg_catalog.now();
+    new.updated_at := new.created_at;
+    new.ns_order := coalesce(new.ns_order, new.item_order);
+  else
+    new.created_at := old.created_at;
+    new.updated_at := case when pg_catalog.current_setting('agentmem.store_refresh', true) = 'on'
+                           then old.updated_at else pg_catalog.now() end;
+  end if;
+  return new;
+end;
+$$;
+
+select agentmem.keep_bookkeeping('public.langgraph_store_items', 'agentmem.langgraph_store_bookkeeping');
+
+-- Functions -------------------------------------------------------------------------------
+
+-- The embedding column's dimension (its vector(N) type modifier).
+create or replace function public.langgraph_store_dimensions()
+returns integer
+language sql
+stable
+security invoker
+set search_path = public, extensions
+as $$
+  select nullif(a.atttypmod, -1)
+  from pg_catalog.pg_attribute a
+  where a.attrelid = 'public.langgraph_store_vectors'::regclass
+    and a.attname = 'embedding'
+    and not a.attisdropped
+    and agentmem.tenant() is not null -- refuses callers without an identity
+$$;
+
+comment on function public.langgraph_store_dimensions() is
+  'The dimension of langgraph_store_vectors.embedding (384 unless set_langgraph_store_dimensions changed it).';
+
+create or replace function public.set_langgraph_store_dimensions(p_dimensions integer)
+returns jsonb
+language plpgsql
+volatile
+security definer
+set search_path = public, extensions
+as $$
+declare
+  v_previous integer;
+begin
+  if not agentmem.is_service() then
+    raise exception 'set_langgraph_store_dimensions is for the service role only' using errcode = '42501';
+  end if;
+  if p_dimensions is null or p_dimensions < 1 or p_dimensions > 16000 then
+    raise exception 'dimensions must be between 1 and 16000 (pgvector''s limit), got %', coalesce(p_dimensions::text, 'null')
+      using errcode = '22023';
+  end if;
+  lock table public.langgraph_store_vectors in access exclusive mode;
+  v_previous := public.langgraph_store_dimensions();
+  if v_previous is not distinct from p_dimensions then
+    return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', false);
+  end if;
+  if exists (select 1 from public.langgraph_store_vectors) then
+    raise exception 'langgraph_store_vectors already stores embeddings of % dimensions; delete them (delete from langgraph_store_vectors) before changing the dimension', v_previous
+      using errcode = '55000';
+  end if;
+  execute format('alter table public.langgraph_store_vectors alter column embedding type extensions.vector(%s)', p_dimensions);
+  perform pg_notify('pgrst', 'reload schema');
+  return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', true);
+end;
+$$;
+
+comment on function public.set_langgraph_store_dimensions(integer) is
+  'Changes langgraph_store_vectors.embedding to vector(p_dimensions); refused (55000) while any embedding is stored. postgres / service_role only.';
+
+-- A JSON value as JavaScript's Number() reads it, which is how InMemoryStore compares with
+-- $gt / $gte / $lt / $lte: null is 0, booleans 0 / 1, numeric text its number ("" and
+-- blanks 0, hex / octal / binary literals, Infinity), a one-element array its element;
+-- anything else NaN, returned as null (every comparison with it is false).
+create or replace function agentmem.langgraph_store_number(p jsonb)
+returns double precision
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v_text text;
+begin
+  case pg_catalog.jsonb_typeof(p)
+    when 'number' then return (p::text)::double precision;
+    when 'boolean' then return case when p = 'true'::jsonb then 1 else 0 end;
+    when 'null' then return 0;
+    when 'array' then
+      if pg_catalog.jsonb_array_length(p) = 0 then return 0; end if;
+      if pg_catalog.jsonb_array_length(p) > 1 then return null; end if;
+      -- String([x]) is String(x): null gives "", so 0; a boolean's text is not a number.
+      if pg_catalog.jsonb_typeof(p -> 0) in ('null') then return 0; end if;
+      if pg_catalog.jsonb_typeof(p -> 0) in ('boolean', 'object') then return null; end if;
+      return agentmem.langgraph_store_number(p -> 0);
+    when 'string' then
+      v_text := pg_catalog.btrim(p #>> '{}', e' \t\n\r\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff');
+      if v_text = '' then return 0; end if;
+      if v_text ~ '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$' then
+        return v_text::double precision;
+      end if;
+      if v_text ~ '^[+-]?Infinity$' then
+        return case when v_text like '-%' then '-Infinity'::double precision else 'Infinity'::double precision end;
+      end if;
+      if v_text ~* '^0x[0-9a-f]+$' then
+        return (('x' || pg_catalog.lpad(pg_catalog.substr(v_text, 3), 16, '0'))::bit(64)::bigint)::double precision;
+      end if;
+      if v_text ~* '^0o[0-7]+$' or v_text ~* '^0b[01]+$' then
+        return (select sum((pg_catalog.substr(v_text, 3 + i, 1))::int
+                           * power(case when v_text ~* '^0o' then 8 else 2 end,
+                                   pg_catalog.length(v_text) - 3 - i))
+                  from pg_catalog.generate_series(0, pg_catalog.length(v_text) - 3) i);
+      end if;
+      return null;
+    else return null;
+  end case;
+exception when numeric_value_out_of_range or invalid_text_representation then
+  return null;
+end;
+$$;
+
+-- Whether an item's value passes a search filter: every key of the filter names a field of
+-- the value (top level, the key taken literally). A filter value that is an object of
+-- operators ($eq $ne $gt $gte $lt $lte $in $nin, all of which must hold) compares as
+-- InMemoryStore does: $eq / $ne by JSON equality (5 is not "5"; a missing field is never
+-- equal, so $ne keeps it), the ordering operators through Number() (above), $in / $nin by
+-- membership in an array. Another object matches a nested object field by field; any
+-- other value must be equal as JSON (null matches null, not a missing field).
+create or replace function agentmem.langgraph_store_matches(p_value jsonb, p_filter jsonb)
+returns boolean
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v_key text;
+  v_want jsonb;
+  v_have jsonb;
+  v_op text;
+  v_arg jsonb;
+  v_a double precision;
+  v_b double precision;
+begin
+  if p_filter is null or pg_catalog.jsonb_typeof(p_filter) = 'null' then
+    return true;
+  end if;
+  for v_key, v_want in select * from pg_catalog.jsonb_each(p_filter) loop
+    v_have := case when pg_catalog.jsonb_typeof(p_value) = 'object' then p_value -> v_key end;
+    if pg_catalog.jsonb_typeof(v_want) = 'object'
+       and not exists (select 1 from pg_catalog.jsonb_object_keys(v_want) k
+                        where k not in ('$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin')) then
+      for v_op, v_arg in select * from pg_catalog.jsonb_each(v_want) loop
+        if v_op in ('$gt', '$gte', '$lt', '$lte') then
+          v_a := case when v_have is null then null else agentmem.langgraph_store_number(v_have) end;
+          v_b := agentmem.langgraph_store_number(v_arg);
+          if v_a is null or v_b is null or v_a = 'NaN' or v_b = 'NaN' then
+            return false;
+          end if;
+          if (v_op = '$gt' and v_a <= v_b) or (v_op = '$gte' and v_a < v_b)
+             or (v_op = '$lt' and v_a >= v_b) or (v_op = '$lte' and v_a > v_b) then
+            return false;
+          end if;
+        elsif v_op = '$eq' then
+          if v_have is null or v_have <> v_arg then return false; end if;
+        elsif v_op = '$ne' then
+          if v_have is not null and v_have = v_arg then return false; end if;
+        elsif v_op = '$in' then
+          if pg_catalog.jsonb_typeof(v_arg) <> 'array' or v_have is null
+             or not exists (select 1 from pg_catalog.jsonb_array_elements(v_arg) e where e = v_have) then
+            return false;
+          end if;
+        else -- $nin
+          if pg_catalog.jsonb_typeof(v_arg) = 'array' and v_have is not null
+             and exists (select 1 from pg_catalog.jsonb_array_elements(v_arg) e where e = v_have) then
+            return false;
+          end if;
+        end if;
+      end loop;
+    elsif pg_catalog.jsonb_typeof(v_want) = 'object' then
+      if exists (select 1 from pg_catalog.jsonb_object_keys(v_want) k where k like '$%') then
+        raise exception 'filter.%: unknown operator in %; the operators are $eq $ne $gt $gte $lt $lte $in $nin',
+          v_key, v_want using errcode = '22023';
+      end if;
+      if pg_catalog.jsonb_typeof(v_have) is distinct from 'object'
+         or not agentmem.langgraph_store_matches(v_have, v_want) then
+        return false;
+      end if;
+    elsif v_have is null or v_have <> v_want then
+      return false;
+    end if;
+  end loop;
+  return true;
+end;
+$$;
+
+-- Whether a namespace meets listNamespaces' conditions: [{"type": "prefix"|"suffix",
+-- "path": [labels]}], "*" in a path matching any one label.
+create or replace function agentmem.langgraph_store_ns_matches(p_namespace text[], p_conditions jsonb)
+returns boolean
+language sql
+immutable
+set search_path = ''
+as $$
+  select coalesce(bool_and(
+           n >= pg_catalog.jsonb_array_length(c -> 'path')
+           and not exists (
+             select 1 from pg_catalog.jsonb_array_elements_text(c -> 'path') with ordinality p(label, i)
+              where p.label <> '*'
+                and p.label is distinct from p_namespace[
+                  case when c ->> 'type' = 'suffix' then n - pg_catalog.jsonb_array_length(c -> 'path') + p.i::int
+                       else p.i::int end])), true)
+    from pg_catalog.jsonb_array_elements(coalesce(p_conditions, '[]'::jsonb)) c,
+         lateral (select pg_catalog.cardinality(p_namespace) as n) s
+$$;
+
+-- A namespace from JSON (an array of strings), or 22023 naming the operation.
+create or replace function agentmem.langgraph_store_labels(p jsonb, p_what text)
+returns text[]
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if pg_catalog.jsonb_typeof(p) is distinct from 'array'
+     or exists (select 1 from pg_catalog.jsonb_array_elements(p) e where pg_catalog.jsonb_typeof(e) <> 'string') then
+    raise exception '%: a namespace must be an array of strings', p_what using errcode = '22023';
+  end if;
+  return array(select pg_catalog.jsonb_array_elements_text(p));
+end;
+$$;
+
+-- One search: the caller's living items under the prefix that pass the filter, in
+-- InMemoryStore's order and pages (see the top of this file); p_vector null: no ranking.
+create or replace function agentmem.langgraph_store_search(p_tenant uuid, p_prefix text[], p_filter jsonb,
+                                                           p_vector extensions.vector, p_limit integer, p_offset integer)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  with found as (
+    select pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(i.namespace), 'key', i.key, 'value', i.value,
+                                         'createdAt', i.created_at, 'updatedAt', i.updated_at) as item,
+           case when p_vector is not null then
+             (select max(case when s.d = 'NaN'::double precision then 0 else 1 - s.d end)
+                from (select v.embedding operator(extensions.<=>) p_vector as d
+                        from public.langgraph_store_vectors v
+                       where v.tenant_id = i.tenant_id and v.namespace = i.namespace and v.key = i.key) s)
+           end as score,
+           min(i.ns_order) over (partition by i.namespace) as ns_rank,
+           i.item_order
+      from public.langgraph_store_items i
+     where i.tenant_id = p_tenant
+       and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix
+       and (i.expires_at is null or i.expires_at > pg_catalog.now())
+       and agentmem.langgraph_store_matches(i.value, p_filter)),
+  -- Ranked by score (a search without a vector: every item, unranked) ...
+  page as (
+    select * from found
+     where p_vector is null or score is not null
+     order by score desc nulls last, ns_rank, item_order
+     offset p_offset limit p_limit),
+  -- ... then, while a ranked page has room, the items without vectors, from the first:
+  -- InMemoryStore does not skip `offset` of them.
+  rest as (
+    select * from found
+     where p_vector is not null and score is null
+     order by ns_rank, item_order
+     limit greatest(p_limit - (select count(*) from page), 0))
+  select coalesce((select pg_catalog.jsonb_agg(p.item || pg_catalog.jsonb_build_object('score', p.score)
+                                               order by p.score desc nulls last, p.ns_rank, p.item_order) from page p), '[]'::jsonb)
+      || coalesce((select pg_catalog.jsonb_agg(r.item || '{"score": null}'::jsonb order by r.ns_rank, r.item_order) from rest r), '[]'::jsonb)
+$$;
+
+-- langgraph_store_batch: one BaseStore.batch(). p_ops is an array of
+--   {"op": "get", "namespace": [..], "key": k, "refresh": bool}
+--   {"op": "search", "prefix": [..], "filter": {..}|null, "limit": n, "offset": n,
+--    "vector": [..]|null, "refresh": bool}
+--   {"op": "list", "conditions": [..], "maxDepth": n|null}
+--   {"op": "put", "namespace": [..], "key": k, "value": {..}|null, "ttl": minutes|null,
+--    "vectors": [{"field": path, "embedding": [..]}]}
+-- and the answer an array of as many results: an item {namespace, key, value, createdAt,
+-- updatedAt} or null (get), items with "score" (search), every matching namespace cut to
+-- maxDepth, distinct (list: the facade sorts and pages them as InMemoryStore does, by the
+-- runtime's localeCompare), null (put). Reads first, then the writes in order.
+create or replace function public.langgraph_store_batch(p_ops jsonb)
+returns jsonb
+language plpgsql
+volatile
+security invoker
+set search_path = public, extensions
+as $$
+declare
+  v_tenant  uuid := agentmem.tenant();
+  v_op      jsonb;
+  v_at      integer;
+  v_results jsonb[] := '{}';
+  v_result  jsonb;
+  v_ns      text[];
+  v_key     text;
+  v_limit   integer;
+  v_offset  integer;
+  v_vector  extensions.vector;
+  v_locked  boolean := false;
+  v_dims    integer;
+  v_ttl     double precision;
+begin
+  if pg_catalog.jsonb_typeof(p_ops) is distinct from 'array' then
+    raise exception 'langgraph_store_batch takes an array of operations' using errcode = '22023';
+  end if;
+
+  -- Reads, each against the state before this batch's writes.
+  for v_op, v_at in select e, i from jsonb_array_elements(p_ops) with ordinality o(e, i) loop
+    v_result := null;
+    case v_op ->> 'op'
+    when 'get' then
+      v_ns := agentmem.langgraph_store_labels(v_op -> 'namespace', 'get');
+      v_key := v_op ->> 'key';
+      select jsonb_build_object('namespace', to_jsonb(i.namespace), 'key', i.key, 'value', i.value,
+                                'createdAt', i.created_at, 'updatedAt', i.updated_at),
+             case when i.ttl_minutes is not null and (v_op -> 'refresh') = 'true'::jsonb then i.key end
+        into v_result, v_key
+        from public.langgraph_store_items i
+       where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key
+         and (i.expires_at is null or i.expires_at > now());
+      if v_key is not null then
+        perform set_config('agentmem.store_refresh', 'on', true);
+        update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
+         where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
+        perform set_config('agentmem.store_refresh', 'off', true);
+      end if;
+    when 'search' then
+      v_ns := agentmem.langgraph_store_labels(v_op -> 'prefix', 'search');
+      v_limit := coalesce((v_op ->> 'limit')::integer, 10);
+      v_offset := coalesce((v_op ->> 'offset')::integer, 0);
+      v_vector := case when jsonb_typeof(v_op -> 'vector') = 'array' then (v_op ->> 'vector')::extensions.vector end;
+      if v_vector is not null then
+        v_dims := public.langgraph_store_dimensions();
+        if extensions.vector_dims(v_vector) <> v_dims then
+          raise exception 'search: the query embedding has % dimensions; langgraph_store_vectors.embedding has %',
+            extensions.vector_dims(v_vector), v_dims using errcode = '22023';
+        end if;
+      end if;
+      v_result := agentmem.langgraph_store_search(v_tenant, v_ns, v_op -> 'filter', v_vector, v_limit, v_offset);
+      if (v_op -> 'refresh') = 'true'::jsonb then
+        perform set_config('agentmem.store_refresh', 'on', true);
+        update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
+          from jsonb_array_elements(v_result) r
+         where i.tenant_id = v_tenant and i.ttl_minutes is not null
+           and i.namespace = agentmem.langgraph_store_labels(r -> 'namespace', 'search')
+           and i.key = r ->> 'key';
+        perform set_config('agentmem.store_refresh', 'off', true);
+      end if;
+    when 'list' then
+      select coalesce(jsonb_agg(to_jsonb(n.ns)), '[]') into v_result
+        from (select distinct case when (v_op ->> 'maxDepth') is null then i.namespace
+                                   else i.namespace[1:(v_op ->> 'maxDepth')::integer] end as ns
+                from public.langgraph_store_items i
+               where i.tenant_id = v_tenant
+                 and (i.expires_at is null or i.expires_at > now())
+                 and agentmem.langgraph_store_ns_matches(i.namespace, v_op -> 'conditions')) n;
+    when 'put' then
+      null;
+    else
+      raise exception 'operation %: unknown op %', v_at, coalesce(v_op ->> 'op', 'null') using errcode = '22023';
+    end case;
+    v_results := v_results || v_result;
+  end loop;
+
+  -- Writes, in order.
+  for v_op in select e from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put' loop
+    if not v_locked then
+      perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), hashtext(v_tenant::text));
+      v_locked := true;
+    end if;
+    v_ns := agentmem.langgraph_store_labels(v_op -> 'namespace', 'put');
+    v_key := v_op ->> 'key';
+    if v_key is null then
+      raise exception 'put: key must be a string' using errcode = '22023';
+    end if;
+    if jsonb_typeof(v_op -> 'value') is distinct from 'object' then
+      delete from public.langgraph_store_items i
+       where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
+      continue;
+    end if;
+    if octet_length(array_to_string(v_ns, ':')) + octet_length(v_key) > 2048 then
+      raise exception 'put: namespace and key together are % bytes; at most 2048',
+        octet_length(array_to_string(v_ns, ':')) + octet_length(v_key) using errcode = '22023';
+    end if;
+    v_ttl := (v_op ->> 'ttl')::double precision;
+    -- An expired item is gone: a put under its key creates a new one.
+    delete from public.langgraph_store_items i
+     where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
+    insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes, ns_order)
+    values (v_tenant, v_ns, v_key, v_op -> 'value',
+            now() + v_ttl * interval '1 minute', v_ttl,
+            (select l.ns_order from public.langgraph_store_items l
+              where l.tenant_id = v_tenant and l.namespace = v_ns
+                and (l.expires_at is null or l.expires_at > now())
+              order by l.ns_order limit 1))
+    on conflict (tenant_id, namespace, key) do update
+      set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes;
+    delete from public.langgraph_store_vectors v
+     where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
+    if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
+      v_dims := coalesce(v_dims, public.langgraph_store_dimensions());
+      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
+                  where jsonb_typeof(x -> 'embedding') <> 'array' or jsonb_array_length(x -> 'embedding') <> v_dims) then
+        raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
+          using errcode = '22023';
+      end if;
+      insert into public.langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
+      select v_tenant, v_ns, v_key, x ->> 'field', (x ->> 'embedding')::extensions.vector
+        from jsonb_array_elements(v_op -> 'vectors') x
+      on conflict (tenant_id, namespace, key, field) do update set embedding = excluded.embedding;
+    end if;
+  end loop;
+  return to_jsonb(v_results);
+end;
+$$;
+
+comment on function public.langgraph_store_batch(jsonb) is
+  'One LangGraph BaseStore.batch() (AgentmemStore): get / search / list against the state before the batch, then the puts and deletes in order. One request, one transaction, per tenant.';
+
+-- langgraph_store_sweep: deletes expired items (and their vectors): the caller's, or every
+-- tenant's for the service role not acting for a user. Returns how many.
+create or replace function public.langgraph_store_sweep()
+returns integer
+language sql
+volatile
+security invoker
+set search_path = public
+as $$
+  with gone as (
+    delete from public.langgraph_store_items i
+     where i.expires_at <= now()
+       and (agentmem.sees_all_tenants() or i.tenant_id = agentmem.tenant())
+    returning 1)
+  select count(*)::integer from gone
+$$;
+
+comment on function public.langgraph_store_sweep() is
+  'Deletes expired LangGraph store items: the caller''s, or every tenant''s for the service role. Returns the count; schedule it with pg_cron.';
+
+-- Grants ----------------------------------------------------------------------------------
+
+select agentmem.expose(
+  'agentmem.langgraph_store_number(jsonb)',
+  'agentmem.langgraph_store_matches(jsonb, jsonb)',
+  'agentmem.langgraph_store_ns_matches(text[], jsonb)',
+  'agentmem.langgraph_store_labels(jsonb, text)',
+  'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
+  'public.langgraph_store_dimensions()',
+  'public.langgraph_store_batch(jsonb)',
+  'public.langgraph_store_sweep()');
+select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)');
+select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()');
+
+notify pgrst, 'reload schema';
