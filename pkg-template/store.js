@@ -141,7 +141,10 @@ export function tokenizePath(path) {
 
 /** @param {unknown} v */
 const isScalar = (v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-/** @param {unknown} v */
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, any>}
+ */
 const isObject = (v) => typeof v === "object" && v !== null;
 
 /**
@@ -339,7 +342,7 @@ function keyOf(field, key) {
  *   | { kind: "list", at: number, conditions: { type: string, path: string[] }[], maxDepth: number | null,
  *       limit: number | null, offset: number }
  *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null, plain: unknown,
- *       index: false | Field[] | null, ttl: number | null | undefined }} Op
+ *       index: false | Field[] | null, ttl: number | null | undefined }} StoreOp
  */
 
 /**
@@ -347,7 +350,7 @@ function keyOf(field, key) {
  * @param {unknown} raw
  * @param {number} at
  * @param {Ttl} ttl
- * @returns {Op}
+ * @returns {StoreOp}
  */
 function readOp(raw, at, ttl) {
   const field = `operations[${at}]`;
@@ -419,6 +422,7 @@ function readOp(raw, at, ttl) {
     };
   }
   if ("matchConditions" in op) {
+    /** @type {{ type: string, path: string[] }[]} */
     let conditions = [];
     if (op.matchConditions !== undefined && op.matchConditions !== null) {
       if (!Array.isArray(op.matchConditions)) {
@@ -516,9 +520,10 @@ export class AgentmemStore extends BaseStore {
   }
 
   /**
-   * @template {Operation[]} Op
-   * @param {Op} operations
-   * @returns {Promise<OperationResults<Op>>}
+   * @template {Operation[]} Ops
+   * @param {Ops} operations
+   * @returns {Promise<OperationResults<Ops>>}
+   * @override
    */
   batch(operations) {
     return guarded(async () => {
@@ -531,9 +536,9 @@ export class AgentmemStore extends BaseStore {
       }
       if (!Array.isArray(operations)) throw invalid("operations", `batch takes an array of operations, got ${describe(operations)}`);
       const ops = list.map((op, at) => readOp(op, at, this.#ttl));
-      if (ops.length === 0) return /** @type {OperationResults<Op>} */ (/** @type {unknown} */ ([]));
+      if (ops.length === 0) return /** @type {OperationResults<Ops>} */ (/** @type {unknown} */ ([]));
       // A key written twice in one batch: its last write, in the place of its first.
-      /** @type {Map<string, Extract<Op, { kind: "put" }>>} */
+      /** @type {Map<string, Extract<StoreOp, { kind: "put" }>>} */
       const puts = new Map();
       for (const op of ops) if (op.kind === "put") puts.set(JSON.stringify([op.namespace, op.key]), /** @type {any} */ (op));
       const reads = ops.filter((op) => op.kind !== "put");
@@ -550,19 +555,19 @@ export class AgentmemStore extends BaseStore {
       reads.forEach((op, i) => {
         results[op.at] = shape(op, answer[i]);
       });
-      return /** @type {OperationResults<Op>} */ (/** @type {unknown} */ (results));
+      return /** @type {OperationResults<Ops>} */ (/** @type {unknown} */ (results));
     });
   }
 
   /**
    * The embeddings a batch needs, in at most one call of the embedder (two for a LangChain
    * Embeddings object: documents and queries), each distinct text once.
-   * @param {Extract<Op, { kind: "put" }>[]} puts
-   * @param {Op[]} reads
-   * @returns {Promise<{ documents: Map<Op, { field: string, vector: Float64Array }[]>, queries: Map<string, Float64Array> }>}
+   * @param {Extract<StoreOp, { kind: "put" }>[]} puts
+   * @param {StoreOp[]} reads
+   * @returns {Promise<{ documents: Map<StoreOp, { field: string, vector: Float64Array }[]>, queries: Map<string, Float64Array> }>}
    */
   async #embed(puts, reads) {
-    /** @type {Map<Op, { field: string, vector: Float64Array }[]>} */
+    /** @type {Map<StoreOp, { field: string, vector: Float64Array }[]>} */
     const documents = new Map();
     /** @type {Map<string, Float64Array>} */
     const queries = new Map();
@@ -570,7 +575,7 @@ export class AgentmemStore extends BaseStore {
     if (index === null) return { documents, queries };
     /** @type {Map<string, number>} */
     const docTexts = new Map();
-    /** @type {[Op, string, string][]} */
+    /** @type {[StoreOp, string, string][]} */
     const wanted = [];
     for (const op of puts) {
       if (op.plain === null || op.index === false) continue;
@@ -611,6 +616,7 @@ export class AgentmemStore extends BaseStore {
    * @param {string} key
    * @param {{ refreshTtl?: boolean }} [options]
    * @returns {Promise<Item | null>}
+   * @override
    */
   async get(namespace, key, options) {
     validateNamespace(namespace, { allowEmpty: true, allowReservedRoot: true });
@@ -622,6 +628,7 @@ export class AgentmemStore extends BaseStore {
    * @param {string[]} namespacePrefix
    * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, query?: string, refreshTtl?: boolean }} [options]
    * @returns {Promise<SearchItem[]>}
+   * @override
    */
   async search(namespacePrefix, options) {
     validateNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
@@ -637,6 +644,7 @@ export class AgentmemStore extends BaseStore {
    * @param {false | string[]} [index]
    * @param {{ ttl?: number | null }} [options]
    * @returns {Promise<void>}
+   * @override
    */
   async put(namespace, key, value, index, options) {
     validateNamespace(namespace);
@@ -667,7 +675,7 @@ export class AgentmemStore extends BaseStore {
     });
   }
 
-  /** Starts sweeping expired items every `ttl.sweepIntervalMinutes`, if set. */
+  /** Starts sweeping expired items every `ttl.sweepIntervalMinutes`, if set. @override */
   start() {
     const every = this.#ttl.sweepIntervalMinutes;
     if (every === null || this.#sweeper !== null) return;
@@ -682,7 +690,7 @@ export class AgentmemStore extends BaseStore {
     }
   }
 
-  /** Stops the sweeper. */
+  /** Stops the sweeper. @override */
   stop() {
     if (this.#sweeper !== null) clearInterval(this.#sweeper);
     this.#sweeper = null;
@@ -691,7 +699,7 @@ export class AgentmemStore extends BaseStore {
 
 /**
  * A read as the batch function takes it.
- * @param {Op} op
+ * @param {StoreOp} op
  * @param {Map<string, Float64Array>} queries
  * @returns {string}
  */
@@ -706,7 +714,7 @@ function readText(op, queries) {
 
 /**
  * A put (or delete) as the batch function takes it, the value as the caller's JSON text.
- * @param {Extract<Op, { kind: "put" }>} op
+ * @param {Extract<StoreOp, { kind: "put" }>} op
  * @param {Ttl} ttl
  * @param {{ field: string, vector: Float64Array }[]} vectors
  * @returns {string}
@@ -725,7 +733,7 @@ function putText(op, ttl, vectors) {
 
 /**
  * A read's result as InMemoryStore gives it.
- * @param {Op} op
+ * @param {StoreOp} op
  * @param {any} answer
  * @returns {unknown}
  */

@@ -64,6 +64,9 @@ log "layer 3: package in Deno"
 log "layer 3: the LangGraph agent edge function over HTTP, two users (its own import map and README's permissions)"
 deno test --quiet --config supabase/functions/langgraph-agent/deno.json --allow-read --allow-env --allow-net --allow-sys \
   deno/edge/langgraph_agent_check.ts
+log "layer 3: the LangGraph store edge function over HTTP, two users (AgentmemStore + AgentmemSaver in a graph)"
+deno test --quiet --config supabase/functions/langgraph-store/deno.json --allow-read --allow-env --allow-net --allow-sys \
+  deno/edge/langgraph_store_check.ts
 log "layer 3: tool definitions against the vendors' SDK types (tsc)"
 "$ROOT/tests/sdk-types/run.sh"
 log "layer 3: package in Node (resolved by name through the exports map)"
