@@ -17,11 +17,12 @@ import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { build } from "esbuild";
 import { v5 as uuidV5 } from "uuid";
-import { MemorySaver, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, MemorySaver, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { PostgrestClient } from "@supabase/postgrest-js";
 import { createClient, MemoryTools, uuid5, uuid5Batch } from "agentmem-supabase";
-import { AgentmemSaver } from "agentmem-supabase/langgraph";
+import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
 import { delayProxy } from "./proxy.mjs";
 // The transport the Node entry uses by default (not an export of the package).
 const { nodeHttpFetch } = await import(new URL("./node-http.js", import.meta.resolve("agentmem-supabase")).href);
@@ -50,7 +51,7 @@ async function alternating(a, b) {
   return { a: as, b: bs };
 }
 // BENCH_ONLY=concurrency,cpu runs only those sections (sizes, import, uuid5, checkpoints,
-// concurrency, cpu, floor, length, memory); the report then says so in its first line.
+// concurrency, cpu, floor, length, memory, store); the report then says so in its first line.
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : null;
 const want = (section) => !ONLY || ONLY.includes(section);
 const out = [];
@@ -437,6 +438,96 @@ async function threadLength(ctx) {
   table(["saver", "checkpoints in thread", "getTuple", "list(10)", "getTuple vs shortest", "list vs shortest"], rows);
 }
 
+// ------------------------------------------------------------------- 5. store
+/** Bag-of-words vectors: the same deterministic embedder for every store. */
+function bagOfWords(texts, dims = 384) {
+  return texts.map((t) => {
+    const v = new Array(dims).fill(0);
+    for (const w of t.toLowerCase().split(/\W+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % dims] += 1;
+    return v;
+  });
+}
+
+async function stores(ctx) {
+  const dims = 384;
+  const embed = async (texts) => bagOfWords(texts, dims);
+  const index = { dims, embed, fields: ["text"] };
+  // Round trips per call: HTTP requests (AgentmemStore) and SQL statements sent (PostgresStore,
+  // BEGIN and COMMIT included), counted in this process.
+  let statements = 0;
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (...args) {
+    statements += 1;
+    return query.apply(this, args);
+  };
+  const user = await ctx.newUser();
+  const pgUrl = (port) => {
+    const u = new URL(env.AGENTMEM_DB_URL);
+    u.port = String(port);
+    u.searchParams.set("options", "-c search_path=public,extensions");
+    return u.toString();
+  };
+  const setup = new PostgresStore({ connectionOptions: pgUrl(ctx.pgPort), schema: "bench_postgres_store", index });
+  await setup.setup();
+  await setup.stop();
+  const run = crypto.randomUUID().slice(0, 8);
+  /** The five rows on one store; `count()` reads the round trips so far. */
+  const ops = async (store, n, count) => {
+    const ns = ["bench", run, `s${Math.random().toString(36).slice(2, 8)}`];
+    // 100 items in 10 namespaces, so that search and listNamespaces have something to do.
+    for (let i = 0; i < 100; i += 1) await store.put([...ns, `n${i % 10}`], `seed-${i}`, { text: `note ${i} about ${["vendors", "pricing", "travel", "food"][i % 4]}` });
+    const measured = {};
+    const row = async (name, fn) => {
+      const before = count();
+      const t = await timeIt(fn, n);
+      measured[name] = { ...t, requests: (count() - before) / (n + Math.min(5, n)) };
+    };
+    await row("put", (i) => store.put([...ns, "n0"], `k${i}`, { text: `a new note ${i} about vendors` }));
+    await row("get", (i) => store.get([...ns, "n1"], `seed-${(i % 10) * 10 + 1}`));
+    await row("search (query, limit 10)", () => store.search(ns, { query: "vendors pricing", limit: 10 }));
+    await row("listNamespaces", () => store.listNamespaces({ prefix: ns, limit: 100 }));
+    await row("batch of 10 (5 get, 3 put, search, list)", (i) => store.batch([
+      ...Array.from({ length: 5 }, (_, j) => ({ namespace: [...ns, `n${j}`], key: `seed-${j}` })),
+      ...Array.from({ length: 3 }, (_, j) => ({ namespace: [...ns, "n9"], key: `b${i}-${j}`, value: { text: `batch note ${j}` } })),
+      { namespacePrefix: ns, query: "travel", limit: 5 },
+      { matchConditions: [{ matchType: "prefix", path: ns }], limit: 100 },
+    ]));
+    return measured;
+  };
+  const rows = [];
+  for (const delay of DELAYS) {
+    const pgp = await delayProxy(ctx.pgPort, delay);
+    const gwp = await delayProxy(ctx.gatewayPort, delay);
+    let requests = 0;
+    const counting = (input, init) => {
+      requests += 1;
+      return nodeHttpFetch(input, init);
+    };
+    const agentmem = new AgentmemStore(createClient({ url: `http://127.0.0.1:${gwp.port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token, fetch: counting }), { index });
+    const postgres = new PostgresStore({ connectionOptions: pgUrl(pgp.port), schema: "bench_postgres_store", index, ensureTables: false });
+    const n = delay === 0 ? (QUICK ? 20 : 100) : delay <= 2 ? (QUICK ? 5 : 30) : (QUICK ? 3 : 10);
+    const rounds = delay === 0
+      ? await alternating(() => ops(agentmem, n, () => requests), () => ops(postgres, n, () => statements))
+      : { a: [await ops(agentmem, n, () => requests)], b: [await ops(postgres, n, () => statements)] };
+    const a = medianOf(rounds.a), p = medianOf(rounds.b);
+    const m = delay === 0 ? await ops(new InMemoryStore({ index: { dims, embeddings: { embedDocuments: embed, embedQuery: async (q) => (await embed([q]))[0] }, fields: ["text"] } }), n, () => 0) : null;
+    for (const op of Object.keys(a)) {
+      const r = median(rounds.a.map((ra, i) => ra[op].p50 / rounds.b[i][op].p50));
+      rows.push([`${delay} ms`, op, `${f(a[op].p50)} / ${f(a[op].p95)}`, `${f(p[op].p50)} / ${f(p[op].p95)}`, m ? f(m[op].p50, 3) : "–",
+        `${f(a[op].requests, 1)} / ${f(p[op].requests, 1)}`, `${r.toFixed(2)}x`]);
+    }
+    await postgres.stop();
+    pgp.close();
+    gwp.close();
+  }
+  pg.Client.prototype.query = query;
+  say("## LangGraph store: p50 / p95 per call (ms; lower is better)");
+  say();
+  say("AgentmemStore: one HTTP request per call through the gateway, as a signed-in user with RLS. PostgresStore (@langchain/langgraph-checkpoint-postgres/store): its own tables in the same Postgres over `pg`, as the superuser. InMemoryStore: this process. The same bag-of-words embedder (384 dims) for all three; each store holds 100 items in 10 namespaces under the searched prefix. Round trips: HTTP requests, or SQL statements sent (BEGIN / COMMIT included), per call." + ` At 0 ms the median of ${ROUNDS} rounds.`);
+  say();
+  table(["one-way delay", "call", "AgentmemStore", "PostgresStore", "InMemoryStore", "round trips (agentmem / Postgres)", "agentmem ÷ PostgresStore (p50)"], rows);
+}
+
 async function memoryTools(ctx) {
   const user = await ctx.newUser();
   const dims = 384;
@@ -488,6 +579,7 @@ async function context() {
   const options = (await db.query("select 'langgraph_deal_scoped.sql' as name from pg_proc where proname = 'member_deal_tenants' and pronamespace = 'agentmem'::regnamespace")).rows.map((r) => r.name);
   return {
     gatewayPort,
+    pgPort,
     options,
     newUser,
     async savers(delay) {
@@ -521,6 +613,7 @@ try {
   if (want("floor")) await floor(ctx);
   if (want("length")) await threadLength(ctx);
   if (want("memory")) await memoryTools(ctx);
+  if (want("store")) await stores(ctx);
 } finally {
   await ctx.close();
 }

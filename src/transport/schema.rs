@@ -73,9 +73,10 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("set_langgraph_store_dimensions", STORE),
     ("agentmem.langgraph_store_number", STORE),
     ("agentmem.langgraph_store_matches", STORE),
-    ("agentmem.langgraph_store_ns_matches", STORE),
+    ("agentmem.langgraph_store_list", STORE),
     ("agentmem.langgraph_store_labels", STORE),
     ("agentmem.langgraph_store_search", STORE),
+    ("agentmem.langgraph_store_dims", STORE),
     ("agentmem.langgraph_store_bookkeeping", STORE),
 ];
 

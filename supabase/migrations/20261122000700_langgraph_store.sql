@@ -4,8 +4,9 @@
 -- Creates: tables langgraph_store_items, langgraph_store_vectors; functions
 --          langgraph_store_batch, langgraph_store_sweep, langgraph_store_dimensions,
 --          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
---          agentmem.langgraph_store_matches, agentmem.langgraph_store_ns_matches,
---          agentmem.langgraph_store_bookkeeping.
+--          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
+--          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
+--          agentmem.langgraph_store_dims, agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
 --
 -- An item is (namespace, key) → a JSON object, in the caller's tenant like every agentmem
@@ -53,10 +54,12 @@
 
 create table if not exists public.langgraph_store_items (
   tenant_id   uuid not null default agentmem.tenant(),
-  namespace   text[] not null
+  -- Labels and keys compare byte by byte ("C"): equality is the same in every collation,
+  -- and sorting and joining on them then costs no locale-aware comparison.
+  namespace   text[] collate "C" not null
                 constraint langgraph_store_items_namespace_check
                 check (cardinality(namespace) >= 1 and array_position(namespace, null) is null),
-  key         text not null,
+  key         text collate "C" not null,
   value       jsonb not null
                 constraint langgraph_store_items_value_check check (jsonb_typeof(value) = 'object'),
   created_at  timestamptz not null default now(),
@@ -77,8 +80,8 @@ comment on table public.langgraph_store_items is
 
 create table if not exists public.langgraph_store_vectors (
   tenant_id uuid not null default agentmem.tenant(),
-  namespace text[] not null,
-  key       text not null,
+  namespace text[] collate "C" not null,
+  key       text collate "C" not null,
   -- The indexed path ("$", "text", "tags.0", ...), as InMemoryStore names it.
   field     text not null
               constraint langgraph_store_vectors_field_check check (char_length(field) <= 1024),
@@ -140,6 +143,19 @@ $$;
 
 comment on function public.langgraph_store_dimensions() is
   'The dimension of langgraph_store_vectors.embedding (384 unless set_langgraph_store_dimensions changed it).';
+
+-- The column's dimension, for the checks of every search and put: the catalog alone (the
+-- public function above also checks the caller, which the batch function has done).
+create or replace function agentmem.langgraph_store_dims()
+returns integer
+language sql
+stable
+set search_path = ''
+as $$
+  select nullif(a.atttypmod, -1)
+  from pg_catalog.pg_attribute a
+  where a.attrelid = 'public.langgraph_store_vectors'::regclass and a.attname = 'embedding' and not a.attisdropped
+$$;
 
 create or replace function public.set_langgraph_store_dimensions(p_dimensions integer)
 returns jsonb
@@ -300,24 +316,45 @@ begin
 end;
 $$;
 
--- Whether a namespace meets listNamespaces' conditions: [{"type": "prefix"|"suffix",
--- "path": [labels]}], "*" in a path matching any one label.
-create or replace function agentmem.langgraph_store_ns_matches(p_namespace text[], p_conditions jsonb)
-returns boolean
-language sql
-immutable
+-- listNamespaces: the caller's namespaces (of living items) that meet every condition
+-- ([{"type": "prefix"|"suffix", "path": [labels]}], "*" in a path matching any one label),
+-- cut to p_max_depth, distinct. Each condition becomes a comparison of fixed positions, so a
+-- namespace costs a few array subscripts, not a function call.
+create or replace function agentmem.langgraph_store_list(p_tenant uuid, p_conditions jsonb, p_max_depth integer)
+returns jsonb
+language plpgsql
+stable
 set search_path = ''
 as $$
-  select coalesce(bool_and(
-           n >= pg_catalog.jsonb_array_length(c -> 'path')
-           and not exists (
-             select 1 from pg_catalog.jsonb_array_elements_text(c -> 'path') with ordinality p(label, i)
-              where p.label <> '*'
-                and p.label is distinct from p_namespace[
-                  case when c ->> 'type' = 'suffix' then n - pg_catalog.jsonb_array_length(c -> 'path') + p.i::int
-                       else p.i::int end])), true)
-    from pg_catalog.jsonb_array_elements(coalesce(p_conditions, '[]'::jsonb)) c,
-         lateral (select pg_catalog.cardinality(p_namespace) as n) s
+declare
+  v_where text := '';
+  v_condition jsonb;
+  v_path text[];
+  v_n integer;
+  v_at text;
+  v_result jsonb;
+begin
+  for v_condition in select * from pg_catalog.jsonb_array_elements(coalesce(p_conditions, '[]'::jsonb)) loop
+    v_path := agentmem.langgraph_store_labels(v_condition -> 'path', 'list');
+    v_n := pg_catalog.cardinality(v_path);
+    v_where := v_where || pg_catalog.format(' and pg_catalog.cardinality(i.namespace) >= %s', v_n);
+    for j in 1 .. v_n loop
+      continue when v_path[j] = '*';
+      v_at := case when v_condition ->> 'type' = 'suffix' then pg_catalog.format('pg_catalog.cardinality(i.namespace) - %s', v_n - j)
+                   else j::text end;
+      v_where := v_where || pg_catalog.format(' and i.namespace[%s] = %L', v_at, v_path[j]);
+    end loop;
+  end loop;
+  execute pg_catalog.format(
+    'select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), ''[]'')
+       from (select distinct %s as ns
+               from public.langgraph_store_items i
+              where i.tenant_id = $1 and (i.expires_at is null or i.expires_at > pg_catalog.now())%s) n',
+    case when p_max_depth is null then 'i.namespace' else pg_catalog.format('i.namespace[1:%s]', p_max_depth) end,
+    v_where)
+    into v_result using p_tenant;
+  return v_result;
+end;
 $$;
 
 -- A namespace from JSON (an array of strings), or 22023 naming the operation.
@@ -344,23 +381,30 @@ returns jsonb
 language sql
 stable
 set search_path = ''
+-- The planner cannot know how many of a tenant's items a prefix holds (it guesses one) and
+-- would join items to scores in a nested loop, quadratic in the items under the prefix.
+set enable_nestloop = off
 as $$
-  with found as (
-    select pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(i.namespace), 'key', i.key, 'value', i.value,
-                                         'createdAt', i.created_at, 'updatedAt', i.updated_at) as item,
-           case when p_vector is not null then
-             (select max(case when s.d = 'NaN'::double precision then 0 else 1 - s.d end)
-                from (select v.embedding operator(extensions.<=>) p_vector as d
-                        from public.langgraph_store_vectors v
-                       where v.tenant_id = i.tenant_id and v.namespace = i.namespace and v.key = i.key) s)
-           end as score,
-           min(i.ns_order) over (partition by i.namespace) as ns_rank,
+  with scores as (
+    -- The best similarity of each item's vectors (one pass over the prefix's vectors).
+    select v.namespace, v.key,
+           max(case when d.d = 'NaN'::double precision then 0 else 1 - d.d end) as score
+      from public.langgraph_store_vectors v,
+           lateral (select v.embedding operator(extensions.<=>) p_vector as d) d
+     where p_vector is not null
+       and v.tenant_id = p_tenant
+       and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix
+     group by v.namespace, v.key),
+  found as (
+    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.score,
+           i.ns_order as ns_rank,
            i.item_order
       from public.langgraph_store_items i
+      left join scores s on s.namespace = i.namespace and s.key = i.key
      where i.tenant_id = p_tenant
        and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix
        and (i.expires_at is null or i.expires_at > pg_catalog.now())
-       and agentmem.langgraph_store_matches(i.value, p_filter)),
+       and (p_filter is null or agentmem.langgraph_store_matches(i.value, p_filter))),
   -- Ranked by score (a search without a vector: every item, unranked) ...
   page as (
     select * from found
@@ -373,10 +417,16 @@ as $$
     select * from found
      where p_vector is not null and score is null
      order by ns_rank, item_order
-     limit greatest(p_limit - (select count(*) from page), 0))
-  select coalesce((select pg_catalog.jsonb_agg(p.item || pg_catalog.jsonb_build_object('score', p.score)
-                                               order by p.score desc nulls last, p.ns_rank, p.item_order) from page p), '[]'::jsonb)
-      || coalesce((select pg_catalog.jsonb_agg(r.item || '{"score": null}'::jsonb order by r.ns_rank, r.item_order) from rest r), '[]'::jsonb)
+     limit greatest(p_limit - (select count(*) from page), 0)),
+  answer as (
+    select 0 as part, * from page
+    union all
+    select 1, * from rest)
+  select coalesce(pg_catalog.jsonb_agg(
+           pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(a.namespace), 'key', a.key, 'value', a.value,
+                                         'createdAt', a.created_at, 'updatedAt', a.updated_at, 'score', a.score)
+           order by a.part, a.score desc nulls last, a.ns_rank, a.item_order), '[]'::jsonb)
+    from answer a
 $$;
 
 -- langgraph_store_batch: one BaseStore.batch(). p_ops is an array of
@@ -442,13 +492,13 @@ begin
       v_offset := coalesce((v_op ->> 'offset')::integer, 0);
       v_vector := case when jsonb_typeof(v_op -> 'vector') = 'array' then (v_op ->> 'vector')::extensions.vector end;
       if v_vector is not null then
-        v_dims := public.langgraph_store_dimensions();
+        v_dims := coalesce(v_dims, agentmem.langgraph_store_dims());
         if extensions.vector_dims(v_vector) <> v_dims then
           raise exception 'search: the query embedding has % dimensions; langgraph_store_vectors.embedding has %',
             extensions.vector_dims(v_vector), v_dims using errcode = '22023';
         end if;
       end if;
-      v_result := agentmem.langgraph_store_search(v_tenant, v_ns, v_op -> 'filter', v_vector, v_limit, v_offset);
+      v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset);
       if (v_op -> 'refresh') = 'true'::jsonb then
         perform set_config('agentmem.store_refresh', 'on', true);
         update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
@@ -459,13 +509,7 @@ begin
         perform set_config('agentmem.store_refresh', 'off', true);
       end if;
     when 'list' then
-      select coalesce(jsonb_agg(to_jsonb(n.ns)), '[]') into v_result
-        from (select distinct case when (v_op ->> 'maxDepth') is null then i.namespace
-                                   else i.namespace[1:(v_op ->> 'maxDepth')::integer] end as ns
-                from public.langgraph_store_items i
-               where i.tenant_id = v_tenant
-                 and (i.expires_at is null or i.expires_at > now())
-                 and agentmem.langgraph_store_ns_matches(i.namespace, v_op -> 'conditions')) n;
+      v_result := agentmem.langgraph_store_list(v_tenant, v_op -> 'conditions', (v_op ->> 'maxDepth')::integer);
     when 'put' then
       null;
     else
@@ -510,7 +554,7 @@ begin
     delete from public.langgraph_store_vectors v
      where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
     if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
-      v_dims := coalesce(v_dims, public.langgraph_store_dimensions());
+      v_dims := coalesce(v_dims, agentmem.langgraph_store_dims());
       if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
                   where jsonb_typeof(x -> 'embedding') <> 'array' or jsonb_array_length(x -> 'embedding') <> v_dims) then
         raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
@@ -554,10 +598,11 @@ comment on function public.langgraph_store_sweep() is
 select agentmem.expose(
   'agentmem.langgraph_store_number(jsonb)',
   'agentmem.langgraph_store_matches(jsonb, jsonb)',
-  'agentmem.langgraph_store_ns_matches(text[], jsonb)',
+  'agentmem.langgraph_store_list(uuid, jsonb, integer)',
   'agentmem.langgraph_store_labels(jsonb, text)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
+  'agentmem.langgraph_store_dims()',
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');
 select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)');
