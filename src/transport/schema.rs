@@ -77,6 +77,7 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("agentmem.langgraph_store_labels", STORE),
     ("agentmem.langgraph_store_search", STORE),
     ("agentmem.langgraph_store_dims", STORE),
+    ("agentmem.langgraph_store_like", STORE),
     ("agentmem.langgraph_store_bookkeeping", STORE),
 ];
 

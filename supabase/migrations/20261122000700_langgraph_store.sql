@@ -5,7 +5,7 @@
 --          langgraph_store_batch, langgraph_store_sweep, langgraph_store_dimensions,
 --          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
---          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
+--          agentmem.langgraph_store_labels, agentmem.langgraph_store_search, agentmem.langgraph_store_like,
 --          agentmem.langgraph_store_dims, agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
 --
@@ -316,10 +316,22 @@ begin
 end;
 $$;
 
+-- Whether labels match a pattern of as many labels, "*" matching any one.
+create or replace function agentmem.langgraph_store_like(p_labels text[], p_pattern text[])
+returns boolean
+language sql
+immutable
+set search_path = ''
+as $$
+  select not exists (select 1 from pg_catalog.generate_subscripts(p_pattern, 1) j
+                      where p_pattern[j] <> '*' and p_pattern[j] is distinct from p_labels[j])
+$$;
+
 -- listNamespaces: the caller's namespaces (of living items) that meet every condition
 -- ([{"type": "prefix"|"suffix", "path": [labels]}], "*" in a path matching any one label),
--- cut to p_max_depth, distinct. Each condition becomes a comparison of fixed positions, so a
--- namespace costs a few array subscripts, not a function call.
+-- cut to p_max_depth, distinct. The conditions of each type are merged into one pattern
+-- first (two prefixes that disagree on a label match nothing), so a namespace costs one
+-- array comparison per type.
 create or replace function agentmem.langgraph_store_list(p_tenant uuid, p_conditions jsonb, p_max_depth integer)
 returns jsonb
 language plpgsql
@@ -327,32 +339,48 @@ stable
 set search_path = ''
 as $$
 declare
-  v_where text := '';
   v_condition jsonb;
-  v_path text[];
-  v_n integer;
-  v_at text;
-  v_result jsonb;
+  v_path      text[];
+  v_prefix    text[] collate "C";
+  v_suffix    text[] collate "C";
+  v_merged    text[];
+  v_n         integer;
+  v_result    jsonb;
 begin
   for v_condition in select * from pg_catalog.jsonb_array_elements(coalesce(p_conditions, '[]'::jsonb)) loop
     v_path := agentmem.langgraph_store_labels(v_condition -> 'path', 'list');
-    v_n := pg_catalog.cardinality(v_path);
-    v_where := v_where || pg_catalog.format(' and pg_catalog.cardinality(i.namespace) >= %s', v_n);
+    v_merged := case when v_condition ->> 'type' = 'suffix' then v_suffix else v_prefix end;
+    v_n := greatest(pg_catalog.cardinality(v_path), coalesce(pg_catalog.cardinality(v_merged), 0));
+    -- Suffixes align at their ends: pad the shorter one with wildcards in front.
+    if v_condition ->> 'type' = 'suffix' then
+      v_path := pg_catalog.array_fill('*'::text, array[v_n - pg_catalog.cardinality(v_path)]) || v_path;
+      v_merged := pg_catalog.array_fill('*'::text, array[v_n - coalesce(pg_catalog.cardinality(v_merged), 0)]) || coalesce(v_merged, '{}');
+    else
+      v_path := v_path || pg_catalog.array_fill('*'::text, array[v_n - pg_catalog.cardinality(v_path)]);
+      v_merged := coalesce(v_merged, '{}') || pg_catalog.array_fill('*'::text, array[v_n - coalesce(pg_catalog.cardinality(v_merged), 0)]);
+    end if;
     for j in 1 .. v_n loop
-      continue when v_path[j] = '*';
-      v_at := case when v_condition ->> 'type' = 'suffix' then pg_catalog.format('pg_catalog.cardinality(i.namespace) - %s', v_n - j)
-                   else j::text end;
-      v_where := v_where || pg_catalog.format(' and i.namespace[%s] = %L', v_at, v_path[j]);
+      if v_merged[j] = '*' then
+        v_merged[j] := v_path[j];
+      elsif v_path[j] <> '*' and v_path[j] <> v_merged[j] then
+        return '[]'::jsonb;
+      end if;
     end loop;
+    if v_condition ->> 'type' = 'suffix' then v_suffix := v_merged; else v_prefix := v_merged; end if;
   end loop;
-  execute pg_catalog.format(
-    'select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), ''[]'')
-       from (select distinct %s as ns
-               from public.langgraph_store_items i
-              where i.tenant_id = $1 and (i.expires_at is null or i.expires_at > pg_catalog.now())%s) n',
-    case when p_max_depth is null then 'i.namespace' else pg_catalog.format('i.namespace[1:%s]', p_max_depth) end,
-    v_where)
-    into v_result using p_tenant;
+  select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
+    from (select distinct case when p_max_depth is null then i.namespace else i.namespace[1:p_max_depth] end as ns
+            from public.langgraph_store_items i
+           where i.tenant_id = p_tenant
+             and (i.expires_at is null or i.expires_at > pg_catalog.now())
+             and (v_prefix is null
+                  or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_prefix)
+                      and agentmem.langgraph_store_like(i.namespace[1:pg_catalog.cardinality(v_prefix)], v_prefix)))
+             and (v_suffix is null
+                  or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_suffix)
+                      and agentmem.langgraph_store_like(
+                            i.namespace[pg_catalog.cardinality(i.namespace) - pg_catalog.cardinality(v_suffix) + 1:],
+                            v_suffix)))) n;
   return v_result;
 end;
 $$;
@@ -393,7 +421,7 @@ as $$
            lateral (select v.embedding operator(extensions.<=>) p_vector as d) d
      where p_vector is not null
        and v.tenant_id = p_tenant
-       and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix
+       and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
   found as (
     select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.score,
@@ -402,7 +430,7 @@ as $$
       from public.langgraph_store_items i
       left join scores s on s.namespace = i.namespace and s.key = i.key
      where i.tenant_id = p_tenant
-       and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix
+       and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
        and (i.expires_at is null or i.expires_at > pg_catalog.now())
        and (p_filter is null or agentmem.langgraph_store_matches(i.value, p_filter))),
   -- Ranked by score (a search without a vector: every item, unranked) ...
@@ -453,8 +481,9 @@ declare
   v_at      integer;
   v_results jsonb[] := '{}';
   v_result  jsonb;
-  v_ns      text[];
-  v_key     text;
+  -- In the columns' collation, so that comparisons with them can use the primary key.
+  v_ns      text[] collate "C";
+  v_key     text collate "C";
   v_limit   integer;
   v_offset  integer;
   v_vector  extensions.vector;
@@ -599,6 +628,7 @@ select agentmem.expose(
   'agentmem.langgraph_store_number(jsonb)',
   'agentmem.langgraph_store_matches(jsonb, jsonb)',
   'agentmem.langgraph_store_list(uuid, jsonb, integer)',
+  'agentmem.langgraph_store_like(text[], text[])',
   'agentmem.langgraph_store_labels(jsonb, text)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
