@@ -156,8 +156,12 @@ cp -R pkg-template/. "$PKG/"
 # What users need besides the code: the license, the changelog, the README, and the SQL
 # to apply to their project (bin/agentmem-sql.js copies or prints it).
 cp LICENSE CHANGELOG.md README.md "$PKG/"
-mkdir -p "$PKG/supabase"
+mkdir -p "$PKG/supabase/functions"
 cp -R supabase/migrations supabase/optional "$PKG/supabase/"
+# The example Edge Functions, as README tells users to copy them: their import maps point
+# at a copy of this package in the function's ./agentmem/ folder (here: at the build output).
+for f in _shared memory-tools langgraph-agent langgraph-store; do cp -R "supabase/functions/$f" "$PKG/supabase/functions/"; done
+sed -i 's#"\.\./\.\./\.\./pkg/#"./agentmem/#g' "$PKG"/supabase/functions/*/deno.json
 
 echo "build: the $route route" | tee "$PKG/SIZE"
 report() { # label, raw bytes, gzip bytes, budget in gzip bytes

@@ -18,7 +18,12 @@ struct Stack {
 }
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    // At run time (cargo sets it for the tests it runs): with a target dir shared between
+    // checkouts, cargo may reuse a binary built in another one, whose compile-time path is
+    // that checkout's (or gone).
+    let manifest =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest.parent().unwrap().to_path_buf()
 }
 
 /// The running stack, or why there is none.

@@ -1,6 +1,7 @@
 // What `npm pack` puts in the tarball is what users get: checks that it holds everything
 // they need (code that every import and export points at, the .wasm, the SQL of
-// supabase/migrations and supabase/optional, README, LICENSE, CHANGELOG, the bin) and
+// supabase/migrations and supabase/optional, the example Edge Functions, README, LICENSE,
+// CHANGELOG, the bin) and
 // nothing else, and that the metadata a registry shows is there.
 // Usage: node check-pack.mjs <npm pack --json output file> <repo root>
 import assert from "node:assert/strict";
@@ -22,6 +23,14 @@ const required = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "agent
 for (const dir of ["supabase/migrations", "supabase/optional"]) {
   for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sql"))) required.push(`${dir}/${f}`);
 }
+// The example Edge Functions README tells users to copy, with import maps that point at the
+// copy of the package README describes (./agentmem/), not at this repository's build output.
+for (const fn of ["_shared", "memory-tools", "langgraph-agent", "langgraph-store"]) {
+  for (const f of readdirSync(join(root, "supabase/functions", fn))) required.push(`supabase/functions/${fn}/${f}`);
+}
+for (const f of files) {
+  if (f.endsWith("/deno.json")) assert.doesNotMatch(readFileSync(join(pkgDir, f), "utf8"), /\.\.\/pkg\//, `${f} points at the repository's build output`);
+}
 const targets = (v) => (typeof v === "string" ? [v] : Object.values(v ?? {}).flatMap(targets));
 required.push(...targets(meta.exports).map((t) => posix.normalize(t)), posix.normalize(meta.types), ...targets(meta.bin).map((t) => posix.normalize(t)));
 for (const f of required) assert.ok(files.has(f), `the tarball lacks ${f}`);
@@ -37,7 +46,7 @@ for (const f of files) {
 }
 // Nothing a user does not need: no sources, tests, maps or build leftovers.
 for (const f of files) {
-  assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|supabase\/(migrations|optional)\/[\w-]+\.sql)$/, `unexpected file in the tarball: ${f}`);
+  assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|supabase\/(migrations|optional)\/[\w-]+\.sql|supabase\/functions\/[\w-]+\/[\w.-]+\.(ts|json|md))$/, `unexpected file in the tarball: ${f}`);
 }
 // Every entry of `files` matches something (a listed README that did not exist went unnoticed once).
 for (const entry of meta.files) {

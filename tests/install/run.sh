@@ -191,6 +191,18 @@ pass "esbuild for Deno: the deno condition runs; a .js entry of a commonjs proje
 ls "$dir"/dist/vite/assets/*.wasm >/dev/null || die "vite build emitted no .wasm"
 chromium_ok "$dir/dist/vite" index.html "vite build"
 pass "vite: build (wasm emitted as an asset) in Chromium"
+# Vite's dev server, with no configuration at all: README.md promises no optimizeDeps
+# setting is needed. The page reads the stack's settings from public/__env.json.
+rm -f "$dir/vite.config.mjs"
+mkdir -p "$dir/public"
+node -e 'const e = process.env; process.stdout.write(JSON.stringify({ SUPABASE_URL: e.SUPABASE_URL, SUPABASE_ANON_KEY: e.SUPABASE_ANON_KEY, AGENTMEM_USER_JWT: e.AGENTMEM_USER_JWT }))' >"$dir/public/__env.json"
+port=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+(cd "$dir" && exec node_modules/.bin/vite --host 127.0.0.1 --port "$port" --strictPort --logLevel warn) >"$WORK/vite-dev.log" 2>&1 &
+vite_pid=$!
+for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.2; done
+chromium_ok "http://127.0.0.1:$port/index.html" "" "vite dev" || { cat "$WORK/vite-dev.log" >&2; kill "$vite_pid"; exit 1; }
+kill "$vite_pid"
+pass "vite: dev server, no configuration, in Chromium"
 
 log "install matrix: ${#results[@]} passed"
 printf '  %s\n' "${results[@]}" >&2

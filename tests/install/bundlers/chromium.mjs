@@ -3,6 +3,7 @@
 // globalThis.__result as JSON. The page is served from `dir`, with the stack's settings
 // at /__env.json (the gateway answers CORS).
 // Usage: node chromium.mjs <dir> <page>   (env: SUPABASE_URL, SUPABASE_ANON_KEY, AGENTMEM_USER_JWT)
+//        node chromium.mjs <url>          a page some other server serves (a dev server)
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -34,7 +35,7 @@ try {
   const logs = [];
   tab.on("console", (m) => logs.push(m.text()));
   tab.on("pageerror", (e) => logs.push(String(e)));
-  await tab.goto(`http://127.0.0.1:${server.address().port}/${page}`);
+  await tab.goto(/^https?:/.test(dir) ? dir : `http://127.0.0.1:${server.address().port}/${page}`);
   const result = await tab.waitForFunction(() => globalThis.__result, null, { timeout: 30000 }).then((h) => h.jsonValue())
     .catch((e) => ({ failure: `no result: ${e.message}\n${logs.join("\n")}` }));
   process.stdout.write(`${JSON.stringify({ chromium: browser.version(), ...result })}\n`);
