@@ -400,7 +400,9 @@ function diffView(a, b) {
   // leaves both out of channel_values): not a change.
   const text = (v) => (v === undefined || v.kind === "empty" ? "empty" : v.kind === "value" ? canonical(v.value) : `${v.type}:${v.bytes}`);
   const changed = names.filter((n) => text(a.values[n]) !== text(b.values[n]));
-  const cell = (v) => (v === undefined ? h("em", null, "absent") : v.kind === "value" ? jsonView(v.value) : h("em", null, v.kind === "empty" ? "empty" : `${v.type}, ${v.bytes} bytes`));
+  const cell = (v) => (v === undefined ? h("em", null, "absent")
+    : v.kind === "value" ? (isMessages(v.value) ? chatView(v.value) : jsonView(v.value))
+    : h("em", null, v.kind === "empty" ? "empty" : `${v.type}, ${v.bytes} bytes`));
   return h("section", { class: "panel diff", "aria-labelledby": "h-diff", "data-diff": changed.join(",") },
     h("h2", { id: "h-diff" }, `Diff: ${changed.length} of ${names.length} channels changed`),
     h("p", { class: "mono" }, `${short(a.checkpoint_id)} (step ${a.metadata?.step}) → ${short(b.checkpoint_id)} (step ${b.metadata?.step})`),

@@ -88,6 +88,17 @@ async function screenshot(page, name) {
   expect(colours, `${name} looks blank`).toBeGreaterThan(8);
 }
 
+/** axe-core's rules in the page: no serious or critical violation. */
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+async function accessible(page, view) {
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.addScriptTag({ path: axeSource });
+  const violations = await page.evaluate(async () =>
+    (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`));
+  expect(violations, `axe on the ${view} view`).toEqual([]);
+}
+
 const go = (page, hash) => page.evaluate((h) => { location.hash = h; }, hash);
 
 async function signIn(page, url, token) {
@@ -142,12 +153,19 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     page.on("pageerror", (e) => logs.push(String(e)));
     page.on("console", (m) => m.type() === "error" && logs.push(m.text()));
 
+    // A token that is not a JWT: the package's typed error, shown with its code.
+    await signIn(page, url, "not-a-jwt");
+    expect(await page.textContent('[data-state="error"] code')).toMatch(/^[a-z_]+$/);
+    await accessible(page, "sign-in");
+    await screenshot(page, "signin-error.png");
+
     // Threads.
     await signIn(page, url, a.token);
     expect(await page.textContent("#whoami")).toBe(`signed in as ${a.id} (authenticated)`);
     expect(await page.getAttribute("[data-threads]", "data-threads")).toBe("2");
     expect(await page.locator(`tr[data-thread="${thread}"]`).count()).toBe(1);
     await screenshot(page, "threads.png");
+    await accessible(page, "threads");
     // The prefix filter.
     await page.fill("#f-prefix", "doomed-");
     await page.click('form[role="search"] button');
@@ -170,6 +188,7 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     expect(await page.textContent("[data-chat] .msg.ai")).toContain("preparing plan");
     expect(await page.locator('[data-write="__interrupt__"]').count()).toBeGreaterThan(0);
     await screenshot(page, "thread.png");
+    await accessible(page, "thread");
 
     // Diff: the question vs the end of the "yes" line.
     await page.selectOption("#f-diff-a", askingId);
@@ -184,12 +203,14 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     expect(changed).toEqual(expect.arrayContaining(["messages", "text"]));
     await page.locator("[data-diff]").scrollIntoViewIfNeeded();
     await screenshot(page, "diff.png");
+    await accessible(page, "diff");
 
     // Fork from the question with an edited value; read back here by AgentmemSaver.
     await page.click('[data-action="fork"]');
     await page.waitForSelector('[data-fork-channel="text"]');
     await page.fill('[data-fork-channel="text"]', '"FORKED-IN-PAGE"');
     await screenshot(page, "fork-form.png");
+    await accessible(page, "fork form");
     await page.click('[data-form="fork"] button[type="submit"]');
     await page.waitForFunction((id) => {
       const d = document.querySelector("[data-detail]");
@@ -219,6 +240,7 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await page.waitForSelector("[data-memories]");
     expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("2");
     await screenshot(page, "memories.png");
+    await accessible(page, "memories");
     await page.fill("#f-q", "coffee");
     await page.click('form[role="search"] button');
     await page.waitForFunction(() => document.querySelector("[data-memories]")?.getAttribute("data-memories") === "1");
