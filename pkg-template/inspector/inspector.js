@@ -354,7 +354,18 @@ function treeView(tree, threadId, selected) {
     }
     return ul;
   };
-  const ul = h("ul", { class: "tree" });
+  // Tab reaches every checkpoint; arrow keys also move between them, in tree order.
+  const ul = h("ul", { class: "tree", onkeydown: (ev) => {
+    const step = { ArrowDown: 1, ArrowUp: -1 }[ev.key];
+    if (!step) return;
+    const nodes = [...ul.querySelectorAll("button.node")];
+    const at = nodes.indexOf(/** @type {Element} */ (document.activeElement));
+    const next = /** @type {HTMLElement | undefined} */ (nodes[at + step]);
+    if (at >= 0 && next) {
+      ev.preventDefault();
+      next.focus();
+    }
+  } });
   for (const root of tree.roots) line(root, ul);
   ul.dataset.checkpoints = String(tree.byId.size);
   ul.dataset.branches = String(heads);
@@ -671,7 +682,7 @@ async function storeView() {
       const ns = it.namespace.join(" / ");
       groups.set(ns, [...(groups.get(ns) ?? []), it]);
     }
-    show(h("h1", null, "Long-term store"), h("p", null, `${groups.size} namespaces, ${data.length} items`),
+    show(h("h1", null, "Long-term store"), h("p", null, `${groups.size} namespace${groups.size === 1 ? "" : "s"}, ${data.length} item${data.length === 1 ? "" : "s"}`),
       ...[...groups].map(([ns, items]) => h("details", { class: "panel", open: true, "data-namespace": ns },
         h("summary", null, h("strong", null, ns), h("span", { class: "badge" }, String(items.length))),
         ...items.map((it) => h("div", { "data-item": it.key }, h("h3", { class: "mono" }, it.key,
@@ -686,7 +697,7 @@ async function route() {
   const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(query);
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  const view = parts[0] ?? "threads";
+  const view = client ? parts[0] ?? "threads" : "signin";
   for (const a of document.querySelectorAll("[data-nav]")) {
     if (/** @type {HTMLElement} */ (a).dataset.nav === (view === "thread" ? "threads" : view)) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { AgentmemSaver } from "agentmem-supabase/langgraph";
+import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
 import { env, newUser } from "./stack.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -140,6 +140,8 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await a.client.rpc("create_agent_memory", { p_agent_id: "inspector-test", p_content: content, p_memory_type: type });
   }
 
+  await new AgentmemStore(a.client).put(["prefs", "food"], "lunch", { likes: "soup" });
+
   const { url, child } = await serve();
   const { chromium } = tools("playwright-core");
   const browser = await chromium.launch({
@@ -171,6 +173,12 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await page.click('form[role="search"] button');
     await page.waitForFunction(() => document.querySelector("[data-threads]")?.getAttribute("data-threads") === "1");
     expect(await page.locator(`tr[data-thread="${doomed}"]`).count()).toBe(1);
+    // The metadata filter: only the first thread has a checkpoint made by updateState.
+    await page.fill("#f-prefix", "");
+    await page.fill("#f-meta", '{"source":"update"}');
+    await page.click('form[role="search"] button');
+    await page.waitForFunction((t) => document.querySelector("[data-threads]")?.getAttribute("data-threads") === "1" &&
+      document.querySelector(`tr[data-thread="${t}"]`) !== null, thread);
 
     // The thread: its tree, as the saver lists it.
     await go(page, `#/thread/${encodeURIComponent(thread)}`);
@@ -246,6 +254,13 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await page.waitForFunction(() => document.querySelector("[data-memories]")?.getAttribute("data-memories") === "1");
     expect(await page.textContent("[data-memories] tbody")).toContain("prefers coffee");
 
+    // The long-term store.
+    await go(page, "#/store");
+    await page.waitForSelector('[data-namespace="prefs / food"] [data-item="lunch"]');
+    expect(await page.textContent('[data-item="lunch"]')).toContain("soup");
+    await screenshot(page, "store.png");
+    await accessible(page, "store");
+
     // Delete a thread, confirmed in the dialog.
     await go(page, `#/thread/${encodeURIComponent(doomed)}`);
     await page.waitForSelector(".tree");
@@ -271,6 +286,9 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await go(pageB, "#/memories");
     await pageB.waitForSelector('[data-state="empty"]');
     expect(await pageB.locator("[data-memories]").count()).toBe(0);
+    await go(pageB, "#/store");
+    await pageB.waitForSelector('[data-state="empty"]');
+    expect(await pageB.locator("[data-namespace]").count()).toBe(0);
     expect(logs).toEqual([]);
   } finally {
     await browser.close();
