@@ -6,7 +6,7 @@
 // project's URL and anon key (config.json); it never sees a token and proxies nothing.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { extname, isAbsolute, join, normalize, relative, sep } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -130,7 +130,9 @@ const server = createServer((req, res) => {
   // Only the page's own kinds of file, and only inside the package.
   const file = normalize(join(root, path));
   const type = TYPES[extname(file)];
-  if (!type || !file.startsWith(root.endsWith(sep) ? root : root + sep) || file.includes(`${sep}node_modules${sep}`)) {
+  // The package itself is usually inside a node_modules folder: only its own files count.
+  const inside = relative(root, file);
+  if (!type || inside.startsWith("..") || isAbsolute(inside) || inside.split(sep).includes("node_modules")) {
     res.writeHead(404).end();
     return;
   }
