@@ -46,7 +46,7 @@ for (const f of files) {
 }
 // Nothing a user does not need: no sources, tests, maps or build leftovers.
 for (const f of files) {
-  assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|supabase\/(migrations|optional)\/[\w-]+\.sql|supabase\/functions\/[\w-]+\/[\w.-]+\.(ts|json|md))$/, `unexpected file in the tarball: ${f}`);
+  assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|inspector\/[\w-]+\.(html|js|css)|supabase\/(migrations|optional)\/[\w-]+\.sql|supabase\/functions\/[\w-]+\/[\w.-]+\.(ts|json|md))$/, `unexpected file in the tarball: ${f}`);
 }
 // Every entry of `files` matches something (a listed README that did not exist went unnoticed once).
 for (const entry of meta.files) {

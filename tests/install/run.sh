@@ -111,6 +111,33 @@ tables=$(psql -d "$db" -At -c "select count(*) from pg_tables where schemaname =
 [ "$tables" = 6 ] || die "the printed SQL left $tables of 6 tables"
 pass "node: agentmem-sql copy (versions, refusal, --with) and print (applied to an empty database)"
 
+log "node: agentmem-inspect (the inspector served for the stack, from the installed package)"
+out="$WORK/inspect.out"
+(cd "$dir" && exec node_modules/.bin/agentmem-inspect --url "$SUPABASE_URL" --key "$SUPABASE_ANON_KEY" --port 0) >"$out" 2>&1 &
+inspect_pid=$!
+for _ in $(seq 100); do grep -q '/inspector/' "$out" && break; sleep 0.1; done
+page=$(grep -o 'http://127\.0\.0\.1:[0-9]*/inspector/' "$out") || { kill "$inspect_pid"; die "agentmem-inspect printed no URL: $(cat "$out")"; }
+# The page, its config (URL and anon key, nothing else), and what the page loads.
+node --input-type=module -e '
+  const page = process.argv[1];
+  const get = async (path, type) => {
+    const r = await fetch(new URL(path, page));
+    if (!r.ok || !r.headers.get("content-type").startsWith(type)) throw new Error(`${path}: ${r.status} ${r.headers.get("content-type")}`);
+    return r;
+  };
+  if (!(await (await get("", "text/html")).text()).includes("inspector.js")) throw new Error("the page does not load inspector.js");
+  const config = await (await get("config.json", "application/json")).json();
+  if (JSON.stringify(config) !== JSON.stringify({ url: process.env.SUPABASE_URL, apiKey: process.env.SUPABASE_ANON_KEY })) throw new Error(`config.json: ${JSON.stringify(config)}`);
+  for (const [path, type] of [["inspector.js", "text/javascript"], ["inspector.css", "text/css"], ["../browser.js", "text/javascript"], ["../agentmem_bg.wasm", "application/wasm"]]) await get(path, type);
+  if ((await fetch(new URL("../package.json", page))).status !== 404) throw new Error("serves files other than the page");' "$page" ||
+  { kill "$inspect_pid"; die "agentmem-inspect: the page is not served as expected"; }
+kill "$inspect_pid"
+if (cd "$dir" && node_modules/.bin/agentmem-inspect --url "$SUPABASE_URL" --key "$SUPABASE_SECRET_KEY" --port 0 >"$out" 2>&1); then
+  die "agentmem-inspect accepted a secret key"
+fi
+grep -q 'refusing' "$out" || die "agentmem-inspect: no refusal for a secret key: $(cat "$out")"
+pass "node: agentmem-inspect (serves the inspector and its config; refuses a secret key)"
+
 # --- Deno ---------------------------------------------------------------------------
 log "deno: npm:$NAME from node_modules (nodeModulesDir: manual)"
 dir=$(project deno-npm)

@@ -1,0 +1,297 @@
+// The inspector (pkg/inspector, served by `agentmem-inspect` from the built package) in
+// headless Chromium (Debian's chromium via playwright-core from tools/node_modules),
+// against the stack, as two users:
+// - user A has a real graph run: an interrupt, resumed ("yes"), resumed again from the
+//   question ("no": fork 1) and updated there (updateState: fork 2); the page's tree has
+//   the checkpoints and branches the saver lists, the diff names the channels that differ,
+//   a fork made in the page is read back by AgentmemSaver here with the edited values, and
+//   a thread deleted in the page is gone;
+// - user B sees none of A's threads or memories, and A's thread id in the URL is "not found".
+// Screenshots of each view go to $AGENTMEM_INSPECTOR_SHOTS (default:
+// tests/langgraph/inspector-screenshots/), each checked for non-blank rendering in the page.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
+import { env, newUser } from "./stack.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "..", "..");
+const tools = createRequire(join(root, "tools", "package.json"));
+const shots = process.env.AGENTMEM_INSPECTOR_SHOTS ?? join(here, "inspector-screenshots");
+
+const State = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  text: Annotation({ reducer: (_, b) => b, default: () => "" }),
+});
+
+function buildGraph(checkpointer) {
+  return new StateGraph(State)
+    .addNode("prepare", (s) => ({ messages: [new AIMessage(`preparing ${s.text}`)], text: `${s.text}:prepared` }))
+    .addNode("ask", (s) => {
+      const answer = interrupt({ question: `approve ${s.text}?` });
+      return { messages: [new AIMessage(`answer: ${answer}`)], text: `${s.text}:${answer}` };
+    })
+    .addNode("finish", (s) => ({ text: `${s.text}:done` }))
+    .addEdge(START, "prepare")
+    .addEdge("prepare", "ask")
+    .addEdge("ask", "finish")
+    .addEdge("finish", END)
+    .compile({ checkpointer });
+}
+
+/** The thread's checkpoints in the root namespace as the saver lists them, and the leaves
+ *  of their parent links (one per branch). */
+async function shape(saver, threadId) {
+  const tuples = [];
+  for await (const t of saver.list({ configurable: { thread_id: threadId, checkpoint_ns: "" } })) tuples.push(t);
+  const parents = new Set(tuples.map((t) => t.parentConfig?.configurable.checkpoint_id).filter(Boolean));
+  return { tuples, checkpoints: tuples.length, branches: tuples.filter((t) => !parents.has(t.config.configurable.checkpoint_id)).length };
+}
+
+/** Starts bin/agentmem-inspect.js of the built package on a free port; resolves to its URL. */
+function serve() {
+  const bin = join(here, "node_modules", "agentmem-supabase", "bin", "agentmem-inspect.js");
+  const child = spawn(process.execPath, [bin, "--url", env.SUPABASE_URL, "--key", env.SUPABASE_ANON_KEY, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/inspector\//);
+      if (m) resolve({ url: m[0], child });
+    });
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => reject(new Error(`agentmem-inspect exited with ${code}: ${out}`)));
+  });
+}
+
+/** A screenshot of the page, saved, and checked in the page to have more than a handful of
+ *  distinct colours (a blank or single-colour page has one or two). */
+async function screenshot(page, name) {
+  const png = await page.screenshot({ path: join(shots, name), fullPage: false });
+  const colours = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const ctx = canvas.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const px = ctx.getImageData(0, 0, img.width, img.height).data;
+    const seen = new Set();
+    for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+    return seen.size;
+  }, png.toString("base64"));
+  expect(colours, `${name} looks blank`).toBeGreaterThan(8);
+}
+
+/** axe-core's rules in the page: no serious or critical violation. */
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+async function accessible(page, view) {
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.addScriptTag({ path: axeSource });
+  const violations = await page.evaluate(async () =>
+    (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`));
+  expect(violations, `axe on the ${view} view`).toEqual([]);
+}
+
+const go = (page, hash) => page.evaluate((h) => { location.hash = h; }, hash);
+
+async function signIn(page, url, token) {
+  await page.goto(url);
+  await page.waitForSelector("#f-token");
+  await page.fill("#f-token", token);
+  await page.click('form[aria-labelledby="h-token"] button[type="submit"]');
+  await page.waitForSelector("[data-threads], [data-state]");
+}
+
+test("the inspector shows a user's threads, forks, diffs and memories, and nothing of another user's", { timeout: 240_000 }, async () => {
+  mkdirSync(shots, { recursive: true });
+  writeFileSync(join(shots, ".gitignore"), "*\n");
+  const a = await newUser();
+  const b = await newUser();
+  const saver = new AgentmemSaver(a.client);
+  const graph = buildGraph(saver);
+  const thread = `inspect-${crypto.randomUUID()}`;
+  const config = { configurable: { thread_id: thread } };
+
+  // The run: interrupted at "ask", resumed "yes"; from the question again "no" (fork 1);
+  // and the question's checkpoint updated by hand (fork 2).
+  await graph.invoke({ messages: [new HumanMessage("hello inspector")], text: "plan" }, config);
+  const asking = await graph.getState(config);
+  expect(asking.next).toEqual(["ask"]);
+  await graph.invoke(new Command({ resume: "yes" }), config);
+  const yes = await graph.getState(config);
+  await graph.invoke(new Command({ resume: "no" }), asking.config);
+  await graph.updateState(asking.config, { text: "EDITED" });
+  const askingId = asking.config.configurable.checkpoint_id;
+  const yesId = yes.config.configurable.checkpoint_id;
+  const before = await shape(saver, thread);
+  expect(before.branches).toBe(3); // the "yes" line and the two forks
+
+  // A second thread, deleted in the page; two memories.
+  const doomed = `doomed-${crypto.randomUUID()}`;
+  await graph.invoke({ messages: [new HumanMessage("bye")], text: "x" }, { configurable: { thread_id: doomed } });
+  for (const [content, type] of [["prefers coffee over tea", "preference"], ["the deal closes in March", "fact"]]) {
+    await a.client.rpc("create_agent_memory", { p_agent_id: "inspector-test", p_content: content, p_memory_type: type });
+  }
+
+  await new AgentmemStore(a.client).put(["prefs", "food"], "lunch", { likes: "soup" });
+
+  const { url, child } = await serve();
+  const { chromium } = tools("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const logs = [];
+  try {
+    const ctxA = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await ctxA.newPage();
+    page.on("pageerror", (e) => logs.push(String(e)));
+    page.on("console", (m) => m.type() === "error" && logs.push(m.text()));
+
+    // A token that is not a JWT: the package's typed error, shown with its code.
+    await signIn(page, url, "not-a-jwt");
+    expect(await page.textContent('[data-state="error"] code')).toMatch(/^[a-z_]+$/);
+    await accessible(page, "sign-in");
+    await screenshot(page, "signin-error.png");
+
+    // Threads.
+    await signIn(page, url, a.token);
+    expect(await page.textContent("#whoami")).toBe(`signed in as ${a.id} (authenticated)`);
+    expect(await page.getAttribute("[data-threads]", "data-threads")).toBe("2");
+    expect(await page.locator(`tr[data-thread="${thread}"]`).count()).toBe(1);
+    await screenshot(page, "threads.png");
+    await accessible(page, "threads");
+    // The prefix filter.
+    await page.fill("#f-prefix", "doomed-");
+    await page.click('form[role="search"] button');
+    await page.waitForFunction(() => document.querySelector("[data-threads]")?.getAttribute("data-threads") === "1");
+    expect(await page.locator(`tr[data-thread="${doomed}"]`).count()).toBe(1);
+    // The metadata filter: only the first thread has a checkpoint made by updateState.
+    await page.fill("#f-prefix", "");
+    await page.fill("#f-meta", '{"source":"update"}');
+    await page.click('form[role="search"] button');
+    await page.waitForFunction((t) => document.querySelector("[data-threads]")?.getAttribute("data-threads") === "1" &&
+      document.querySelector(`tr[data-thread="${t}"]`) !== null, thread);
+
+    // The thread: its tree, as the saver lists it.
+    await go(page, `#/thread/${encodeURIComponent(thread)}`);
+    await page.waitForSelector(".tree");
+    expect(Number(await page.getAttribute(".tree", "data-checkpoints"))).toBe(before.checkpoints);
+    expect(await page.locator(".tree button.node").count()).toBe(before.checkpoints);
+    expect(await page.locator(".tree [data-head]").count()).toBe(before.branches);
+    expect(await page.locator(".tree ul[data-branch]").count()).toBe(before.branches - 1);
+    expect(await page.locator(".tree .badge.interrupt").count()).toBeGreaterThan(0);
+
+    // The question's checkpoint: chat, pending writes (the interrupt), metadata.
+    await go(page, `#/thread/${encodeURIComponent(thread)}/${encodeURIComponent(askingId)}`);
+    await page.waitForSelector(`[data-detail="${askingId}"]`);
+    expect(await page.textContent("[data-chat] .msg.human")).toContain("hello inspector");
+    expect(await page.textContent("[data-chat] .msg.ai")).toContain("preparing plan");
+    expect(await page.locator('[data-write="__interrupt__"]').count()).toBeGreaterThan(0);
+    await screenshot(page, "thread.png");
+    await accessible(page, "thread");
+
+    // Diff: the question vs the end of the "yes" line.
+    await page.selectOption("#f-diff-a", askingId);
+    await page.selectOption("#f-diff-b", yesId);
+    await page.click('[data-action="diff"]');
+    await page.waitForSelector("[data-diff]");
+    const changed = (await page.getAttribute("[data-diff]", "data-diff")).split(",").filter(Boolean).sort();
+    const ta = before.tuples.find((t) => t.config.configurable.checkpoint_id === askingId).checkpoint.channel_values;
+    const tb = before.tuples.find((t) => t.config.configurable.checkpoint_id === yesId).checkpoint.channel_values;
+    const expected = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].filter((c) => JSON.stringify(ta[c]) !== JSON.stringify(tb[c])).sort();
+    expect(changed).toEqual(expected);
+    expect(changed).toEqual(expect.arrayContaining(["messages", "text"]));
+    await page.locator("[data-diff]").scrollIntoViewIfNeeded();
+    await screenshot(page, "diff.png");
+    await accessible(page, "diff");
+
+    // Fork from the question with an edited value; read back here by AgentmemSaver.
+    await page.click('[data-action="fork"]');
+    await page.waitForSelector('[data-fork-channel="text"]');
+    await page.fill('[data-fork-channel="text"]', '"FORKED-IN-PAGE"');
+    await screenshot(page, "fork-form.png");
+    await accessible(page, "fork form");
+    await page.click('[data-form="fork"] button[type="submit"]');
+    await page.waitForFunction((id) => {
+      const d = document.querySelector("[data-detail]");
+      return d && d.getAttribute("data-detail") !== id;
+    }, askingId);
+    const forkId = await page.getAttribute("[data-detail]", "data-detail");
+    const tuple = await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: forkId } });
+    expect(tuple.checkpoint.channel_values.text).toBe("FORKED-IN-PAGE");
+    expect(tuple.checkpoint.channel_values.messages[0]).toBeInstanceOf(HumanMessage);
+    expect(tuple.checkpoint.channel_values.messages.map((m) => m.content)).toEqual(asking.values.messages.map((m) => m.content));
+    expect(tuple.parentConfig.configurable.checkpoint_id).toBe(askingId);
+    expect(tuple.metadata).toMatchObject({ source: "update", step: asking.metadata.step + 1 });
+    // The fork is the thread's latest checkpoint, as updateState's would be.
+    expect((await graph.getState(config)).values.text).toBe("FORKED-IN-PAGE");
+    const after = await shape(saver, thread);
+    expect(after.branches).toBe(before.branches + 1);
+    expect(Number(await page.getAttribute(".tree", "data-checkpoints"))).toBe(before.checkpoints + 1);
+    expect(await page.locator(".tree [data-head]").count()).toBe(after.branches);
+
+    // Phone width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "thread-phone.png");
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Memories: all, then a full-text search.
+    await go(page, "#/memories");
+    await page.waitForSelector("[data-memories]");
+    expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("2");
+    await screenshot(page, "memories.png");
+    await accessible(page, "memories");
+    await page.fill("#f-q", "coffee");
+    await page.click('form[role="search"] button');
+    await page.waitForFunction(() => document.querySelector("[data-memories]")?.getAttribute("data-memories") === "1");
+    expect(await page.textContent("[data-memories] tbody")).toContain("prefers coffee");
+
+    // The long-term store.
+    await go(page, "#/store");
+    await page.waitForSelector('[data-namespace="prefs / food"] [data-item="lunch"]');
+    expect(await page.textContent('[data-item="lunch"]')).toContain("soup");
+    await screenshot(page, "store.png");
+    await accessible(page, "store");
+
+    // Delete a thread, confirmed in the dialog.
+    await go(page, `#/thread/${encodeURIComponent(doomed)}`);
+    await page.waitForSelector(".tree");
+    await page.click('[data-action="delete"]');
+    await screenshot(page, "delete-confirm.png");
+    await page.click('[data-action="confirm-delete"]');
+    await page.waitForSelector("[data-threads]");
+    expect(await page.locator(`tr[data-thread="${doomed}"]`).count()).toBe(0);
+    expect((await shape(saver, doomed)).checkpoints).toBe(0);
+
+    // User B: nothing of A's.
+    const ctxB = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const pageB = await ctxB.newPage();
+    pageB.on("pageerror", (e) => logs.push(String(e)));
+    await signIn(pageB, url, b.token);
+    expect(await pageB.textContent("#whoami")).toBe(`signed in as ${b.id} (authenticated)`);
+    expect(await pageB.locator("[data-threads]").count()).toBe(0);
+    expect(await pageB.getAttribute("[data-state]", "data-state")).toBe("empty");
+    await screenshot(pageB, "other-user-threads.png");
+    await go(pageB, `#/thread/${encodeURIComponent(thread)}`);
+    await pageB.waitForSelector('[data-state="not-found"]');
+    await screenshot(pageB, "not-found.png");
+    await go(pageB, "#/memories");
+    await pageB.waitForSelector('[data-state="empty"]');
+    expect(await pageB.locator("[data-memories]").count()).toBe(0);
+    await go(pageB, "#/store");
+    await pageB.waitForSelector('[data-state="empty"]');
+    expect(await pageB.locator("[data-namespace]").count()).toBe(0);
+    expect(logs).toEqual([]);
+  } finally {
+    await browser.close();
+    child.kill();
+  }
+});
