@@ -534,11 +534,40 @@ async function stores(ctx) {
     gwp.close();
   }
   pg.Client.prototype.query = query;
+  // Where AgentmemStore's time goes at 0 ms: its SQL function called over `pg` as the same
+  // user (row-level security, the same plpgsql) in one round trip, against the full call
+  // over HTTP through the gateway; the rest is the HTTP hop (see the transport floor).
+  const direct = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
+  await direct.connect();
+  const asUser = (ops) => `begin; select set_config('request.jwt.claims', '${JSON.stringify({ sub: user.id, role: "authenticated" })}', true);
+    set local role authenticated; select public.langgraph_store_batch('${JSON.stringify(ops).replace(/'/g, "''")}'); commit;`;
+  const floorNs = ["bench", run, "floor"];
+  const floorStore = new AgentmemStore(createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token }), { index });
+  for (let i = 0; i < 100; i += 1) await floorStore.put([...floorNs, `n${i % 10}`], `seed-${i}`, { text: `note ${i} about ${["vendors", "pricing"][i % 2]}` });
+  const [queryVector] = await embed(["vendors pricing"]);
+  const nFloor = QUICK ? 20 : 200;
+  const floorRows = [];
+  for (const [name, ops, call] of [
+    ["get", [{ op: "get", namespace: [...floorNs, "n1"], key: "seed-1", refresh: true }], () => floorStore.get([...floorNs, "n1"], "seed-1")],
+    ["search (query, limit 10)", [{ op: "search", prefix: floorNs, limit: 10, offset: 0, refresh: true, vector: queryVector }], () => floorStore.search(floorNs, { query: "vendors pricing", limit: 10 })],
+    ["listNamespaces", [{ op: "list", conditions: [{ type: "prefix", path: floorNs }], maxDepth: null }], () => floorStore.listNamespaces({ prefix: floorNs })],
+  ]) {
+    const sql = asUser(ops);
+    const viaPg = await timeIt(() => direct.query(sql), nFloor);
+    const viaHttp = await timeIt(call, nFloor);
+    floorRows.push([name, f(viaHttp.p50), f(viaPg.p50), f(viaHttp.p50 - viaPg.p50)]);
+  }
+  await direct.end();
   say("## LangGraph store: p50 / p95 per call (ms; lower is better)");
   say();
   say("AgentmemStore: one HTTP request per call through the gateway, as a signed-in user with RLS. PostgresStore (@langchain/langgraph-checkpoint-postgres/store): its own tables in the same Postgres over `pg`, as the superuser. InMemoryStore: this process. The same bag-of-words embedder (384 dims) for all three; each store holds 100 items in 10 namespaces under the searched prefix. Round trips: HTTP requests, or SQL statements sent (BEGIN / COMMIT included), per call." + ` At 0 ms the median of ${ROUNDS} rounds.`);
   say();
   table(["one-way delay", "call", "AgentmemStore", "PostgresStore", "InMemoryStore", "round trips (agentmem / Postgres)", "agentmem ÷ PostgresStore (p50)"], rows);
+  say("## LangGraph store at 0 ms: the SQL function alone and the rest (p50 ms)");
+  say();
+  say("The same call through AgentmemStore (HTTP through the gateway), and its SQL function over `pg` as the same user under row-level security, in one round trip (BEGIN, the user's claims and role, the call, COMMIT); the difference is the HTTP hop, the gateway and the client.");
+  say();
+  table(["call", "AgentmemStore", "its SQL function over pg, as the user", "HTTP, gateway and client"], floorRows);
 }
 
 /** A standard fetch (Headers in, Response out) over the HTTP transport of agentmem's Node

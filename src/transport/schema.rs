@@ -78,6 +78,7 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("agentmem.langgraph_store_search", STORE),
     ("agentmem.langgraph_store_dims", STORE),
     ("agentmem.langgraph_store_like", STORE),
+    ("agentmem.langgraph_store_after", STORE),
     ("agentmem.langgraph_store_bookkeeping", STORE),
 ];
 

@@ -5,7 +5,8 @@
 --          langgraph_store_batch, langgraph_store_sweep, langgraph_store_dimensions,
 --          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
---          agentmem.langgraph_store_labels, agentmem.langgraph_store_search, agentmem.langgraph_store_like,
+--          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
+--          agentmem.langgraph_store_like, agentmem.langgraph_store_after,
 --          agentmem.langgraph_store_dims, agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
 --
@@ -344,6 +345,7 @@ declare
   v_prefix    text[] collate "C";
   v_suffix    text[] collate "C";
   v_merged    text[];
+  v_fixed     text[] collate "C";
   v_n         integer;
   v_result    jsonb;
 begin
@@ -368,10 +370,13 @@ begin
     end loop;
     if v_condition ->> 'type' = 'suffix' then v_suffix := v_merged; else v_prefix := v_merged; end if;
   end loop;
+  -- The prefix's labels before its first wildcard narrow the scan to one key range.
+  v_fixed := coalesce(v_prefix[1:coalesce(pg_catalog.array_position(v_prefix, '*') - 1, pg_catalog.cardinality(v_prefix))], '{}');
   select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
     from (select distinct case when p_max_depth is null then i.namespace else i.namespace[1:p_max_depth] end as ns
             from public.langgraph_store_items i
            where i.tenant_id = p_tenant
+             and i.namespace >= v_fixed and i.namespace < agentmem.langgraph_store_after(v_fixed)
              and (i.expires_at is null or i.expires_at > pg_catalog.now())
              and (v_prefix is null
                   or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_prefix)
@@ -401,6 +406,20 @@ begin
 end;
 $$;
 
+-- The namespaces under a prefix are one range of the primary key: every namespace that
+-- starts with the labels p is >= p and < this bound (p's last label followed by the
+-- smallest character; labels compare byte by byte). For no labels: an array with a NULL
+-- element, which sorts after every namespace (they hold no NULLs).
+create or replace function agentmem.langgraph_store_after(p text[])
+returns text[]
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when pg_catalog.cardinality(p) = 0 then '{NULL}'::text[]
+              else p[1:pg_catalog.cardinality(p) - 1] || (p[pg_catalog.cardinality(p)] || pg_catalog.chr(1)) end
+$$;
+
 -- One search: the caller's living items under the prefix that pass the filter, in
 -- InMemoryStore's order and pages (see the top of this file); p_vector null: no ranking.
 create or replace function agentmem.langgraph_store_search(p_tenant uuid, p_prefix text[], p_filter jsonb,
@@ -421,6 +440,7 @@ as $$
            lateral (select v.embedding operator(extensions.<=>) p_vector as d) d
      where p_vector is not null
        and v.tenant_id = p_tenant
+       and v.namespace >= p_prefix collate "C" and v.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
   found as (
@@ -430,6 +450,7 @@ as $$
       from public.langgraph_store_items i
       left join scores s on s.namespace = i.namespace and s.key = i.key
      where i.tenant_id = p_tenant
+       and i.namespace >= p_prefix collate "C" and i.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
        and (i.expires_at is null or i.expires_at > pg_catalog.now())
        and (p_filter is null or agentmem.langgraph_store_matches(i.value, p_filter))),
@@ -629,6 +650,7 @@ select agentmem.expose(
   'agentmem.langgraph_store_matches(jsonb, jsonb)',
   'agentmem.langgraph_store_list(uuid, jsonb, integer)',
   'agentmem.langgraph_store_like(text[], text[])',
+  'agentmem.langgraph_store_after(text[])',
   'agentmem.langgraph_store_labels(jsonb, text)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
