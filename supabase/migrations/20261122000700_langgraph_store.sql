@@ -95,6 +95,10 @@ create table if not exists public.langgraph_store_vectors (
 comment on table public.langgraph_store_vectors is
   'Embeddings of the indexed fields of langgraph_store_items (cosine); dimension: langgraph_store_dimensions().';
 
+-- Items that expire: what the sweep deletes, and whether a read has anything to refresh.
+create index if not exists langgraph_store_items_expiring_idx on public.langgraph_store_items (tenant_id, expires_at)
+  where ttl_minutes is not null;
+
 -- Row-level security and grants -----------------------------------------------------------
 
 select agentmem.protect('public.langgraph_store_items', 'tenant_id', p_immutable => '{ns_order}');
@@ -549,7 +553,8 @@ begin
         end if;
       end if;
       v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset);
-      if (v_op -> 'refresh') = 'true'::jsonb then
+      if (v_op -> 'refresh') = 'true'::jsonb and jsonb_array_length(v_result) > 0
+         and exists (select 1 from public.langgraph_store_items e where e.tenant_id = v_tenant and e.ttl_minutes is not null) then
         perform set_config('agentmem.store_refresh', 'on', true);
         update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
           from jsonb_array_elements(v_result) r
@@ -634,7 +639,7 @@ set search_path = public
 as $$
   with gone as (
     delete from public.langgraph_store_items i
-     where i.expires_at <= now()
+     where i.ttl_minutes is not null and i.expires_at <= now()
        and (agentmem.sees_all_tenants() or i.tenant_id = agentmem.tenant())
     returning 1)
   select count(*)::integer from gone
