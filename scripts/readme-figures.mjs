@@ -33,7 +33,9 @@ const unknown = [];
 
 /** The table a <!-- bench: … --> marker names, from the committed report. */
 function benchTable(spec) {
-  const [report, heading, rows] = spec.split("|").map((x) => x.trim());
+  // " | " separates the parts; the row pattern, last, may hold "|" of its own.
+  const [report, heading, ...pattern] = spec.split(" | ").map((x) => x.trim());
+  const rows = pattern.join(" | ");
   const lines = readFileSync(`${root}${report}`, "utf8").split("\n");
   const at = lines.findIndex((l) => l.startsWith(`## ${heading}`));
   if (at < 0) throw new Error(`${report} has no section "## ${heading}"`);
