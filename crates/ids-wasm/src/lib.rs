@@ -11,7 +11,8 @@
 //!
 //! Panics mean a bug, as in the main module, and are handled the same way: the call traps
 //! (`panic=immediate-abort`), the glue catches the trap and the next call runs on a fresh
-//! instance (scripts/build.sh).
+//! instance (scripts/build.sh). deno/ids_entry_test.ts proves it with a real trap, provoked
+//! from outside (deno/trap.ts), so the module exports nothing for tests.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -193,11 +194,4 @@ pub fn extract_deal_id(thread_id: JsValue) -> JsResult<JsValue> {
         None => Ok(JsValue::NULL),
         Some(id) => Ok(ids::extract_deal_id(&id).map_or(JsValue::NULL, JsValue::from)),
     }
-}
-
-/// Deliberately panics, so the tests can prove a panic does not poison the module for
-/// later calls; not part of the public API (ids.js does not re-export it).
-#[wasm_bindgen(js_name = "__agentmemPanicForTests")]
-pub fn panic_for_tests() {
-    panic!("deliberate panic requested by the test suite");
 }
