@@ -8,7 +8,6 @@
 
 use serde_json::Value;
 
-use crate::checkpoint::Tuple;
 use crate::error::ErrorReport;
 use crate::transport::client::{Failure, Http, RetryPolicy, execute};
 use crate::transport::request::HttpRequest;
@@ -54,8 +53,9 @@ pub enum Output {
     Json(Value),
     /// A PostgREST answer as it came (the body still JSON text): `{ data, count, status }`.
     Response(Decoded),
-    /// Checkpoint tuples, their values still serialized, and the count of a list.
-    Tuples(Vec<Tuple>, Option<u64>),
+    /// JSON text, and the byte buffers it refers to by index, which JSON cannot carry
+    /// (a checkpoint read's serialized values): `[text, [Uint8Array, …]]` in JavaScript.
+    Buffers(String, Vec<Vec<u8>>),
 }
 
 impl Op {

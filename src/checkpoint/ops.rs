@@ -84,7 +84,7 @@ fn rpc(function: &'static str, args: Result<Value, CheckpointError>, answer: Ans
 fn plan(call: Call) -> Result<Plan, ErrorReport> {
     match call {
         Call::GetTuple { configurable } => match get_tuple_args(&configurable)? {
-            None => Ok(Plan::Nothing(Output::Tuples(Vec::new(), Some(0)))),
+            None => Ok(Plan::Nothing(super::answer(Vec::new(), Some(0)))),
             Some(args) => rpc("langgraph_get_tuple", Ok(args.to_json()), Answer::Tuples),
         },
         Call::List { configurable, options, offset } => {
@@ -155,7 +155,7 @@ pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
     let req = request::rpc(target, function, &args, &options)?;
     Ok(Step::Send(Op::new(req, move |decoded| {
         Ok(Step::Done(match answer {
-            Answer::Tuples => Output::Tuples(decode_rows(decoded.body.as_deref().unwrap_or("null"))?, decoded.count),
+            Answer::Tuples => super::answer(decode_rows(decoded.body.as_deref().unwrap_or("null"))?, decoded.count),
             Answer::Fixed(value) => Output::Json(value),
             Answer::Data => Output::Json(decoded.json()?),
         }))

@@ -151,7 +151,10 @@ pub async fn call(
     match crate::op::run(&client.http, &client.policy, &client.secrets(), step).await {
         Ok(Output::Json(value)) => to_js(&value),
         Ok(Output::Response(decoded)) => transport::response_js(decoded),
-        Ok(Output::Tuples(tuples, count)) => checkpoint::read_result(&tuples, count),
+        Ok(Output::Buffers(text, buffers)) => {
+            let buffers: js_sys::Array = buffers.iter().map(|b| js_sys::Uint8Array::from(b.as_slice())).collect();
+            Ok(js_sys::Array::of2(&text.into(), &buffers).into())
+        }
         Err(f) => Err(js_error(f.report, f.cause)),
     }
 }
