@@ -5,11 +5,7 @@
 //! callers can inspect directly. The `code` strings are a public, stable contract: callers
 //! branch on them, so a code is never renamed, only added.
 
-use std::fmt;
-
-/// The wording of a caller's bad input (`Invalid`, and `Given` and `Quoted` for the values
-/// messages name) lives in crates/args, which both wasm modules' argument readers share.
-pub use agentmem_args::{Given, Invalid, Quoted};
+use std::fmt::{self, Write as _};
 
 string_enum!(
     /// Stable machine-readable error codes (the `code` property of `AgentmemError`).
@@ -96,9 +92,93 @@ impl fmt::Display for ErrorReport {
 
 impl std::error::Error for ErrorReport {}
 
+/// Input a caller passed that cannot be used, caught before anything was sent: the field
+/// at fault, by its path (`state.conversations[3].role`, `headers.x-n`), and a sentence
+/// saying what is wrong. Every capability's error type has it as its `InvalidInput`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Invalid {
+        Invalid { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 impl From<Invalid> for ErrorReport {
     fn from(e: Invalid) -> Self {
         ErrorReport::invalid_input(e.field, e.message)
+    }
+}
+
+/// What a caller gave, as every message names it (`{field} must be {what}, got {given}`):
+/// `the string "5000"`, `the number 1`, `true`, `null`, `undefined`, `an object`,
+/// `an array`, `a function`, `a bigint`, `a symbol`. The one wording, for JSON values
+/// (`input::describe`) and JavaScript values (the two modules' argument readers).
+pub enum Given<'a> {
+    String(&'a str),
+    /// A number, as its text (JSON's, or JavaScript's `String(x)`): no float formatting
+    /// is compiled into the modules for messages.
+    NumberText(&'a str),
+    Bool(bool),
+    Null,
+    Undefined,
+    Array,
+    Object,
+    Function,
+    /// Another `typeof` (`bigint`, `symbol`).
+    Other(&'a str),
+}
+
+impl fmt::Display for Given<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Given::String(s) => write!(f, "the string {}", Quoted(s)),
+            Given::NumberText(t) => write!(f, "the number {t}"),
+            Given::Bool(b) => write!(f, "{b}"),
+            Given::Null => f.write_str("null"),
+            Given::Undefined => f.write_str("undefined"),
+            Given::Array => f.write_str("an array"),
+            Given::Object => f.write_str("an object"),
+            Given::Function => f.write_str("a function"),
+            Given::Other(t) => write!(f, "a {t}"),
+        }
+    }
+}
+
+/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
+/// control characters; every other character is written as it is. `{:?}` would also
+/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
+/// Unicode tables that takes are a fifth of the agentmem/ids module. Messages use this,
+/// never `{:?}`: release builds compile Debug formatting to nothing (`-Zfmt-debug=none`,
+/// scripts/build.sh; a test below keeps it out of shipped code).
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' | '\\' => write!(f, "\\{c}")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                '\0' => f.write_str("\\0")?,
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
     }
 }
 
@@ -133,7 +213,6 @@ mod tests {
         let mut found = Vec::new();
         visit(&root.join("src"), &mut found);
         visit(&root.join("crates/ids-wasm/src"), &mut found);
-        visit(&root.join("crates/args/src"), &mut found);
         assert!(found.is_empty(), "Debug formatting in shipped code (use error::Quoted):\n{}", found.join("\n"));
     }
 
@@ -203,11 +282,6 @@ mod tests {
         let text = "fn a() {}\n#[cfg(test)]\nfn helper() {\n    x(\"{:?}\");\n}\nfn b() { y(\"{:?}\") }\n#[cfg(test)]\nmod tests {\n    fn t() { z(\"{:?}\") }\n}\n";
         let shipped: Vec<&str> = shipped_lines(text).into_iter().map(|(_, l)| l).collect();
         assert_eq!(shipped, ["fn a() {}", "fn b() { y(\"{:?}\") }"]);
-    }
-
-    #[test]
-    fn the_argument_readers_refuse_with_this_code() {
-        assert_eq!(agentmem_args::INVALID_INPUT, ErrorCode::InvalidInput.as_str());
     }
 
     #[test]

@@ -18,9 +18,11 @@
 //! for them.
 
 //!
-//! The id functions (`ids`) are the one part compiled without the `bindings` feature: the
-//! agentmem-supabase/ids module exports the same functions, so both entries answer alike.
+//! The id functions (`ids`) and the argument readers they use (`args`) are the part
+//! compiled without the `bindings` feature: the agentmem-supabase/ids module exports the
+//! same functions, so both entries answer alike.
 
+mod args;
 #[cfg(feature = "bindings")]
 mod checkpoint;
 #[cfg(feature = "bindings")]
@@ -33,7 +35,6 @@ mod state;
 #[cfg(feature = "bindings")]
 mod transport;
 
-use agentmem_args::js as args;
 #[cfg(feature = "bindings")]
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;

@@ -7,7 +7,7 @@
 //! their JS values with js_sys instead of JSON text, so serde_json never enters the module.
 //!
 //! Behaviour is the main entry's, call for call, because the code is: the same argument
-//! checks (crates/args) with the same messages, the same results, the same
+//! checks (src/wasm/args.rs) with the same messages, the same results, the same
 //! `AgentmemError` (from the shared errors.js) with the same `code` and `field`.
 //! deno/ids_entry_test.ts compares the two entries directly.
 //!

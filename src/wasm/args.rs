@@ -1,4 +1,5 @@
-//! The JavaScript side of an export's arguments and errors, the same in both modules: JS
+//! The JavaScript side of an export's arguments and errors, one for both modules (the main
+//! one and agentmem-supabase/ids, which compiles this without the `bindings` feature): JS
 //! gives `any`, the core wants typed values, and every refusal leaves as an
 //! `AgentmemError` (pkg-template/errors.js, shared by both entries), never as a string.
 //! The checks below refuse with an [`Invalid`] naming the field, in the wording of
@@ -7,7 +8,7 @@
 use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::{Given, INVALID_INPUT, Invalid};
+use crate::error::{ErrorCode, Given, Invalid};
 
 #[wasm_bindgen(raw_module = "./errors.js")]
 extern "C" {
@@ -34,12 +35,9 @@ impl From<Invalid> for JsValue {
     fn from(e: Invalid) -> JsValue {
         let props = Object::new();
         set(&props, "field", &JsValue::from_str(&e.field));
-        agentmem_error(INVALID_INPUT, &e.message, props)
+        agentmem_error(ErrorCode::InvalidInput.as_str(), &e.message, props)
     }
 }
-
-/// The largest integer a JS number represents exactly (`Number.MAX_SAFE_INTEGER`).
-pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// A JS string that is valid Unicode: a lone surrogate would otherwise be replaced with
 /// U+FFFD on the way in and silently hash or store a different text. The conversion is
@@ -66,12 +64,13 @@ pub fn optional_string(field: &str, value: &JsValue) -> Result<Option<String>, I
 /// A non-negative integer that a JS number represents exactly.
 pub fn safe_integer(field: &str, value: &JsValue) -> Result<u64, Invalid> {
     match value.as_f64() {
-        Some(n) if n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER as f64).contains(&n) => Ok(n as u64),
+        Some(n) if n.fract() == 0.0 && (0.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&n) => Ok(n as u64),
         _ => Err(Invalid::new(field, format!("{field} must be an integer between 0 and 2^53-1"))),
     }
 }
 
 /// A JS number (any: the caller checks its range).
+#[cfg(feature = "bindings")]
 pub fn number(field: &str, value: &JsValue) -> Result<f64, Invalid> {
     value.as_f64().ok_or_else(|| Invalid::new(field, format!("{field} must be a number, got {}", type_name(value))))
 }
