@@ -15,6 +15,27 @@ use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
+/// This capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
+/// one of them names the file to apply (`crate::schema`, whose test checks the list
+/// against the SQL).
+pub const MIGRATION: (&str, &[&str]) = (
+    "20261122000100_langgraph_checkpoints.sql",
+    &[
+        "langgraph_checkpoints",
+        "langgraph_checkpoint_blobs",
+        "langgraph_checkpoint_writes",
+        "langgraph_checkpoint_metrics",
+        "langgraph_get_tuple",
+        "langgraph_list",
+        "langgraph_put",
+        "langgraph_put_writes",
+        "langgraph_delete_thread",
+        "cleanup_old_checkpoints",
+        "agentmem.langgraph_tuples",
+    ],
+);
+
 /// A saver call, its arguments converted from what LangGraph passed (`configurable` is
 /// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,6 @@ pub mod operation;
 pub mod options;
 pub mod request;
 pub mod response;
-pub mod schema;
 pub mod target;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};

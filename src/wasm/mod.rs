@@ -149,7 +149,7 @@ pub async fn call(
             .into());
         }
     };
-    match crate::op::run(&client.http, &client.policy, &client.secrets(), step).await {
+    match crate::op::run(&client.http, &client.policy, &client.secrets(), crate::schema::refine, step).await {
         Ok(Output::Json(value)) => to_js(&value),
         Ok(Output::Response(decoded)) => transport::response_js(decoded),
         Ok(Output::Buffers(text, buffers)) => {
