@@ -26,6 +26,7 @@ pub mod ids;
 pub mod memory;
 pub mod number;
 pub mod op;
+pub mod rest;
 pub mod schema;
 pub mod state;
 pub mod time;

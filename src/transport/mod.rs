@@ -6,7 +6,6 @@ pub mod config;
 pub mod credentials;
 pub mod encode;
 pub mod filter;
-pub mod operation;
 pub mod options;
 pub mod request;
 pub mod response;
