@@ -26,6 +26,7 @@ pub const MIGRATION: (&str, &[&str]) = (
         "update_memory_access",
         "memory_access_log",
         "agent_memory_counters",
+        "agentmem.check_embedding",
         "agentmem.memory_candidates",
         "agentmem.memory_nearest",
         "agentmem.record_memory_access",
