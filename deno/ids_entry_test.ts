@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import * as ids from "agentmem-supabase/ids";
 import * as main from "agentmem-supabase";
 import { generatedNames, pythonUuid5 } from "./python.ts";
+import { exhaustMemory, memoryOf, TOO_BIG } from "./trap.ts";
 
 const DEAL = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
 const HELPERS = [
@@ -226,17 +227,23 @@ Deno.test("the ids module reuses freed memory: many large calls leave its heap w
   assert.equal(memory.buffer.byteLength, after, "the heap grew on repeated calls of sizes it had seen");
 });
 
-Deno.test("a panic in the ids module costs one call, not the module", async () => {
+Deno.test("a trap in the ids module costs one call, not the module", async () => {
   const glue = await import("../pkg/agentmem_ids.js");
+  ids.uuid5("python.org", "dns"); // the module is instantiated on first use
   const originalError = console.error;
   const logged: unknown[] = [];
   console.error = (...args: unknown[]) => logged.push(args);
   try {
-    assert.throws(() => glue.__agentmemPanicForTests(), WebAssembly.RuntimeError);
+    // A real trap (deno/trap.ts): with its memory exhausted, copying a large argument in aborts.
+    exhaustMemory(glue);
+    assert.throws(() => ids.uuid5(TOO_BIG, "dns"), WebAssembly.RuntimeError);
   } finally {
     console.error = originalError;
   }
   assert.match(String(logged[0]), /will reinitialize/);
+  // A fresh instance: the same large argument fits again.
+  assert.equal(ids.uuid5(TOO_BIG, "dns"), main.uuid5(TOO_BIG, "dns"));
+  assert.ok(memoryOf(glue).buffer.byteLength < 1 << 30, "a fresh instance");
   assert.equal(ids.uuid5("python.org", "dns"), "886313e1-3b8a-5372-9b90-0c9aee199e5d");
   assert.throws(() => ids.uuid5("x", "nope"), ids.AgentmemError);
   assert.match(ids.coiaThread("landing").thread_id, /^landing-/);

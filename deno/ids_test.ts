@@ -11,6 +11,7 @@ import {
   uuid5Batch,
 } from "agentmem-supabase";
 import { generatedNames, pythonUuid5 } from "./python.ts";
+import { exhaustMemory, memoryOf, TOO_BIG } from "./trap.ts";
 
 const DEAL = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
 
@@ -114,18 +115,24 @@ Deno.test("CIM and supervisor ids round-trip through parse and extract", () => {
   assertInvalid(() => supervisorThreadId(DEAL, "1704067200000"), "timestampMs");
 });
 
-Deno.test("a panic costs one call, not the module", async () => {
+Deno.test("a trap costs one call, not the module", async () => {
   const glue = await import("../pkg/agentmem.js");
+  uuid5("python.org", "dns"); // the module is instantiated on first use
   const originalError = console.error;
   const logged: unknown[] = [];
   console.error = (...args: unknown[]) => logged.push(args);
   try {
-    assert.throws(() => glue.__agentmemPanicForTests(), WebAssembly.RuntimeError);
+    // A real trap (deno/trap.ts): with its memory exhausted, copying a large argument in aborts.
+    exhaustMemory(glue);
+    assert.throws(() => uuid5(TOO_BIG, "dns"), (e: unknown) => e instanceof AgentmemError && e.code === "internal" && e.cause instanceof WebAssembly.RuntimeError);
   } finally {
     console.error = originalError;
   }
   assert.match(String(logged[0]), /will reinitialize/);
-  // The next calls run on a fresh instance and behave normally, errors included.
+  // The next calls run on a fresh instance (memory small again, so the same large argument
+  // fits) and behave normally, errors included.
+  assert.match(uuid5(TOO_BIG, "dns"), /^[0-9a-f-]{36}$/);
+  assert.ok(memoryOf(glue).buffer.byteLength < 1 << 30, "a fresh instance");
   assert.equal(uuid5("python.org", "dns"), "886313e1-3b8a-5372-9b90-0c9aee199e5d");
   assertInvalid(() => uuid5("x", "nope"), "namespace");
   assert.match(coiaThread("landing").thread_id, /^landing-/);

@@ -1,10 +1,11 @@
 // Reliability of the boundary between callers and the module, with the built package
 // against the real stack: a caller's throwing getters and Proxies, a misbehaving fetch
-// or embedding callback, panics, and waits that must end.
+// or embedding callback, traps, and waits that must end.
 import assert from "node:assert/strict";
 import { AgentmemError, createClient, MemoryTools, UnifiedStateManager, uuid5, uuid5Batch, WorkflowStateStore } from "agentmem-supabase";
 import { hashEmbedder } from "../supabase/functions/_shared/hash_embedder.ts";
 import { countRequests, env, newUser, service } from "./support.ts";
+import { exhaustMemory, memoryOf, TOO_BIG } from "./trap.ts";
 
 const PYTHON_ORG_DNS = "886313e1-3b8a-5372-9b90-0c9aee199e5d"; // uuid.uuid5(uuid.NAMESPACE_DNS, "python.org")
 
@@ -67,45 +68,70 @@ Deno.test("throwing getters, traps and revoked Proxies are invalid_input, and th
   assert.deepEqual(data, [], "nothing was written");
 });
 
-Deno.test("a panic costs one call on every entry point, and calls in flight reject instead of hanging", async () => {
+Deno.test("a trap costs one call on every entry point, and calls in flight reject instead of hanging", async () => {
   const glue = await import("../pkg/agentmem.js");
   const user = await newUser();
   const quiet = console.error;
-  console.error = () => {};
-  const panic = () => assert.throws(() => glue.__agentmemPanicForTests(), WebAssembly.RuntimeError);
+  let logged: unknown[][] = [];
+  console.error = (...args: unknown[]) => logged.push(args);
+  // A real trap (deno/trap.ts): the module's memory is exhausted, so copying a large
+  // argument in aborts. The caller sees `internal`, the glue logs it once, and the next
+  // call runs on a fresh instance, whose memory is small again.
+  const fresh = () => assert.ok(memoryOf(glue).buffer.byteLength < 1 << 30, "the call after a trap ran on a fresh instance");
+  const trap = () => {
+    fresh();
+    logged = [];
+    exhaustMemory(glue);
+    throws(() => uuid5(TOO_BIG, "dns"), "internal");
+    assert.match(String(logged[0]), /will reinitialize/);
+    assert.equal(logged.length, 1, "one trap, one message");
+  };
   try {
-    // Each entry point, as the first call after a panic. Before, the glue copied string
+    // Each entry point, as the first call after a trap. Before, the glue copied string
     // arguments into the dead instance first: select/rpc failed uncaught and never settled.
-    panic();
+    trap();
     assert.equal((await user.client.select("agent_memories", { columns: "id" })).status, 200);
-    panic();
+    trap();
     assert.equal((await user.client.rpc("test_create_user", { p_id: crypto.randomUUID() }).catch((e) => e)).code, "forbidden");
-    panic();
+    trap();
     const store = new WorkflowStateStore({ client: user.client });
-    panic();
+    trap();
     assert.equal(await store.get(crypto.randomUUID()), null);
-    panic();
+    trap();
     assert.equal(new UnifiedStateManager({ client: user.client }).persistentFields[0], "messages");
-    panic();
+    trap();
     const tools = new MemoryTools({ client: user.client, embed: hashEmbedder(), agentId: "a" });
-    panic();
+    trap();
     assert.equal((await tools.handle("search_memories", { query: "x" })).success, true);
-    panic();
+    trap();
     assert.equal(uuid5("python.org", "dns"), PYTHON_ORG_DNS);
 
-    // A call waiting on the network when another call panics: it ran on the discarded
+    // A call waiting on the network when another call traps: it ran on the discarded
     // instance, so it rejects (internal) rather than never settling.
     await faults([{ action: "delay", delay_ms: 300, times: 1 }]);
     const inFlight = user.client.select("agent_memories");
     await new Promise((r) => setTimeout(r, 50));
-    panic();
+    trap();
     await rejects(inFlight, "internal");
-    // A panic inside an async call, after an await, where no caller's stack can catch the
-    // trap: the call rejects, and nothing escapes as an uncaught exception (which would fail
-    // this test, as Deno reports it).
-    const io = await import("../pkg/io.js");
-    await rejects(io.track(() => glue.__agentmemPanicAfterAwaitForTests()), "internal");
+    // A trap inside an async call, after an await, where no caller's stack can catch it:
+    // the memory runs out while the call waits on its fetch, and reading the response traps.
+    // The call rejects, and nothing escapes as an uncaught exception (which would fail this
+    // test, as Deno reports it).
+    const starved = createClient({
+      url: env.SUPABASE_URL,
+      apiKey: env.SUPABASE_ANON_KEY,
+      retries: 0,
+      fetch: async () => {
+        await new Promise((r) => setTimeout(r, 10));
+        exhaustMemory(glue);
+        return new Response(TOO_BIG, { status: 200, headers: { "content-type": "application/json" } });
+      },
+    });
+    logged = [];
+    await rejects(starved.select("agent_memories"), "internal");
+    assert.equal(logged.length, 1, "the trap was reported once");
     assert.equal((await user.client.select("agent_memories", { columns: "id" })).status, 200);
+    fresh();
     assert.equal(uuid5("python.org", "dns"), PYTHON_ORG_DNS);
   } finally {
     console.error = quiet;

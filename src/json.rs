@@ -83,11 +83,7 @@ pub fn write_object(out: &mut String, map: &Map<String, Value>) {
 }
 
 /// Appends `[item,…]`, each item written by `each`.
-pub fn write_list<'a, T: 'a>(
-    out: &mut String,
-    items: impl IntoIterator<Item = &'a T>,
-    each: impl FnMut(&mut String, &'a T),
-) {
+pub fn write_list<I: IntoIterator>(out: &mut String, items: I, each: impl FnMut(&mut String, I::Item)) {
     write_joined(out, '[', ']', items, each);
 }
 

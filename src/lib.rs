@@ -26,6 +26,8 @@ pub mod ids;
 pub mod memory;
 pub mod number;
 pub mod op;
+pub mod rest;
+pub mod schema;
 pub mod state;
 pub mod time;
 pub mod transport;
@@ -33,7 +35,9 @@ pub mod transport;
 #[cfg(test)]
 mod testgen;
 
-#[cfg(all(target_arch = "wasm32", feature = "bindings"))]
-mod wasm;
+/// The boundary. Without the `bindings` feature only its id functions are compiled: the
+/// agentmem-supabase/ids module (crates/ids-wasm) exports those, and nothing else.
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 pub use error::{ErrorCode, ErrorReport};

@@ -8,7 +8,6 @@
 
 use serde_json::Value;
 
-use crate::checkpoint::Tuple;
 use crate::error::ErrorReport;
 use crate::transport::client::{Failure, Http, RetryPolicy, execute};
 use crate::transport::request::HttpRequest;
@@ -54,8 +53,9 @@ pub enum Output {
     Json(Value),
     /// A PostgREST answer as it came (the body still JSON text): `{ data, count, status }`.
     Response(Decoded),
-    /// Checkpoint tuples, their values still serialized, and the count of a list.
-    Tuples(Vec<Tuple>, Option<u64>),
+    /// JSON text, and the byte buffers it refers to by index, which JSON cannot carry
+    /// (a checkpoint read's serialized values): `[text, [Uint8Array, …]]` in JavaScript.
+    Buffers(String, Vec<Vec<u8>>),
 }
 
 impl Op {
@@ -137,12 +137,15 @@ pub trait Host: Http {
 }
 
 /// Carries out `step` to its result: sends (with `policy`'s retries), embeds, and feeds
-/// each answer to the plan. An error keeps the platform's cause of a failed send (fetch's
-/// exception), whatever the plan made of the report.
+/// each answer to the plan. A failed send's report goes through `refine` first (what the
+/// package makes of the server's errors: `schema::refine` names a missing migration),
+/// so plans see the error callers will. An error keeps the platform's cause of a failed
+/// send (fetch's exception), whatever the plan made of the report.
 pub async fn run<H: Host>(
     host: &H,
     policy: &RetryPolicy,
     secrets: &[&str],
+    refine: fn(ErrorReport) -> ErrorReport,
     mut step: Step,
 ) -> Result<Output, Failure<H::Cause>> {
     loop {
@@ -151,7 +154,7 @@ pub async fn run<H: Host>(
             Step::Send(op) => {
                 let (answer, cause) = match execute(host, policy, &op.request, secrets).await {
                     Ok(decoded) => (Ok(decoded), None),
-                    Err(f) => (Err(f.report), f.cause),
+                    Err(f) => (Err(refine(f.report)), f.cause),
                 };
                 op.then(answer).map_err(|report| Failure { report, cause })?
             }

@@ -16,11 +16,13 @@
 //!   in `(task_path, task_id, idx)` code-point order, and the migration of checkpoints older
 //!   than format v4 (their parent's `__pregel_tasks` writes become `channel_values.__pregel_tasks`).
 
+mod answer;
 mod ops;
 mod read;
 mod write;
 
-pub use ops::{Call, check, operation};
+pub use answer::answer;
+pub use ops::{Call, MIGRATION, check, operation};
 
 pub use read::{BlobRef, ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
 pub use write::{

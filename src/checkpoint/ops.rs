@@ -15,6 +15,27 @@ use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
+/// This capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
+/// one of them names the file to apply (`crate::schema`, whose test checks the list
+/// against the SQL).
+pub const MIGRATION: (&str, &[&str]) = (
+    "20261122000100_langgraph_checkpoints.sql",
+    &[
+        "langgraph_checkpoints",
+        "langgraph_checkpoint_blobs",
+        "langgraph_checkpoint_writes",
+        "langgraph_checkpoint_metrics",
+        "langgraph_get_tuple",
+        "langgraph_list",
+        "langgraph_put",
+        "langgraph_put_writes",
+        "langgraph_delete_thread",
+        "cleanup_old_checkpoints",
+        "agentmem.langgraph_tuples",
+    ],
+);
+
 /// A saver call, its arguments converted from what LangGraph passed (`configurable` is
 /// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +105,7 @@ fn rpc(function: &'static str, args: Result<Value, CheckpointError>, answer: Ans
 fn plan(call: Call) -> Result<Plan, ErrorReport> {
     match call {
         Call::GetTuple { configurable } => match get_tuple_args(&configurable)? {
-            None => Ok(Plan::Nothing(Output::Tuples(Vec::new(), Some(0)))),
+            None => Ok(Plan::Nothing(super::answer(Vec::new(), Some(0)))),
             Some(args) => rpc("langgraph_get_tuple", Ok(args.to_json()), Answer::Tuples),
         },
         Call::List { configurable, options, offset } => {
@@ -155,7 +176,7 @@ pub fn operation(target: &Target, call: Call) -> Result<Step, ErrorReport> {
     let req = request::rpc(target, function, &args, &options)?;
     Ok(Step::Send(Op::new(req, move |decoded| {
         Ok(Step::Done(match answer {
-            Answer::Tuples => Output::Tuples(decode_rows(decoded.body.as_deref().unwrap_or("null"))?, decoded.count),
+            Answer::Tuples => super::answer(decode_rows(decoded.body.as_deref().unwrap_or("null"))?, decoded.count),
             Answer::Fixed(value) => Output::Json(value),
             Answer::Data => Output::Json(decoded.json()?),
         }))

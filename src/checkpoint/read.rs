@@ -63,7 +63,7 @@ pub struct Configurable {
 }
 
 impl TupleConfig {
-    fn new(thread_id: &str, checkpoint_ns: &str, checkpoint_id: String) -> Self {
+    pub(super) fn new(thread_id: &str, checkpoint_ns: &str, checkpoint_id: String) -> Self {
         TupleConfig {
             configurable: Configurable {
                 thread_id: thread_id.into(),

@@ -9,7 +9,7 @@ pub use thread::{
 };
 pub use uuid5::{COIA_CONVERSATION_NAMESPACE, conversation_id, parse_namespace, uuid5};
 
-use crate::error::{ErrorReport, Quoted};
+use crate::error::{ErrorReport, Invalid, Quoted};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
@@ -41,9 +41,16 @@ impl IdError {
     }
 }
 
+/// Every id failure is a refused argument, naming its field.
+impl From<IdError> for Invalid {
+    fn from(err: IdError) -> Self {
+        Invalid::new(err.field(), err.to_string())
+    }
+}
+
 impl From<IdError> for ErrorReport {
     fn from(err: IdError) -> Self {
-        ErrorReport::invalid_input(err.field(), err.to_string())
+        Invalid::from(err).into()
     }
 }
 

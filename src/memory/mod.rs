@@ -22,6 +22,7 @@ use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 pub use names::{MemoryType, ToolName};
+pub use rpc::MIGRATION;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MemoryError {

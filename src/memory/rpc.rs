@@ -5,6 +5,36 @@ use serde_json::Value;
 use super::call::Call;
 use super::{Rpc, Settings};
 
+/// This capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
+/// one of them names the file to apply (`crate::schema`, whose test checks the list
+/// against the SQL).
+pub const MIGRATION: (&str, &[&str]) = (
+    "20261122000200_agent_memories.sql",
+    &[
+        "agent_memories",
+        "agent_memories_set_updated_at",
+        "agent_memory_dimensions",
+        "set_agent_memory_dimensions",
+        "cleanup_expired_memories",
+        "create_agent_memory",
+        "update_agent_memory",
+        "delete_agent_memory",
+        "search_agent_memories",
+        "get_memory_context",
+        "get_memory_statistics",
+        "update_memory_access",
+        "memory_access_log",
+        "agent_memory_counters",
+        "agentmem.check_embedding",
+        "agentmem.memory_candidates",
+        "agentmem.memory_nearest",
+        "agentmem.record_memory_access",
+        "agentmem.memory_match",
+        "memory_references",
+    ],
+);
+
 /// What create_agent_memory sends back (its row without embedding and tsvector).
 const CREATED_COLUMNS: &str = "id,content,memory_type,importance_score,expires_at,created_at,updated_at";
 

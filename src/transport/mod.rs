@@ -6,11 +6,9 @@ pub mod config;
 pub mod credentials;
 pub mod encode;
 pub mod filter;
-pub mod operation;
 pub mod options;
 pub mod request;
 pub mod response;
-pub mod schema;
 pub mod target;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};

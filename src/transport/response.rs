@@ -98,13 +98,7 @@ pub fn error_from(resp: &HttpResponse) -> ErrorReport {
             format!("HTTP {}: {snippet}", resp.status)
         }
     });
-    super::schema::refine(ErrorReport {
-        status: Some(resp.status),
-        pgrst_code,
-        details,
-        hint,
-        ..ErrorReport::new(code, message)
-    })
+    ErrorReport { status: Some(resp.status), pgrst_code, details, hint, ..ErrorReport::new(code, message) }
 }
 
 fn classify(status: u16, pgrst: Option<&str>, details: Option<&str>) -> ErrorCode {

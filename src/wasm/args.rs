@@ -1,55 +1,90 @@
-//! Argument checks shared by every export: JS gives us `any`, the core wants typed values.
+//! The JavaScript side of an export's arguments and errors, one for both modules (the main
+//! one and agentmem-supabase/ids, which compiles this without the `bindings` feature): JS
+//! gives `any`, the core wants typed values, and every refusal leaves as an
+//! `AgentmemError` (pkg-template/errors.js, shared by both entries), never as a string.
+//! The checks below refuse with an [`Invalid`] naming the field, in the wording of
+//! [`Given`], which converts into that `AgentmemError` with code `invalid_input`.
 
-use js_sys::JsString;
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::{JsString, Object, Reflect};
+use wasm_bindgen::prelude::*;
 
-use crate::error::ErrorReport;
+use crate::error::{ErrorCode, Given, Invalid};
 
-/// A JS string that is valid Unicode. Lone surrogates are refused rather than replaced
-/// with U+FFFD, which would silently hash or store a different text.
-pub fn string(field: &str, value: &JsValue) -> Result<String, ErrorReport> {
-    let js: &JsString = value.dyn_ref().ok_or_else(|| {
-        ErrorReport::invalid_input(field, format!("{field} must be a string, got {}", type_name(value)))
-    })?;
-    if !js.is_valid_utf16() {
-        return Err(ErrorReport::invalid_input(
-            field,
-            format!("{field} contains a lone UTF-16 surrogate (not valid Unicode)"),
-        ));
+#[wasm_bindgen(raw_module = "./errors.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = AgentmemError)]
+    type JsAgentmemError;
+
+    #[wasm_bindgen(constructor, js_class = AgentmemError)]
+    fn new(code: &str, message: &str, props: JsValue) -> JsAgentmemError;
+}
+
+/// An `AgentmemError` with its optional properties (`field`, `status`, ...), set on `props`
+/// as JS names them.
+pub fn agentmem_error(code: &str, message: &str, props: Object) -> JsValue {
+    JsAgentmemError::new(code, message, props.into()).into()
+}
+
+/// Sets `obj[key]`. Reflect.set on a fresh ordinary object cannot fail; objects built key
+/// by key keep the order their keys are set in.
+pub fn set(obj: &JsValue, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+impl From<Invalid> for JsValue {
+    fn from(e: Invalid) -> JsValue {
+        let props = Object::new();
+        set(&props, "field", &JsValue::from_str(&e.field));
+        agentmem_error(ErrorCode::InvalidInput.as_str(), &e.message, props)
     }
-    Ok(String::from(js))
+}
+
+/// A JS string that is valid Unicode: a lone surrogate would otherwise be replaced with
+/// U+FFFD on the way in and silently hash or store a different text. The conversion is
+/// what replaces it, so only a string that comes out holding U+FFFD needs the exact check,
+/// which costs one call into JS per UTF-16 unit.
+pub fn string(field: &str, value: &JsValue) -> Result<String, Invalid> {
+    let Some(js) = value.dyn_ref::<JsString>() else {
+        return Err(Invalid::new(field, format!("{field} must be a string, got {}", type_name(value))));
+    };
+    let text = String::from(js);
+    // U+FFFD in UTF-8, by a plain scan: `str::contains` would link its substring searchers
+    // into the ids module.
+    if text.as_bytes().windows(3).any(|w| w == [0xef, 0xbf, 0xbd]) && !js.is_valid_utf16() {
+        return Err(Invalid::new(field, format!("{field} contains a lone UTF-16 surrogate (not valid Unicode)")));
+    }
+    Ok(text)
 }
 
 /// `undefined` / `null` mean "not given"; anything else must be a valid string.
-pub fn optional_string(field: &str, value: &JsValue) -> Result<Option<String>, ErrorReport> {
+pub fn optional_string(field: &str, value: &JsValue) -> Result<Option<String>, Invalid> {
     if value.is_undefined() || value.is_null() { Ok(None) } else { string(field, value).map(Some) }
 }
 
 /// A non-negative integer that a JS number represents exactly.
-pub fn safe_integer(field: &str, value: &JsValue) -> Result<u64, ErrorReport> {
+pub fn safe_integer(field: &str, value: &JsValue) -> Result<u64, Invalid> {
     match value.as_f64() {
         Some(n) if n.fract() == 0.0 && (0.0..=crate::ids::MAX_TIMESTAMP_MS as f64).contains(&n) => Ok(n as u64),
-        _ => Err(ErrorReport::invalid_input(field, format!("{field} must be an integer between 0 and 2^53-1"))),
+        _ => Err(Invalid::new(field, format!("{field} must be an integer between 0 and 2^53-1"))),
     }
 }
 
-/// A JS number (any: the core checks its range).
-pub fn number(field: &str, value: &JsValue) -> Result<f64, ErrorReport> {
-    value
-        .as_f64()
-        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must be a number, got {}", type_name(value))))
+/// A JS number (any: the caller checks its range).
+#[cfg(feature = "bindings")]
+pub fn number(field: &str, value: &JsValue) -> Result<f64, Invalid> {
+    value.as_f64().ok_or_else(|| Invalid::new(field, format!("{field} must be a number, got {}", type_name(value))))
 }
 
 /// An array whose every element is a valid string; errors name the index.
-pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, ErrorReport> {
-    let array: &js_sys::Array = value.dyn_ref().ok_or_else(|| {
-        ErrorReport::invalid_input(field, format!("{field} must be an array of strings, got {}", type_name(value)))
-    })?;
+pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, Invalid> {
+    let Some(array) = value.dyn_ref::<js_sys::Array>() else {
+        return Err(Invalid::new(field, format!("{field} must be an array of strings, got {}", type_name(value))));
+    };
     array.iter().enumerate().map(|(i, item)| string(&format!("{field}[{i}]"), &item)).collect()
 }
 
-fn type_name(value: &JsValue) -> String {
-    use crate::error::Given;
+/// What a JS value is, as messages name it (`Given`).
+pub fn type_name(value: &JsValue) -> String {
     let string = value.as_string();
     let kind = value.js_typeof().as_string().unwrap_or_default();
     // JavaScript's own text of a number (`0`, `1.5`, `NaN`), asked of JavaScript.

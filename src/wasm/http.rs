@@ -21,7 +21,7 @@ extern "C" {
     #[wasm_bindgen(js_name = fetchOnce)]
     fn fetch_once(fetch: &Function, url: &str, method: &str, headers: &str, body: JsValue, timeout_ms: u32) -> Promise;
     #[wasm_bindgen(js_name = sleep)]
-    pub(super) fn sleep_ms(ms: u32) -> Promise;
+    fn sleep_ms(ms: u32) -> Promise;
     /// Calls the embedding callback; resolves (never rejects) to `{ vectors }` (one
     /// Float64Array per text) or `{ code, message, cause }`.
     #[wasm_bindgen(js_name = embedOnce)]

@@ -7,49 +7,49 @@
 //! Panics: the core returns `Result` everywhere a caller can cause a failure, so a panic
 //! means a bug. The release build aborts at the panic itself (`panic=immediate-abort`,
 //! scripts/build.sh): the call traps with a `WebAssembly.RuntimeError` and no panic
-//! machinery (messages, locations, hooks) is compiled in, ~6 KB gzip. The glue
+//! machinery (messages, locations, hooks) is compiled in. The glue
 //! (scripts/build.sh edits it) catches the trap where it leaves the module, marks the
 //! instance for re-instantiation and rejects the calls in flight (io.js `moduleFailed`),
 //! so the *next* call runs on a fresh instance instead of on memory a half-finished call
 //! left behind. A long-lived edge worker therefore loses one call to a bug, not the whole
 //! worker. No Rust object outlives a call (the JS facade keeps all state), so nothing
-//! refers to the discarded instance.
+//! refers to the discarded instance. The tests of that recovery provoke a real trap from
+//! outside (deno/trap.ts exhausts the instance's memory), so the module exports nothing
+//! for them.
+
+//!
+//! The id functions (`ids`) and the argument readers they use (`args`) are the part
+//! compiled without the `bindings` feature: the agentmem-supabase/ids module exports the
+//! same functions, so both entries answer alike.
 
 mod args;
+#[cfg(feature = "bindings")]
 mod checkpoint;
+#[cfg(feature = "bindings")]
 mod http;
-mod ids;
+pub mod ids;
+#[cfg(feature = "bindings")]
 mod memory;
+#[cfg(feature = "bindings")]
 mod state;
+#[cfg(feature = "bindings")]
 mod transport;
 
+#[cfg(feature = "bindings")]
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::error::ErrorReport;
+#[cfg(feature = "bindings")]
 use crate::op::Output;
 
+#[cfg(feature = "bindings")]
 #[global_allocator]
 static ALLOCATOR: agentmem_alloc::SizeClasses = agentmem_alloc::SizeClasses::new();
-
-#[wasm_bindgen(raw_module = "./errors.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = AgentmemError)]
-    type JsAgentmemError;
-
-    #[wasm_bindgen(constructor, js_class = AgentmemError)]
-    fn new(code: &str, message: &str, props: JsValue) -> JsAgentmemError;
-}
 
 impl From<ErrorReport> for JsValue {
     fn from(report: ErrorReport) -> JsValue {
         js_error(report, None)
-    }
-}
-
-impl From<crate::error::Invalid> for JsValue {
-    fn from(e: crate::error::Invalid) -> JsValue {
-        js_error(e.into(), None)
     }
 }
 
@@ -58,9 +58,7 @@ impl From<crate::error::Invalid> for JsValue {
 /// a serde struct would carry a serializer of its own for six fields.
 fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
     let props = js_sys::Object::new();
-    let set = |k: &str, v: JsValue| {
-        let _ = js_sys::Reflect::set(&props, &k.into(), &v);
-    };
+    let set = |k: &str, v: JsValue| set(&props, k, &v);
     let text = |k: &str, v: Option<&String>| {
         if let Some(v) = v {
             set(k, v.into());
@@ -79,30 +77,30 @@ fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
     if let Some(cause) = cause {
         set("cause", cause);
     }
-    JsAgentmemError::new(report.code.as_str(), &report.message, props.into()).into()
+    args::agentmem_error(report.code.as_str(), &report.message, props)
 }
 
 /// What every export returns: a value, or an `AgentmemError` to throw.
-type JsResult<T> = Result<T, JsValue>;
+pub type JsResult<T> = Result<T, JsValue>;
 
 /// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
 /// and produced by the engine's own `JSON`, so JS objects arrive as plain objects. The
 /// text is the value's `Display` (compact JSON, the same as `serde_json::to_string`), which
 /// error messages use anyway: a second serializer instance would add its own copy of the
 /// writer.
+#[cfg(feature = "bindings")]
 fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
     js_sys::JSON::parse(&crate::json::text(value))
 }
 
-/// Sets `obj[key]`: for objects built key by key, whose keys keep the order they are set in
-/// (a JSON object through `to_js` has its keys sorted).
-fn set(obj: &JsValue, key: &str, value: &JsValue) {
-    let _ = js_sys::Reflect::set(obj, &key.into(), value);
-}
+/// Objects built key by key keep the order their keys are set in (a JSON object through
+/// `to_js` has its keys sorted).
+use args::set;
 
 /// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
 /// every caller value into JSON text before calling in, so the module never reads a
 /// caller's object (whose getters or Proxy traps could throw through wasm frames).
+#[cfg(feature = "bindings")]
 fn text(field: &str, v: &JsValue) -> Result<Option<String>, ErrorReport> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
@@ -113,6 +111,7 @@ fn text(field: &str, v: &JsValue) -> Result<Option<String>, ErrorReport> {
 }
 
 /// JSON text from a facade as a value (not given: JSON null).
+#[cfg(feature = "bindings")]
 fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> {
     Ok(crate::input::value(field, text(field, v)?.as_deref())?)
 }
@@ -122,6 +121,7 @@ fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> 
 /// the client's fetch and, for the memory tools, the `embed` callback, and resolves to its
 /// result. The module's one asynchronous export (each async export compiles a state
 /// machine of its own).
+#[cfg(feature = "bindings")]
 #[wasm_bindgen(js_name = call)]
 pub async fn call(
     client_state: JsValue,
@@ -149,10 +149,13 @@ pub async fn call(
             .into());
         }
     };
-    match crate::op::run(&client.http, &client.policy, &client.secrets(), step).await {
+    match crate::op::run(&client.http, &client.policy, &client.secrets(), crate::schema::refine, step).await {
         Ok(Output::Json(value)) => to_js(&value),
         Ok(Output::Response(decoded)) => transport::response_js(decoded),
-        Ok(Output::Tuples(tuples, count)) => checkpoint::read_result(&tuples, count),
+        Ok(Output::Buffers(text, buffers)) => {
+            let buffers: js_sys::Array = buffers.iter().map(|b| js_sys::Uint8Array::from(b.as_slice())).collect();
+            Ok(js_sys::Array::of2(&text.into(), &buffers).into())
+        }
         Err(f) => Err(js_error(f.report, f.cause)),
     }
 }
@@ -162,6 +165,7 @@ pub async fn call(
 /// helpers; `args` are its arguments as the facade passes them. One export for all of them
 /// because every export carries glue of its own on both sides of the boundary (a shim in
 /// the module, a wrapper in `agentmem.js`).
+#[cfg(feature = "bindings")]
 #[wasm_bindgen(js_name = callSync)]
 pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
     let arg = |i: u32| args.get(i);
@@ -197,24 +201,10 @@ pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
     })
 }
 
+#[cfg(feature = "bindings")]
 #[wasm_bindgen(start)]
 fn start() {
     // For the numbers src/number.rs cannot convert exactly in Rust: JavaScript's parser is
     // correctly rounded, and by then the text is a JSON number.
     crate::number::use_host_parser(|text| Some(js_sys::parse_float(text)));
-}
-
-/// Deliberately panics. Exists so the test suite can prove a panic does not poison the
-/// module for later calls; not part of the public API.
-#[wasm_bindgen(js_name = "__agentmemPanicForTests")]
-pub fn panic_for_tests() {
-    panic!("deliberate panic requested by the test suite");
-}
-
-/// Panics in the middle of an async call, after an await: the case where the trap
-/// surfaces in a microtask rather than in a caller's stack. For the test suite only.
-#[wasm_bindgen(js_name = "__agentmemPanicAfterAwaitForTests")]
-pub async fn panic_after_await_for_tests() {
-    let _ = wasm_bindgen_futures::JsFuture::from(http::sleep_ms(1)).await;
-    panic!("deliberate panic after an await, requested by the test suite");
 }

@@ -11,10 +11,10 @@ use super::{JsResult, args, js_error, set, text};
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
+use crate::transport::config;
 use crate::transport::credentials;
 use crate::transport::response::Decoded;
 use crate::transport::target::Target;
-use crate::transport::{config, operation};
 
 /// The validated client of one call.
 pub(super) struct Client {
@@ -93,7 +93,7 @@ pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
 pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
     let name = args::string(if op == "rpc" { "function" } else { "table" }, &args.get(0))?;
     let payload = text(if op == "rpc" { "args" } else { "rows" }, &args.get(1))?;
-    operation::plan(&c.target, op, &name, payload.as_deref(), text("options", &args.get(2))?.as_deref())
+    crate::rest::plan(&c.target, op, &name, payload.as_deref(), text("options", &args.get(2))?.as_deref())
 }
 
 /// A PostgREST answer as `{ data, count, status }`, `data` parsed by the engine's JSON.

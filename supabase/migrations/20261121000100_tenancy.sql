@@ -344,55 +344,39 @@ begin
 end;
 $$;
 
+-- Who may execute p_functions: every API role's EXECUTE is revoked, then granted to
+-- p_roles (a role list; null: no API role). The three below say it by intent.
+create or replace function agentmem.set_execute(p_functions regprocedure[], p_roles text)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_fn regprocedure;
+begin
+  foreach v_fn in array p_functions loop
+    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
+    if p_roles is not null then
+      execute format('grant execute on function %s to %s', v_fn, p_roles);
+    end if;
+  end loop;
+end;
+$$;
+
 -- An RPC of the API, or a helper that RPCs and policies call as the caller: executable by
 -- signed-in users and the service role only (Postgres grants EXECUTE to PUBLIC, and
 -- Supabase's default privileges to anon).
-create or replace function agentmem.expose(variadic p_functions regprocedure[])
-returns void
-language plpgsql
-set search_path = ''
-as $$
-declare
-  v_fn regprocedure;
-begin
-  foreach v_fn in array p_functions loop
-    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
-    execute format('grant execute on function %s to authenticated, service_role', v_fn);
-  end loop;
-end;
-$$;
+create or replace function agentmem.expose(variadic p_functions regprocedure[]) returns void
+  language sql set search_path = '' as $$ select agentmem.set_execute(p_functions, 'authenticated, service_role') $$;
 
 -- A function for the service role (and direct connections) only.
-create or replace function agentmem.expose_to_service(variadic p_functions regprocedure[])
-returns void
-language plpgsql
-set search_path = ''
-as $$
-declare
-  v_fn regprocedure;
-begin
-  foreach v_fn in array p_functions loop
-    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
-    execute format('grant execute on function %s to service_role', v_fn);
-  end loop;
-end;
-$$;
+create or replace function agentmem.expose_to_service(variadic p_functions regprocedure[]) returns void
+  language sql set search_path = '' as $$ select agentmem.set_execute(p_functions, 'service_role') $$;
 
 -- A function no API role executes: trigger functions (a trigger runs its function without
 -- an EXECUTE check) and the helpers of the migrations themselves.
-create or replace function agentmem.keep_private(variadic p_functions regprocedure[])
-returns void
-language plpgsql
-set search_path = ''
-as $$
-declare
-  v_fn regprocedure;
-begin
-  foreach v_fn in array p_functions loop
-    execute format('revoke all on function %s from public, anon, authenticated, service_role', v_fn);
-  end loop;
-end;
-$$;
+create or replace function agentmem.keep_private(variadic p_functions regprocedure[]) returns void
+  language sql set search_path = '' as $$ select agentmem.set_execute(p_functions, null) $$;
 
 -- Row-level security ----------------------------------------------------------------------
 create or replace function agentmem.refuse_truncate()
@@ -573,8 +557,8 @@ select agentmem.expose(
   'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
   'agentmem.now_ms()', 'agentmem.user_exists(uuid)');
 select agentmem.keep_private(
-  'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.expose(regprocedure[])',
-  'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
+  'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.set_execute(regprocedure[], text)',
+  'agentmem.expose(regprocedure[])', 'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
   'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text, name[])', 'agentmem.forget_user()',
   'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
   'agentmem.keep_bookkeeping(regclass, regproc)');

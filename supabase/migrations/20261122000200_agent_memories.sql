@@ -304,6 +304,30 @@ $$;
 comment on function public.agent_memory_dimensions() is
   'The dimension of agent_memories.embedding (384 unless set_agent_memory_dimensions changed it).';
 
+-- An embedding a memory is stored or searched with: the column's dimensions, and not the
+-- zero vector. p_query: it is a search's query (the messages name it so).
+create or replace function agentmem.check_embedding(p_embedding extensions.vector, p_query boolean)
+returns void
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_dims integer := public.agent_memory_dimensions();
+begin
+  if v_dims is not null and extensions.vector_dims(p_embedding) <> v_dims then
+    raise exception '% has % dimensions, expected % (dimension mismatch)',
+      case when p_query then 'query embedding' else 'embedding' end, extensions.vector_dims(p_embedding), v_dims
+      using errcode = '22000';
+  end if;
+  if extensions.vector_norm(p_embedding) = 0 then
+    raise exception '% must not be the zero vector (cosine similarity is undefined for it)',
+      case when p_query then 'query_embedding' else 'embedding' end
+      using errcode = '22023';
+  end if;
+end;
+$$;
+
 -- create_agent_memory: one memory and, optionally, its reference(s), atomically.
 create or replace function public.create_agent_memory(
   p_agent_id         text,
@@ -326,7 +350,6 @@ declare
   v_tenant     uuid := agentmem.tenant();
   v_memory     public.agent_memories;
   v_importance double precision;
-  v_dims       integer;
   v_refs       jsonb;
   v_ref        jsonb;
 begin
@@ -361,16 +384,7 @@ begin
       using errcode = '22023';
   end if;
   if p_embedding is not null then
-    v_dims := public.agent_memory_dimensions();
-    if v_dims is not null and extensions.vector_dims(p_embedding) <> v_dims then
-      raise exception 'embedding has % dimensions, expected % (dimension mismatch)',
-        extensions.vector_dims(p_embedding), v_dims
-        using errcode = '22000';
-    end if;
-    if extensions.vector_norm(p_embedding) = 0 then
-      raise exception 'embedding must not be the zero vector (cosine similarity is undefined for it)'
-        using errcode = '22023';
-    end if;
+    perform agentmem.check_embedding(p_embedding, false);
   end if;
   if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
     raise exception 'metadata must be a JSON object' using errcode = '22023';
@@ -639,23 +653,13 @@ declare
   v_count     integer := coalesce(p_match_count, 10);
   v_types     text[] := case when cardinality(p_memory_types) > 0 then p_memory_types end;
   v_record    boolean := coalesce(p_record_access, true);
-  v_dims      integer;
   v_ids       uuid[];
   v_distances double precision[];
 begin
   if p_query_embedding is null then
     raise exception 'query_embedding is required' using errcode = '22023';
   end if;
-  v_dims := public.agent_memory_dimensions();
-  if v_dims is not null and extensions.vector_dims(p_query_embedding) <> v_dims then
-    raise exception 'query embedding has % dimensions, expected % (dimension mismatch)',
-      extensions.vector_dims(p_query_embedding), v_dims
-      using errcode = '22000';
-  end if;
-  if extensions.vector_norm(p_query_embedding) = 0 then
-    raise exception 'query_embedding must not be the zero vector (cosine similarity is undefined for it)'
-      using errcode = '22023';
-  end if;
+  perform agentmem.check_embedding(p_query_embedding, true);
   if v_count < 1 then
     raise exception 'match_count must be at least 1 (got %)', v_count using errcode = '22023';
   end if;
@@ -749,7 +753,6 @@ declare
   v_max_chars integer := coalesce(p_max_chars, 4000);
   v_max       integer := coalesce(p_max_memories, 20);
   v_min       double precision := coalesce(p_min_importance, 0);
-  v_dims      integer;
   v_tier      double precision;
   v_below     double precision := 'Infinity';
   v_ids       uuid[] := '{}';
@@ -759,16 +762,7 @@ declare
   v_full      boolean := false;
 begin
   if p_query_embedding is not null then
-    v_dims := public.agent_memory_dimensions();
-    if v_dims is not null and extensions.vector_dims(p_query_embedding) <> v_dims then
-      raise exception 'query embedding has % dimensions, expected % (dimension mismatch)',
-        extensions.vector_dims(p_query_embedding), v_dims
-        using errcode = '22000';
-    end if;
-    if extensions.vector_norm(p_query_embedding) = 0 then
-      raise exception 'query_embedding must not be the zero vector (cosine similarity is undefined for it)'
-        using errcode = '22023';
-    end if;
+    perform agentmem.check_embedding(p_query_embedding, true);
   end if;
   if v_max_chars < 1 then
     raise exception 'max_chars must be at least 1 (got %)', v_max_chars using errcode = '22023';
@@ -1054,6 +1048,7 @@ select agentmem.expose(
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
 select agentmem.expose(
+  'agentmem.check_embedding(extensions.vector, boolean)',
   'agentmem.memory_candidates(uuid, text, text[])',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
   'agentmem.record_memory_access(uuid[], text, text, double precision[])',

@@ -53,4 +53,16 @@ for (const entry of meta.files) {
   const re = new RegExp(`^${entry.replace(/[.]/g, "\\.").replace(/\*/g, "[^/]*")}(/|$)`);
   assert.ok([...files].some((f) => re.test(f)), `"files" lists ${entry}, which matches nothing`);
 }
+// No export for tests ships: the modules export only what the glue calls, and the glue and
+// facades name no test hook (the tests provoke their traps from outside, deno/trap.ts).
+const testOnly = /ForTests/;
+for (const f of files) {
+  if (f.endsWith(".wasm")) {
+    const names = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(join(pkgDir, f)))).map((e) => e.name);
+    assert.ok(names.length > 0, `${f} exports nothing`);
+    for (const name of names) assert.doesNotMatch(name, testOnly, `${f} exports ${name}, a test-only export`);
+  } else if (/\.(js|d\.ts)$/.test(f)) {
+    assert.doesNotMatch(readFileSync(join(pkgDir, f), "utf8"), testOnly, `${f} names a test-only export`);
+  }
+}
 console.log(`npm pack: ${pack.filename}, ${files.size} files, ${pack.size} bytes packed, ${pack.unpackedSize} unpacked`);

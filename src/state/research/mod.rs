@@ -24,6 +24,22 @@ use crate::time::format_ms;
 use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 use crate::transport::request;
 
+/// This capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
+/// one of them names the file to apply (`crate::schema`, whose test checks the list
+/// against the SQL).
+pub const MIGRATION: (&str, &[&str]) = (
+    "20261122000500_research_sessions.sql",
+    &[
+        "research_sessions",
+        "research_drafts",
+        "save_research_session",
+        "save_research_draft",
+        "research_workflow_summary",
+        "agentmem.research_now_ms",
+    ],
+);
+
 /// A draft's size limit in characters (TK9 expects 1-5 MB per phase).
 pub const MAX_DRAFT_CHARS: usize = 10_000_000;
 /// Draft metadata limit, as JSON text.

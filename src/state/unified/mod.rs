@@ -26,6 +26,24 @@ use crate::input;
 use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 
+/// This capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
+/// one of them names the file to apply (`crate::schema`, whose test checks the list
+/// against the SQL).
+pub const MIGRATION: (&str, &[&str]) = (
+    "20261122000300_unified_conversations.sql",
+    &[
+        "unified_conversations",
+        "unified_conversation_memory",
+        "save_unified_state",
+        "restore_unified_state",
+        "delete_unified_state",
+        "create_unified_checkpoint",
+        "restore_unified_checkpoint",
+        "agentmem.unified_iso_now",
+    ],
+);
+
 /// `UnifiedStateManager` options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {

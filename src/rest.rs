@@ -1,14 +1,13 @@
 //! The client's own operations (`select`, `insert`, `upsert`, `update`, `delete`, `rpc`):
-//! one request each, answered as PostgREST sent it.
+//! one request each, answered as PostgREST sent it. A capability like the others, planned
+//! as a `Step` on top of the transport, which only builds requests and reads answers.
 
-use super::request;
-
-use super::options::{ReadOptions, RpcOptions, WriteOptions};
-
-use super::target::Target;
 use crate::error::ErrorReport;
 use crate::input;
 use crate::op::{Op, Output, Step};
+use crate::transport::options::{ReadOptions, RpcOptions, WriteOptions};
+use crate::transport::request;
+use crate::transport::target::Target;
 
 /// Plans `op` on the table or function `name`; `payload` (rows, a patch or RPC arguments)
 /// and `options` are JSON text, `None` when not given.

@@ -1,86 +1,41 @@
 //! Which of agentmem's migrations creates each table and function the package calls, so
 //! that "Could not find the function public.create_agent_memory" can say which SQL file
-//! the database lacks instead of looking like a model asking for a missing memory.
+//! the database lacks instead of looking like a model asking for a missing memory. Each
+//! capability lists its own objects (`MIGRATION`, beside the code that calls them); this
+//! module gathers them, and `op::run` passes every error answer through [`refine`]
+//! before the plan sees it, so the transport itself knows nothing of them.
 
 use crate::error::{ErrorCode, ErrorReport};
 
+/// The migration every other builds on: the `agentmem` schema and its helpers. Its entry
+/// is the schema alone, which matches any function of it that no capability claims.
 const TENANCY: &str = "20261121000100_tenancy.sql";
-const CHECKPOINTS: &str = "20261122000100_langgraph_checkpoints.sql";
-const MEMORIES: &str = "20261122000200_agent_memories.sql";
-const UNIFIED: &str = "20261122000300_unified_conversations.sql";
-const WORKFLOW: &str = "20261122000400_workflow_agent_states.sql";
-const RESEARCH: &str = "20261122000500_research_sessions.sql";
-const STORE: &str = "20261122000700_langgraph_store.sql";
 
-/// (object, migration). `public` objects by bare name (PostgREST and Postgres name them
-/// with or without the schema); the `agentmem` schema's with it. Checked against the SQL
-/// files by the tests below.
-pub const OBJECTS: &[(&str, &str)] = &[
-    ("agentmem.", TENANCY),
-    ("langgraph_checkpoints", CHECKPOINTS),
-    ("langgraph_checkpoint_blobs", CHECKPOINTS),
-    ("langgraph_checkpoint_writes", CHECKPOINTS),
-    ("langgraph_checkpoint_metrics", CHECKPOINTS),
-    ("langgraph_get_tuple", CHECKPOINTS),
-    ("langgraph_list", CHECKPOINTS),
-    ("langgraph_put", CHECKPOINTS),
-    ("langgraph_put_writes", CHECKPOINTS),
-    ("langgraph_delete_thread", CHECKPOINTS),
-    ("cleanup_old_checkpoints", CHECKPOINTS),
-    ("agentmem.langgraph_tuples", CHECKPOINTS),
-    ("agent_memories", MEMORIES),
-    ("agent_memories_set_updated_at", MEMORIES),
-    ("agent_memory_dimensions", MEMORIES),
-    ("set_agent_memory_dimensions", MEMORIES),
-    ("cleanup_expired_memories", MEMORIES),
-    ("create_agent_memory", MEMORIES),
-    ("update_agent_memory", MEMORIES),
-    ("delete_agent_memory", MEMORIES),
-    ("search_agent_memories", MEMORIES),
-    ("get_memory_context", MEMORIES),
-    ("get_memory_statistics", MEMORIES),
-    ("update_memory_access", MEMORIES),
-    ("memory_access_log", MEMORIES),
-    ("agent_memory_counters", MEMORIES),
-    ("agentmem.memory_candidates", MEMORIES),
-    ("agentmem.memory_nearest", MEMORIES),
-    ("agentmem.record_memory_access", MEMORIES),
-    ("agentmem.memory_match", MEMORIES),
-    ("memory_references", MEMORIES),
-    ("unified_conversations", UNIFIED),
-    ("unified_conversation_memory", UNIFIED),
-    ("save_unified_state", UNIFIED),
-    ("restore_unified_state", UNIFIED),
-    ("delete_unified_state", UNIFIED),
-    ("create_unified_checkpoint", UNIFIED),
-    ("restore_unified_checkpoint", UNIFIED),
-    ("agentmem.unified_iso_now", UNIFIED),
-    ("workflow_agent_states", WORKFLOW),
-    ("create_workflow_state", WORKFLOW),
-    ("update_workflow_state", WORKFLOW),
-    ("agentmem.workflow_state_check_keys", WORKFLOW),
-    ("research_sessions", RESEARCH),
-    ("research_drafts", RESEARCH),
-    ("save_research_session", RESEARCH),
-    ("save_research_draft", RESEARCH),
-    ("research_workflow_summary", RESEARCH),
-    ("agentmem.research_now_ms", RESEARCH),
-    ("langgraph_store_items", STORE),
-    ("langgraph_store_vectors", STORE),
-    ("langgraph_store_batch", STORE),
-    ("langgraph_store_sweep", STORE),
-    ("langgraph_store_dimensions", STORE),
-    ("set_langgraph_store_dimensions", STORE),
-    ("agentmem.langgraph_store_number", STORE),
-    ("agentmem.langgraph_store_matches", STORE),
-    ("agentmem.langgraph_store_list", STORE),
-    ("agentmem.langgraph_store_labels", STORE),
-    ("agentmem.langgraph_store_search", STORE),
-    ("agentmem.langgraph_store_dims", STORE),
-    ("agentmem.langgraph_store_like", STORE),
-    ("agentmem.langgraph_store_after", STORE),
-    ("agentmem.langgraph_store_bookkeeping", STORE),
+/// Every capability's migration with the tables and functions it creates, each listed by
+/// the capability that calls them.
+const MIGRATIONS: [(&str, &[&str]); 7] = [
+    (TENANCY, &["agentmem."]),
+    crate::checkpoint::MIGRATION,
+    crate::memory::MIGRATION,
+    crate::state::unified::MIGRATION,
+    crate::state::workflow::MIGRATION,
+    crate::state::research::MIGRATION,
+    STORE,
 ];
+
+/// The long-term store's (AgentmemStore, planned in pkg-template/store.js; the module only
+/// carries its requests): what its calls name, the RPCs and the tables they read.
+const STORE: (&str, &[&str]) = (
+    "20261122000700_langgraph_store.sql",
+    &[
+        "langgraph_store_items",
+        "langgraph_store_vectors",
+        "langgraph_store_batch",
+        "langgraph_store_sweep",
+        "langgraph_store_dimensions",
+        "set_langgraph_store_dimensions",
+    ],
+);
 
 fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
@@ -91,22 +46,24 @@ fn is_ident(c: char) -> bool {
 /// that schema the other files do not claim).
 pub fn migration_for(text: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
-    for &(name, file) in OBJECTS {
-        let (mut from, mut found) = (0, false);
-        while let Some(at) = text[from..].find(name) {
-            let i = from + at;
-            let before = text[..i].chars().next_back();
-            let after = text[i + name.len()..].chars().next();
-            // `public.x` and `"x"` count; `agentmem.x` only where the name has its schema.
-            let before_ok = before.is_none_or(|c| !is_ident(c) && (c != '.' || text[..i].ends_with("public.")));
-            if before_ok && (name.ends_with('.') || after.is_none_or(|c| !is_ident(c))) {
-                found = true;
-                break;
+    for (file, names) in MIGRATIONS {
+        for &name in names {
+            let (mut from, mut found) = (0, false);
+            while let Some(at) = text[from..].find(name) {
+                let i = from + at;
+                let before = text[..i].chars().next_back();
+                let after = text[i + name.len()..].chars().next();
+                // `public.x` and `"x"` count; `agentmem.x` only where the name has its schema.
+                let before_ok = before.is_none_or(|c| !is_ident(c) && (c != '.' || text[..i].ends_with("public.")));
+                if before_ok && (name.ends_with('.') || after.is_none_or(|c| !is_ident(c))) {
+                    found = true;
+                    break;
+                }
+                from = i + 1;
             }
-            from = i + 1;
-        }
-        if found && best.is_none_or(|(len, _)| name.len() > len) {
-            best = Some((name.len(), file));
+            if found && best.is_none_or(|(len, _)| name.len() > len) {
+                best = Some((name.len(), file));
+            }
         }
     }
     best.map(|(_, file)| file)
@@ -144,6 +101,12 @@ pub fn refine(mut report: ErrorReport) -> ErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const CHECKPOINTS: &str = crate::checkpoint::MIGRATION.0;
+    const MEMORIES: &str = crate::memory::MIGRATION.0;
+    const UNIFIED: &str = crate::state::unified::MIGRATION.0;
+    const WORKFLOW: &str = crate::state::workflow::MIGRATION.0;
+    const RESEARCH: &str = crate::state::research::MIGRATION.0;
 
     fn report(status: u16, code: &str, message: &str) -> ErrorReport {
         ErrorReport {
@@ -204,12 +167,13 @@ mod tests {
         }
     }
 
-    /// Every table and function each migration creates is in `OBJECTS` with that file,
-    /// and every entry names an object its file creates.
+    /// Every table and function each migration creates is listed with that file, and every
+    /// entry names an object its file creates.
     #[test]
     fn objects_match_the_sql_files() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/supabase/migrations/");
-        for file in [TENANCY, CHECKPOINTS, MEMORIES, UNIFIED, WORKFLOW, RESEARCH] {
+        let listed = |name: &str| MIGRATIONS.iter().any(|(_, names)| names.contains(&name));
+        for (file, names) in MIGRATIONS {
             let sql = std::fs::read_to_string(format!("{dir}{file}"))
                 .unwrap_or_else(|e| panic!("{dir}{file}: {e}"))
                 .to_lowercase();
@@ -226,19 +190,15 @@ mod tests {
             }
             assert!(!created.is_empty(), "{file}");
             for name in &created {
-                let expected = if name.starts_with("agentmem.") && !OBJECTS.iter().any(|(n, _)| n == name) {
-                    TENANCY
-                } else {
-                    file
-                };
+                let expected = if name.starts_with("agentmem.") && !listed(name) { TENANCY } else { file };
                 assert_eq!(
                     migration_for(&format!("function {name}() does not exist")),
                     Some(expected),
                     "{name} of {file}"
                 );
             }
-            for (name, f) in OBJECTS.iter().filter(|(n, f)| *f == file && *n != "agentmem.") {
-                assert!(created.iter().any(|c| c == name), "{name} is not created by {f}");
+            for name in names.iter().filter(|n| **n != "agentmem.") {
+                assert!(created.iter().any(|c| c == name), "{name} is not created by {file}");
             }
         }
     }
