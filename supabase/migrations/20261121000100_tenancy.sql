@@ -6,6 +6,7 @@
 --          thread-key functions; the helpers every later file uses: agentmem.protect()
 --          (row-level security + table grants), agentmem.grant_table(),
 --          agentmem.expose() / expose_to_service() / keep_private() (function grants);
+--          agentmem.vector_dimensions() / set_vector_dimensions() (pgvector columns);
 --          the trigger on auth.users that deletes a deleted user's rows.
 -- Needs:   what every Supabase project has: the roles anon, authenticated, service_role
 --          and the auth schema (locally: supabase/local/bootstrap.sql).
@@ -549,16 +550,73 @@ create trigger agentmem_forget_user
   after delete on auth.users
   for each row execute function agentmem.forget_user();
 
+-- Vector columns (pgvector) ----------------------------------------------------------------
+-- A vector column's dimension: its vector(N) type modifier (null: no dimension).
+create or replace function agentmem.vector_dimensions(p_table regclass, p_column name)
+returns integer
+language sql
+stable
+set search_path = ''
+as $$
+  select nullif(a.atttypmod, -1)
+    from pg_catalog.pg_attribute a
+   where a.attrelid = p_table and a.attname = p_column and not a.attisdropped
+$$;
+
+-- Changes a vector column's dimension while it holds no vector (what the public
+-- set_*_dimensions functions do, as the table's owner, for the service role): the table
+-- is locked, so none arrives in between; p_drop and p_create are the statements that drop
+-- the column's index before the change and make it again after (null: none).
+create or replace function agentmem.set_vector_dimensions(p_table regclass, p_column name, p_dimensions integer,
+                                                          p_max integer, p_clear text,
+                                                          p_drop text default null, p_create text default null)
+returns jsonb
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  v_previous integer;
+  v_stored   boolean;
+begin
+  if p_dimensions is null or p_dimensions < 1 or p_dimensions > p_max then
+    raise exception 'dimensions must be between 1 and %, got %', p_max, coalesce(p_dimensions::text, 'null')
+      using errcode = '22023';
+  end if;
+  execute pg_catalog.format('lock table %s in access exclusive mode', p_table);
+  v_previous := agentmem.vector_dimensions(p_table, p_column);
+  if v_previous is not distinct from p_dimensions then
+    return pg_catalog.jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', false);
+  end if;
+  execute pg_catalog.format('select exists (select 1 from %s where %I is not null)', p_table, p_column) into v_stored;
+  if v_stored then
+    raise exception '% already stores embeddings of % dimensions; % before changing the dimension',
+      (select c.relname from pg_catalog.pg_class c where c.oid = p_table), v_previous, p_clear
+      using errcode = '55000';
+  end if;
+  if p_drop is not null then
+    execute p_drop;
+  end if;
+  execute pg_catalog.format('alter table %s alter column %I type extensions.vector(%s)', p_table, p_column, p_dimensions);
+  if p_create is not null then
+    execute p_create;
+  end if;
+  perform pg_catalog.pg_notify('pgrst', 'reload schema');
+  return pg_catalog.jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', true);
+end;
+$$;
+
 -- Grants ----------------------------------------------------------------------------------
 -- The policies and the public functions run these as the caller.
 select agentmem.expose(
   'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',
   'agentmem.tenant()', 'agentmem.sees_all_tenants()', 'agentmem.thread_scope(text)', 'agentmem.thread_tenants()',
   'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
-  'agentmem.now_ms()', 'agentmem.user_exists(uuid)');
+  'agentmem.now_ms()', 'agentmem.user_exists(uuid)', 'agentmem.vector_dimensions(regclass, name)');
 select agentmem.keep_private(
   'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.set_execute(regprocedure[], text)',
   'agentmem.expose(regprocedure[])', 'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
   'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text, name[])', 'agentmem.forget_user()',
   'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
-  'agentmem.keep_bookkeeping(regclass, regproc)');
+  'agentmem.keep_bookkeeping(regclass, regproc)',
+  'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)');

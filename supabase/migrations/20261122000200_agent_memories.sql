@@ -293,12 +293,8 @@ stable
 security invoker
 set search_path = public, extensions
 as $$
-  select nullif(a.atttypmod, -1)
-  from pg_catalog.pg_attribute a
-  where a.attrelid = 'public.agent_memories'::regclass
-    and a.attname = 'embedding'
-    and not a.attisdropped
-    and agentmem.tenant() is not null -- refuses callers without an identity
+  select agentmem.vector_dimensions('public.agent_memories', 'embedding')
+   where agentmem.tenant() is not null -- refuses callers without an identity
 $$;
 
 comment on function public.agent_memory_dimensions() is
@@ -895,34 +891,17 @@ volatile
 security definer
 set search_path = public, extensions
 as $$
-declare
-  v_previous integer;
 begin
   -- EXECUTE is granted to the service role only; this holds even if a later migration
   -- grants it more widely.
   if not agentmem.is_service() then
     raise exception 'set_agent_memory_dimensions is for the service role only' using errcode = '42501';
   end if;
-  if p_dimensions is null or p_dimensions < 1 or p_dimensions > 2000 then
-    raise exception 'dimensions must be between 1 and 2000 (the HNSW limit for vector), got %',
-      coalesce(p_dimensions::text, 'null')
-      using errcode = '22023';
-  end if;
-  lock table public.agent_memories in access exclusive mode;
-  v_previous := public.agent_memory_dimensions();
-  if v_previous is not distinct from p_dimensions then
-    return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', false);
-  end if;
-  if exists (select 1 from public.agent_memories where embedding is not null) then
-    raise exception 'agent_memories already stores embeddings of % dimensions; clear them (update agent_memories set embedding = null) before changing the dimension', v_previous
-      using errcode = '55000';
-  end if;
-  drop index if exists public.agent_memories_embedding_hnsw_idx;
-  execute format('alter table public.agent_memories alter column embedding type extensions.vector(%s)', p_dimensions);
-  create index agent_memories_embedding_hnsw_idx on public.agent_memories
-    using hnsw (embedding extensions.vector_cosine_ops);
-  perform pg_notify('pgrst', 'reload schema');
-  return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', true);
+  -- At most 2000: the HNSW limit for vector.
+  return agentmem.set_vector_dimensions('public.agent_memories', 'embedding', p_dimensions, 2000,
+    'clear them (update agent_memories set embedding = null)',
+    'drop index if exists public.agent_memories_embedding_hnsw_idx',
+    'create index agent_memories_embedding_hnsw_idx on public.agent_memories using hnsw (embedding extensions.vector_cosine_ops)');
 end;
 $$;
 

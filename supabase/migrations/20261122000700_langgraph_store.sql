@@ -7,7 +7,7 @@
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
 --          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
 --          agentmem.langgraph_store_like, agentmem.langgraph_store_after,
---          agentmem.langgraph_store_dims, agentmem.langgraph_store_bookkeeping.
+--          agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
 --
 -- An item is (namespace, key) → a JSON object, in the caller's tenant like every agentmem
@@ -138,29 +138,12 @@ stable
 security invoker
 set search_path = public, extensions
 as $$
-  select nullif(a.atttypmod, -1)
-  from pg_catalog.pg_attribute a
-  where a.attrelid = 'public.langgraph_store_vectors'::regclass
-    and a.attname = 'embedding'
-    and not a.attisdropped
-    and agentmem.tenant() is not null -- refuses callers without an identity
+  select agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding')
+   where agentmem.tenant() is not null -- refuses callers without an identity
 $$;
 
 comment on function public.langgraph_store_dimensions() is
   'The dimension of langgraph_store_vectors.embedding (384 unless set_langgraph_store_dimensions changed it).';
-
--- The column's dimension, for the checks of every search and put: the catalog alone (the
--- public function above also checks the caller, which the batch function has done).
-create or replace function agentmem.langgraph_store_dims()
-returns integer
-language sql
-stable
-set search_path = ''
-as $$
-  select nullif(a.atttypmod, -1)
-  from pg_catalog.pg_attribute a
-  where a.attrelid = 'public.langgraph_store_vectors'::regclass and a.attname = 'embedding' and not a.attisdropped
-$$;
 
 create or replace function public.set_langgraph_store_dimensions(p_dimensions integer)
 returns jsonb
@@ -169,28 +152,13 @@ volatile
 security definer
 set search_path = public, extensions
 as $$
-declare
-  v_previous integer;
 begin
   if not agentmem.is_service() then
     raise exception 'set_langgraph_store_dimensions is for the service role only' using errcode = '42501';
   end if;
-  if p_dimensions is null or p_dimensions < 1 or p_dimensions > 16000 then
-    raise exception 'dimensions must be between 1 and 16000 (pgvector''s limit), got %', coalesce(p_dimensions::text, 'null')
-      using errcode = '22023';
-  end if;
-  lock table public.langgraph_store_vectors in access exclusive mode;
-  v_previous := public.langgraph_store_dimensions();
-  if v_previous is not distinct from p_dimensions then
-    return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', false);
-  end if;
-  if exists (select 1 from public.langgraph_store_vectors) then
-    raise exception 'langgraph_store_vectors already stores embeddings of % dimensions; delete them (delete from langgraph_store_vectors) before changing the dimension', v_previous
-      using errcode = '55000';
-  end if;
-  execute format('alter table public.langgraph_store_vectors alter column embedding type extensions.vector(%s)', p_dimensions);
-  perform pg_notify('pgrst', 'reload schema');
-  return jsonb_build_object('previous_dimensions', v_previous, 'dimensions', p_dimensions, 'changed', true);
+  -- At most 16000: pgvector's limit (no HNSW index here).
+  return agentmem.set_vector_dimensions('public.langgraph_store_vectors', 'embedding', p_dimensions, 16000,
+    'delete them (delete from langgraph_store_vectors)');
 end;
 $$;
 
@@ -546,7 +514,7 @@ begin
       v_offset := coalesce((v_op ->> 'offset')::integer, 0);
       v_vector := case when jsonb_typeof(v_op -> 'vector') = 'array' then (v_op ->> 'vector')::extensions.vector end;
       if v_vector is not null then
-        v_dims := coalesce(v_dims, agentmem.langgraph_store_dims());
+        v_dims := coalesce(v_dims, agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding'));
         if extensions.vector_dims(v_vector) <> v_dims then
           raise exception 'search: the query embedding has % dimensions; langgraph_store_vectors.embedding has %',
             extensions.vector_dims(v_vector), v_dims using errcode = '22023';
@@ -609,7 +577,7 @@ begin
     delete from public.langgraph_store_vectors v
      where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
     if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
-      v_dims := coalesce(v_dims, agentmem.langgraph_store_dims());
+      v_dims := coalesce(v_dims, agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding'));
       if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
                   where jsonb_typeof(x -> 'embedding') <> 'array' or jsonb_array_length(x -> 'embedding') <> v_dims) then
         raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
@@ -659,7 +627,6 @@ select agentmem.expose(
   'agentmem.langgraph_store_labels(jsonb, text)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
-  'agentmem.langgraph_store_dims()',
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');
 select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)');
