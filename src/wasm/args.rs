@@ -8,7 +8,7 @@
 use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{ErrorCode, Given, Invalid};
+use crate::error::{ErrorReport, Given, Invalid};
 
 #[wasm_bindgen(raw_module = "./errors.js")]
 extern "C" {
@@ -31,11 +31,11 @@ pub fn set(obj: &JsValue, key: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
+/// Through the one conversion of every error (`From<ErrorReport>`, src/wasm/mod.rs): a
+/// lighter constructor of its own would be a second copy of that work in the main module.
 impl From<Invalid> for JsValue {
     fn from(e: Invalid) -> JsValue {
-        let props = Object::new();
-        set(&props, "field", &JsValue::from_str(&e.field));
-        agentmem_error(ErrorCode::InvalidInput.as_str(), &e.message, props)
+        ErrorReport::from(e).into()
     }
 }
 
