@@ -51,7 +51,12 @@ impl Target {
             let not_a_user =
                 |message: &str| TransportError::Unauthorized { field: "accessToken".into(), message: message.into() };
             check_credential("accessToken", t).map_err(|_| {
-                not_a_user("accessToken must be the signed-in user's JWT, a non-empty token without whitespace")
+                // A header value pasted whole ("Bearer eyJ…"): say what to drop.
+                not_a_user(if t.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("bearer ")) {
+                    "accessToken is the token alone: drop its \"Bearer \" prefix (agentmem sends the Authorization header itself)"
+                } else {
+                    "accessToken must be the signed-in user's JWT, a non-empty token without whitespace"
+                })
             })?;
             let info = super::credentials::inspect("accessToken", t).map_err(|_| {
                 not_a_user("accessToken is not a JWT (expected header.payload.signature): pass the signed-in user's access token")
@@ -256,6 +261,26 @@ mod tests {
             let e = Target::new(bad, "anon-key", None).unwrap_err().report();
             assert_eq!(e.field.as_deref(), Some("url"), "{bad}");
             assert!(e.message.contains(shows), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn an_access_token_that_is_no_user_is_unauthorized_with_the_fix() {
+        for (token, shows) in [
+            (format!("Bearer {USER}"), "drop its \"Bearer \" prefix"),
+            (format!("bearer {USER}"), "drop its \"Bearer \" prefix"),
+            (format!("{USER} "), "a non-empty token without whitespace"),
+            ("not-a-jwt".to_owned(), "is not a JWT"),
+            ("sb_publishable_x".to_owned(), "not an API key"),
+        ] {
+            let e = Target::new("https://x.co", "anon-key", Some(&token)).unwrap_err().report();
+            assert_eq!(
+                (e.code, e.field.as_deref()),
+                (crate::error::ErrorCode::Unauthorized, Some("accessToken")),
+                "{token}"
+            );
+            assert!(e.message.contains(shows), "{token}: {}", e.message);
+            assert!(!e.message.contains(USER), "the token is never echoed: {}", e.message);
         }
     }
 
