@@ -26,6 +26,11 @@ Options:
                   $SUPABASE_PUBLISHABLE_KEY). Secret and service-role keys are refused:
                   they would bypass row-level security in a browser.
   --port <n>      the port (default 5199; 0 picks a free one)
+  --embed-url <url>
+                  an embedding endpoint, for searching memories by meaning: the page
+                  POSTs {"texts": [...]} with the user's Authorization header and expects
+                  {"vectors": [[...], ...]} from the model the memories were stored with
+                  (in a static deployment: define globalThis.agentmemInspector.embed)
   --help          this text
 
 ${pkg.name} ${pkg.version}`;
@@ -41,18 +46,22 @@ function fail(message) {
 
 /**
  * @param {string[]} argv
- * @returns {{ help: boolean, url: string, key: string, port: number }}
+ * @returns {{ help: boolean, url: string, key: string, port: number, embedUrl: string }}
  */
 function parse(argv) {
   const env = process.env;
-  const args = { help: false, url: env.SUPABASE_URL ?? "", key: env.SUPABASE_ANON_KEY ?? env.SUPABASE_PUBLISHABLE_KEY ?? "", port: 5199 };
+  const args = { help: false, url: env.SUPABASE_URL ?? "", key: env.SUPABASE_ANON_KEY ?? env.SUPABASE_PUBLISHABLE_KEY ?? "", port: 5199, embedUrl: "" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--help" || a === "-h" || a === "help") return { ...args, help: true };
-    if (a === "--url" || a === "--key" || a === "--port") {
+    if (a === "--url" || a === "--key" || a === "--port" || a === "--embed-url") {
       const value = argv[++i];
       if (value === undefined) fail(`${a} needs a value`);
       if (a === "--url") args.url = value;
+      else if (a === "--embed-url") {
+        if (!/^https?:\/\//.test(value)) fail(`--embed-url must start with http:// or https://, got "${value}"`);
+        args.embedUrl = value;
+      }
       else if (a === "--key") args.key = value;
       else {
         const port = Number(value);
@@ -105,7 +114,7 @@ if (!args.key) fail("no anon key: pass --key or set SUPABASE_ANON_KEY");
 const problem = secretKeyProblem(args.key);
 if (problem) fail(`refusing to hand this key to a browser: ${problem}. Use the anon / publishable key; the page signs in as a user.`);
 
-const config = JSON.stringify({ url: args.url, apiKey: args.key });
+const config = JSON.stringify({ url: args.url, apiKey: args.key, ...(args.embedUrl ? { embedUrl: args.embedUrl } : {}) });
 const server = createServer((req, res) => {
   let path;
   try {

@@ -15,7 +15,7 @@ const PROJECT_KEY = "agentmem-inspector-project";
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const whoami = /** @type {HTMLElement} */ (document.getElementById("whoami"));
 
-/** @type {{ url: string, apiKey: string, fixed: boolean }} */
+/** @type {{ url: string, apiKey: string, fixed: boolean, embedUrl?: string }} */
 const project = { url: "", apiKey: "", fixed: false };
 /** @type {any} the signed-in client, or null */
 let client = null;
@@ -595,22 +595,59 @@ async function threadView(threadId, selected, params) {
 }
 
 // ------------------------------------------------------------------------------ memories
+/**
+ * The embedder for searching memories by meaning, if the page has one: a function a
+ * deployment defines before the page loads (`globalThis.agentmemInspector = { embed:
+ * async (texts) => vectors }`), or the endpoint `agentmem-inspect --embed-url` names
+ * (POST {"texts": [...]} with the user's Authorization header, answering {"vectors": [...]}).
+ * Use the embedder your memories were stored with.
+ * @returns {((texts: string[]) => Promise<number[][]>) | null}
+ */
+function embedder() {
+  const hook = /** @type {any} */ (globalThis).agentmemInspector?.embed;
+  if (typeof hook === "function") return async (texts) => hook(texts);
+  const url = project.embedUrl;
+  if (!url) return null;
+  return async (texts) => {
+    const token = sessionStorage.getItem(TOKEN_KEY) ?? "";
+    const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ texts }) });
+    if (!r.ok) throw new Error(`the embedding endpoint answered HTTP ${r.status}`);
+    const body = await r.json();
+    return body.vectors ?? body.embeddings;
+  };
+}
+
 async function memoriesView(params) {
   const q = params.get("q") ?? "";
-  const input = h("input", { id: "f-q", type: "search", name: "q", value: q, placeholder: "words (full-text, english)" });
+  const embed = embedder();
+  const byMeaning = embed !== null && params.get("by") === "meaning";
+  const input = h("input", { id: "f-q", type: "search", name: "q", value: q, placeholder: byMeaning ? "a question or a phrase" : "words (full-text, english)" });
+  const by = embed && h("select", { id: "f-by", name: "by" },
+    h("option", { value: "words", selected: !byMeaning }, "words"), h("option", { value: "meaning", selected: byMeaning }, "meaning"));
   const form = h("form", { class: "inline", role: "search", onsubmit: (ev) => {
     ev.preventDefault();
     const v = /** @type {HTMLInputElement} */ (input).value;
-    location.hash = v ? `#/memories?${new URLSearchParams({ q: v })}` : "#/memories";
-  } }, h("label", { for: "f-q" }, "Search memories", input), h("button", { type: "submit" }, "Search"));
+    const mode = by ? /** @type {HTMLSelectElement} */ (by).value : "words";
+    location.hash = v ? `#/memories?${new URLSearchParams(mode === "meaning" ? { q: v, by: mode } : { q: v })}` : "#/memories";
+  } }, h("label", { for: "f-q" }, "Search memories", input), by && h("label", { for: "f-by" }, "by", by), h("button", { type: "submit" }, "Search"));
   show(h("h1", null, "Memories"), form, loading("memories"));
   try {
-    const { data } = await client.select("agent_memories", {
-      columns: "id,agent_id,session_id,content,memory_type,importance_score,metadata,expires_at,created_at",
-      filters: q ? [["content_tsv", "wfts", { query: q, config: "english" }]] : [],
-      order: [{ column: "created_at", ascending: false }],
-      limit: 200,
-    });
+    let data;
+    if (byMeaning && q && embed) {
+      // The search the memory tools run, with every score (threshold 0) and without
+      // counting as an access.
+      const [vector] = await embed([q]);
+      ({ data } = await client.rpc("search_agent_memories", {
+        p_query_embedding: JSON.stringify(Array.from(vector)), p_match_threshold: 0, p_match_count: 50, p_record_access: false,
+      }));
+    } else {
+      ({ data } = await client.select("agent_memories", {
+        columns: "id,agent_id,session_id,content,memory_type,importance_score,metadata,expires_at,created_at",
+        filters: q ? [["content_tsv", "wfts", { query: q, config: "english" }]] : [],
+        order: [{ column: "created_at", ascending: false }],
+        limit: 200,
+      }));
+    }
     if (data.length === 0) {
       show(h("h1", null, "Memories"), form, empty(q ? "No memory matches this search." : "No memories yet."));
       return;
@@ -644,6 +681,7 @@ async function memoriesView(params) {
       const c = count.get(m.id);
       return h("tr", { "data-memory": m.id },
         h("td", null, m.content),
+        byMeaning && h("td", { "data-similarity": m.similarity }, Number(m.similarity).toFixed(3)),
         h("td", null, m.memory_type),
         h("td", null, Number(m.importance_score).toFixed(2)),
         h("td", { class: "mono hide-narrow" }, m.agent_id),
@@ -655,8 +693,8 @@ async function memoriesView(params) {
     });
     show(h("h1", null, "Memories"), form,
       h("table", { "data-memories": data.length },
-        h("thead", null, h("tr", null, ...["Content", "Type", "Importance", "Agent", "Expires", "Accessed", "Actions"].map((t, i) =>
-          h("th", { scope: "col", class: i === 3 || i === 4 ? "hide-narrow" : null }, t)))),
+        h("thead", null, h("tr", null, ...["Content", byMeaning && "Similarity", "Type", "Importance", "Agent", "Expires", "Accessed", "Actions"]
+          .filter((t) => t).map((t) => h("th", { scope: "col", class: t === "Agent" || t === "Expires" ? "hide-narrow" : null }, /** @type {string} */ (t))))),
         h("tbody", null, ...rows)));
   } catch (e) {
     show(h("h1", null, "Memories"), form, errorBox(e, "Listing memories"));
@@ -723,6 +761,7 @@ async function start() {
     if (r.ok) {
       const c = await r.json();
       if (typeof c.url === "string" && typeof c.apiKey === "string") Object.assign(project, { url: c.url, apiKey: c.apiKey, fixed: true });
+      if (typeof c.embedUrl === "string") project.embedUrl = c.embedUrl;
     }
   } catch {
     // No config: the form asks.

@@ -309,6 +309,9 @@ create or replace function agentmem.langgraph_store_list(p_tenant uuid, p_condit
 returns jsonb
 language plpgsql
 stable
+-- As the owner, for the primary key's range (see agentmem.langgraph_store_search), and
+-- only for the caller's own tenant.
+security definer
 set search_path = ''
 as $$
 declare
@@ -321,6 +324,9 @@ declare
   v_n         integer;
   v_result    jsonb;
 begin
+  if p_tenant is distinct from agentmem.tenant() then
+    raise exception 'agentmem: namespaces are listed for the caller''s own tenant only' using errcode = '42501';
+  end if;
   for v_condition in select * from pg_catalog.jsonb_array_elements(coalesce(p_conditions, '[]'::jsonb)) loop
     v_path := agentmem.langgraph_store_labels(v_condition -> 'path', 'list');
     v_merged := case when v_condition ->> 'type' = 'suffix' then v_suffix else v_prefix end;
@@ -399,6 +405,11 @@ create or replace function agentmem.langgraph_store_search(p_tenant uuid, p_pref
 returns jsonb
 language sql
 stable
+-- As the owner, so that row-level security does not stand between the query and the
+-- primary key: under it, the prefix's range (array comparisons, not leakproof) could
+-- only filter the tenant's rows after reading them all. The tenant is the caller's (the
+-- condition on agentmem.tenant() below), exactly what the policies would allow.
+security definer
 set search_path = ''
 -- The planner cannot know how many of a tenant's items a prefix holds (it guesses one) and
 -- would join items to scores in a nested loop, quadratic in the items under the prefix.
@@ -411,7 +422,7 @@ as $$
       from public.langgraph_store_vectors v,
            lateral (select v.embedding operator(extensions.<=>) p_vector as d) d
      where p_vector is not null
-       and v.tenant_id = p_tenant
+       and v.tenant_id = p_tenant and v.tenant_id = (select agentmem.tenant())
        and v.namespace >= p_prefix collate "C" and v.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
@@ -421,7 +432,7 @@ as $$
            i.item_order
       from public.langgraph_store_items i
       left join scores s on s.namespace = i.namespace and s.key = i.key
-     where i.tenant_id = p_tenant
+     where i.tenant_id = p_tenant and i.tenant_id = (select agentmem.tenant())
        and i.namespace >= p_prefix collate "C" and i.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
        and (i.expires_at is null or i.expires_at > pg_catalog.now())

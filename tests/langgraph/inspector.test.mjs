@@ -109,6 +109,13 @@ async function signIn(page, url, token) {
   await page.waitForSelector("[data-threads], [data-state]");
 }
 
+/** A deterministic embedder (words hashed into 384 counts), the same in Node and the page. */
+function bagOfWords(text) {
+  const v = new Array(384).fill(0);
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 384] += 1;
+  return v;
+}
+
 test("the inspector shows a user's threads, forks, diffs and memories, and nothing of another user's", { timeout: 240_000 }, async () => {
   mkdirSync(shots, { recursive: true });
   writeFileSync(join(shots, ".gitignore"), "*\n");
@@ -139,6 +146,11 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
   for (const [content, type] of [["prefers coffee over tea", "preference"], ["the deal closes in March", "fact"]]) {
     await a.client.rpc("create_agent_memory", { p_agent_id: "inspector-test", p_content: content, p_memory_type: type });
   }
+  // One with an embedding, for the search by meaning (the page's embedder is the same).
+  await a.client.rpc("create_agent_memory", {
+    p_agent_id: "inspector-test", p_content: "likes window seats on long flights", p_memory_type: "preference",
+    p_embedding: JSON.stringify(bagOfWords("likes window seats on long flights")),
+  });
 
   await new AgentmemStore(a.client).put(["prefs", "food"], "lunch", { likes: "soup" });
 
@@ -151,6 +163,8 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
   const logs = [];
   try {
     const ctxA = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // The embedding hook a deployment defines before the page loads.
+    await ctxA.addInitScript(`globalThis.agentmemInspector = { embed: async (texts) => texts.map(${bagOfWords.toString()}) };`);
     const page = await ctxA.newPage();
     page.on("pageerror", (e) => logs.push(String(e)));
     page.on("console", (m) => m.type() === "error" && logs.push(m.text()));
@@ -246,13 +260,23 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     // Memories: all, then a full-text search.
     await go(page, "#/memories");
     await page.waitForSelector("[data-memories]");
-    expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("2");
+    expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("3");
     await screenshot(page, "memories.png");
     await accessible(page, "memories");
     await page.fill("#f-q", "coffee");
     await page.click('form[role="search"] button');
     await page.waitForFunction(() => document.querySelector("[data-memories]")?.getAttribute("data-memories") === "1");
     expect(await page.textContent("[data-memories] tbody")).toContain("prefers coffee");
+    // By meaning: the memory with an embedding, scored (the others have none to compare).
+    await page.fill("#f-q", "window seats on flights");
+    await page.selectOption("#f-by", "meaning");
+    await page.click('form[role="search"] button');
+    await page.waitForSelector("[data-similarity]");
+    expect(await page.textContent("[data-memories] tbody")).toContain("window seats");
+    const similarity = Number(await page.getAttribute("[data-similarity]", "data-similarity"));
+    expect(similarity).toBeGreaterThan(0.5);
+    expect(similarity).toBeLessThan(1);
+    await screenshot(page, "memories-by-meaning.png");
 
     // The long-term store.
     await go(page, "#/store");

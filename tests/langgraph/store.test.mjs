@@ -8,6 +8,7 @@ import { InMemoryStore, InvalidNamespaceError } from "@langchain/langgraph-check
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
+import pg from "pg";
 import { env, newUser, recording, service, url } from "./stack.mjs";
 
 const DIMS = 384;
@@ -287,6 +288,23 @@ describe("AgentmemStore", () => {
     expect(moved.code).toBe("forbidden");
     const anon = createClient({ url, apiKey: env.SUPABASE_ANON_KEY });
     expect(() => new AgentmemStore(anon)).toThrow(/needs an identity/);
+  });
+
+  test("the helpers that read as the table's owner answer for the caller's own tenant only", async () => {
+    const [alice, bob] = [await newUser(), await newUser()];
+    await new AgentmemStore(alice.client).put(["secret"], "k", { v: 1 });
+    const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
+    await db.connect();
+    try {
+      // As Bob, in SQL, naming Alice's tenant.
+      const asBob = (sql) => db.query(`begin; select set_config('request.jwt.claims', '${JSON.stringify({ sub: bob.id, role: "authenticated" })}', true);
+        set local role authenticated; ${sql}; commit;`).finally(() => db.query("rollback").catch(() => {}));
+      const found = await asBob(`select agentmem.langgraph_store_search('${alice.id}', '{}', null, null, 10, 0) as r`);
+      expect(found.find((r) => r.command === "SELECT" && r.rows[0]?.r !== undefined).rows[0].r).toEqual([]);
+      await expect(asBob(`select agentmem.langgraph_store_list('${alice.id}', '[]', null)`)).rejects.toMatchObject({ code: "42501" });
+    } finally {
+      await db.end();
+    }
   });
 
   test("labels are compared whole, and every character is plain text", async () => {

@@ -208,10 +208,10 @@ expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
            and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
 # SECURITY DEFINER: few, and each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions" \
+  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
-expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "6|5" \
+expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "8|7" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
                   count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant|is_service)\\(\\)')
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
