@@ -12,8 +12,8 @@ try {
     wasmUrl.href,
     e,
     "Serve agentmem_bg.wasm at that URL, next to the script that loads the package: esbuild does not " +
-      "copy it (copy node_modules/<package>/agentmem_bg.wasm next to your bundle); Vite does when the " +
-      "package is left out of optimizeDeps. A page that answers instead (an HTML fallback) is not the .wasm",
+      "copy it (copy node_modules/agentmem-supabase/agentmem_bg.wasm next to your bundle); Vite serves " +
+      "and emits it by itself. A page that answers instead (an HTML fallback) is not the .wasm",
   );
 }
 moduleLoaded();

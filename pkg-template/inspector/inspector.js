@@ -154,6 +154,8 @@ function loadSession() {
 function renderWho() {
   whoami.textContent = client && identity ? `signed in as ${identity.sub ?? "?"} (${identity.role ?? "?"})` : "not signed in";
   whoami.dataset.sub = client ? identity?.sub ?? "" : "";
+  const link = document.querySelector('[data-nav="signin"]');
+  if (link) link.textContent = client ? "Switch user" : "Sign in";
 }
 
 function signInView(problem) {

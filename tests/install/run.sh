@@ -191,10 +191,10 @@ chromium_ok "$dir/dist/esbuild" index.html "esbuild bundle"
 out=$(node "$HERE/bundlers/chromium.mjs" "$dir/dist/esbuild-nowasm" index.html)
 node -e '
   const r = JSON.parse(process.argv[1]).loadError ?? {};
-  if (r.name !== "AgentmemError" || r.code !== "wasm_not_loaded" || !/\/agentmem_bg\.wasm: /.test(r.message) || !/copy node_modules\/.+\/agentmem_bg\.wasm next to your bundle/.test(r.message)) {
+  if (r.name !== "AgentmemError" || r.code !== "wasm_not_loaded" || !/\/agentmem_bg\.wasm: /.test(r.message) || !r.message.includes("copy node_modules/" + process.argv[2] + "/agentmem_bg.wasm next to your bundle")) {
     console.error("esbuild bundle without its .wasm: " + process.argv[1]); process.exit(1);
   }
-  console.log("esbuild bundle without its .wasm: " + r.code + ": " + r.message.slice(0, 110) + "...");' "$out"
+  console.log("esbuild bundle without its .wasm: " + r.code + ": " + r.message.slice(0, 110) + "...");' "$out" "$NAME"
 pass "esbuild: bundle + copied .wasm in Chromium; without it, wasm_not_loaded naming the URL and the fix"
 # For Deno: the deno condition (reads the .wasm from disk), .mjs entry and output.
 (cd "$dir" && "$esbuild" src/deno.mjs --bundle --format=esm --platform=neutral --conditions=deno --log-level=warning --outfile=dist/deno/app.mjs)
