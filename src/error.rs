@@ -209,7 +209,10 @@ mod tests {
                 }
             }
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        // At run time, as src/schema.rs's test reads the migrations.
+        let root = std::path::PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+        );
         let mut found = Vec::new();
         visit(&root.join("src"), &mut found);
         visit(&root.join("crates/ids-wasm/src"), &mut found);

@@ -1,0 +1,98 @@
+//! The names that cross the JavaScript boundary as strings, checked against their one Rust
+//! list: a facade calling a name the module does not dispatch (or a `.d.ts` promising a
+//! tool Rust does not have) would only fail at run time, for the user who hits it.
+//!   - the synchronous functions: `callSync("…")` in `pkg-template/wasm.js` against the
+//!     match arms of `call_sync` in `src/wasm/mod.rs`, both ways;
+//!   - the capabilities of `call`: the arms of `call` against the names `wasm.js` declares
+//!     and the facades pass;
+//!   - the memory tools: `ToolName` against `TOOL_NAMES` in `memory.js` and
+//!     `MemoryToolName` in `index.d.ts`.
+
+use std::collections::BTreeSet;
+
+use agentmem::input::Choice;
+use agentmem::memory::names::ToolName;
+
+const WASM_MOD_RS: &str = include_str!("../src/wasm/mod.rs");
+const WASM_JS: &str = include_str!("../pkg-template/wasm.js");
+const MEMORY_JS: &str = include_str!("../pkg-template/memory.js");
+const INDEX_D_TS: &str = include_str!("../pkg-template/index.d.ts");
+const FACADES: [(&str, &str); 5] = [
+    ("client.js", include_str!("../pkg-template/client.js")),
+    ("memory.js", MEMORY_JS),
+    ("state.js", include_str!("../pkg-template/state.js")),
+    ("langgraph.js", include_str!("../pkg-template/langgraph.js")),
+    ("store.js", include_str!("../pkg-template/store.js")),
+];
+
+/// Every `"…"` that directly follows `after` in `text`.
+fn quoted_after(text: &str, after: &str) -> BTreeSet<String> {
+    text.match_indices(after)
+        .filter_map(|(at, _)| {
+            let rest = text[at + after.len()..].strip_prefix('"')?;
+            Some(rest[..rest.find('"')?].to_owned())
+        })
+        .collect()
+}
+
+/// The string arms (`"name" =>`) of the function `fn_name` in src/wasm/mod.rs, up to its
+/// fallback arm (`other =>`).
+fn arms(fn_name: &str) -> BTreeSet<String> {
+    let start =
+        WASM_MOD_RS.find(&format!("fn {fn_name}(")).unwrap_or_else(|| panic!("src/wasm/mod.rs has no fn {fn_name}"));
+    let body = &WASM_MOD_RS[start..];
+    let body = &body[..body.find("other =>").unwrap_or_else(|| panic!("fn {fn_name} has no fallback arm"))];
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim_start().strip_prefix('"')?;
+            let name = &l[..l.find('"')?];
+            l[name.len() + 1..].trim_start().starts_with("=>").then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// The string literals of a TypeScript or JSDoc union `"a" | "b"` that starts after `marker`
+/// and ends before `end`.
+fn union_between(text: &str, marker: &str, end: &str) -> BTreeSet<String> {
+    let start = text.find(marker).unwrap_or_else(|| panic!("no {marker}")) + marker.len();
+    let union = &text[start..start + text[start..].find(end).unwrap_or_else(|| panic!("no {end} after {marker}"))];
+    union.split('|').filter_map(|p| p.trim().strip_prefix('"')?.strip_suffix('"').map(str::to_owned)).collect()
+}
+
+#[test]
+fn every_synchronous_function_the_facades_call_is_dispatched_and_every_one_dispatched_is_called() {
+    let dispatched = arms("call_sync");
+    let called = quoted_after(WASM_JS, "callSync(");
+    assert!(dispatched.len() >= 15, "call_sync arms: {dispatched:?}");
+    assert_eq!(called, dispatched, "wasm.js callSync names vs src/wasm/mod.rs call_sync");
+}
+
+#[test]
+fn every_capability_is_declared_dispatched_and_used() {
+    let dispatched = arms("call");
+    // The JSDoc of call(): ` * @param {"client" | … } capability`.
+    let line = WASM_JS.lines().find(|l| l.ends_with("} capability")).expect("wasm.js documents call()'s capability");
+    let declared = union_between(line, "@param {", "}");
+    assert_eq!(declared, dispatched, "the capabilities wasm.js declares for call() vs the arms of call()");
+    let used: BTreeSet<String> = FACADES
+        .iter()
+        .flat_map(|(_, text)| {
+            dispatched.iter().filter(|c| text.contains(&format!(", \"{c}\","))).cloned().collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(used, dispatched, "a capability no facade calls, or one the module lacks");
+}
+
+#[test]
+fn the_memory_tools_are_the_same_in_rust_memory_js_and_index_d_ts() {
+    let rust: BTreeSet<String> = ToolName::NAMES.iter().map(|n| (*n).to_owned()).collect();
+    assert_eq!(rust.len(), 5);
+    let js: BTreeSet<String> = {
+        let start =
+            MEMORY_JS.find("const TOOL_NAMES = [").expect("memory.js TOOL_NAMES") + "const TOOL_NAMES = [".len();
+        let list = &MEMORY_JS[start..start + MEMORY_JS[start..].find(']').unwrap()];
+        list.split(',').map(|n| n.trim().trim_matches('"').to_owned()).filter(|n| !n.is_empty()).collect()
+    };
+    assert_eq!(js, rust, "memory.js TOOL_NAMES");
+    assert_eq!(union_between(INDEX_D_TS, "export type MemoryToolName =", ";"), rust, "index.d.ts MemoryToolName");
+}
