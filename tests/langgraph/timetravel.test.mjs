@@ -46,4 +46,11 @@ test("channel versions are ordered numbers, practically unique per write, and co
   expect(py > "00000000000000000000000000000004.9").toBe(true);
   expect(() => saver.getNextVersion(Number.NaN)).toThrow(/finite number/);
   expect(() => saver.getNextVersion("x.1")).toThrow(/cannot continue/);
+  // A value the message must not walk into (fuzzing once found a RangeError here): typed,
+  // also when the method is called on something that is not a saver.
+  let deep = [];
+  for (let i = 0; i < 10_000; i += 1) deep = [deep];
+  for (const self of [saver, {}]) {
+    expect(() => AgentmemSaver.prototype.getNextVersion.call(self, deep)).toThrow(expect.objectContaining({ code: "invalid_input" }));
+  }
 });
