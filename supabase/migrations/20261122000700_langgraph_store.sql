@@ -6,7 +6,7 @@
 --          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
 --          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
---          agentmem.langgraph_store_like, agentmem.langgraph_store_after,
+--          agentmem.langgraph_store_like, agentmem.langgraph_store_after, agentmem.langgraph_store_refresh,
 --          agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
 --
@@ -461,6 +461,26 @@ as $$
     from answer a
 $$;
 
+-- A read's TTL refresh: the expiring items among p_items (as a read returns them) live
+-- their ttl_minutes from now. Marked for agentmem.langgraph_store_bookkeeping, which then
+-- keeps updated_at: a refresh is not a write.
+create or replace function agentmem.langgraph_store_refresh(p_tenant uuid, p_items jsonb)
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  perform pg_catalog.set_config('agentmem.store_refresh', 'on', true);
+  update public.langgraph_store_items i set expires_at = pg_catalog.now() + i.ttl_minutes * interval '1 minute'
+    from pg_catalog.jsonb_array_elements(p_items) r
+   where i.tenant_id = p_tenant and i.ttl_minutes is not null
+     and i.namespace = agentmem.langgraph_store_labels(r -> 'namespace', 'refresh')
+     and i.key = r ->> 'key';
+  perform pg_catalog.set_config('agentmem.store_refresh', 'off', true);
+end;
+$$;
+
 -- langgraph_store_batch: one BaseStore.batch(). p_ops is an array of
 --   {"op": "get", "namespace": [..], "key": k, "refresh": bool}
 --   {"op": "search", "prefix": [..], "filter": {..}|null, "limit": n, "offset": n,
@@ -514,10 +534,7 @@ begin
        where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key
          and (i.expires_at is null or i.expires_at > now());
       if v_key is not null then
-        perform set_config('agentmem.store_refresh', 'on', true);
-        update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
-         where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
-        perform set_config('agentmem.store_refresh', 'off', true);
+        perform agentmem.langgraph_store_refresh(v_tenant, jsonb_build_array(v_result));
       end if;
     when 'search' then
       v_ns := agentmem.langgraph_store_labels(v_op -> 'prefix', 'search');
@@ -534,13 +551,7 @@ begin
       v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset);
       if (v_op -> 'refresh') = 'true'::jsonb and jsonb_array_length(v_result) > 0
          and exists (select 1 from public.langgraph_store_items e where e.tenant_id = v_tenant and e.ttl_minutes is not null) then
-        perform set_config('agentmem.store_refresh', 'on', true);
-        update public.langgraph_store_items i set expires_at = now() + i.ttl_minutes * interval '1 minute'
-          from jsonb_array_elements(v_result) r
-         where i.tenant_id = v_tenant and i.ttl_minutes is not null
-           and i.namespace = agentmem.langgraph_store_labels(r -> 'namespace', 'search')
-           and i.key = r ->> 'key';
-        perform set_config('agentmem.store_refresh', 'off', true);
+        perform agentmem.langgraph_store_refresh(v_tenant, v_result);
       end if;
     when 'list' then
       v_result := agentmem.langgraph_store_list(v_tenant, v_op -> 'conditions', (v_op ->> 'maxDepth')::integer);
@@ -636,6 +647,7 @@ select agentmem.expose(
   'agentmem.langgraph_store_like(text[], text[])',
   'agentmem.langgraph_store_after(text[])',
   'agentmem.langgraph_store_labels(jsonb, text)',
+  'agentmem.langgraph_store_refresh(uuid, jsonb)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
   'public.langgraph_store_batch(jsonb)',
