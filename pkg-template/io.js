@@ -86,6 +86,23 @@ export function track(start) {
 }
 
 /**
+ * Runs an operation of a facade; whatever escapes it is an AgentmemError, except errors
+ * named in `passThrough` (LangGraph's own, which LangGraph code expects by name).
+ * @template T
+ * @param {() => Promise<T>} operation
+ * @param {string[]} [passThrough]
+ * @returns {Promise<T>}
+ */
+export async function guarded(operation, passThrough = []) {
+  try {
+    return await operation();
+  } catch (e) {
+    if (e instanceof Error && passThrough.includes(e.name)) throw e;
+    throw asAgentmemError(e);
+  }
+}
+
+/**
  * The module's own errors as they are; a trap or anything else as `internal`, with the cause.
  * @param {unknown} e
  * @returns {AgentmemError}

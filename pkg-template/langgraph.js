@@ -14,7 +14,7 @@
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
 import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
-import { asAgentmemError } from "./io.js";
+import { asAgentmemError, guarded } from "./io.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
@@ -228,20 +228,6 @@ async function inMemory(operation) {
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
     throw new AgentmemError("invalid_input", `the in-memory saver refused the call: ${messageOf(e)}`, { cause: e });
-  }
-}
-
-/**
- * Runs a saver operation; whatever escapes it is an AgentmemError.
- * @template T
- * @param {() => Promise<T>} operation
- * @returns {Promise<T>}
- */
-async function guarded(operation) {
-  try {
-    return await operation();
-  } catch (e) {
-    throw asAgentmemError(e);
   }
 }
 

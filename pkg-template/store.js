@@ -18,7 +18,7 @@
 import { BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
 import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
-import { asAgentmemError, embedOnce } from "./io.js";
+import { embedOnce, guarded } from "./io.js";
 import { describe, toJson } from "./json.js";
 import { call, prim, unreadable } from "./wasm.js";
 /**
@@ -469,14 +469,7 @@ const item = (row) => ({
  * @param {() => Promise<T>} operation
  * @returns {Promise<T>}
  */
-async function guarded(operation) {
-  try {
-    return await operation();
-  } catch (e) {
-    if (e instanceof Error && e.name === "InvalidNamespaceError") throw e;
-    throw asAgentmemError(e);
-  }
-}
+const storeOperation = (operation) => guarded(operation, ["InvalidNamespaceError"]);
 
 /**
  * @implements {Declared}
@@ -526,7 +519,7 @@ export class AgentmemStore extends BaseStore {
    * @override
    */
   batch(operations) {
-    return guarded(async () => {
+    return storeOperation(async () => {
       /** @type {unknown[]} */
       let list;
       try {
@@ -658,7 +651,7 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<number>}
    */
   sweepExpiredItems() {
-    return guarded(() => this.#rpc("langgraph_store_sweep"));
+    return storeOperation(() => this.#rpc("langgraph_store_sweep"));
   }
 
   /**
@@ -667,7 +660,7 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<void>}
    */
   setup() {
-    return guarded(async () => {
+    return storeOperation(async () => {
       const dims = await this.#rpc("langgraph_store_dimensions");
       if (this.#index !== null && dims !== this.#index.dims) {
         throw new AgentmemError("dimension_mismatch", `index.dims is ${this.#index.dims} but langgraph_store_vectors.embedding has ${dims} dimensions: run select public.set_langgraph_store_dimensions(${this.#index.dims}); as the service role (before storing embeddings)`);

@@ -18,6 +18,7 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
 import { env, newUser } from "./stack.mjs";
+import { bagOfWords } from "./bag_of_words.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "..", "..");
@@ -109,12 +110,6 @@ async function signIn(page, url, token) {
   await page.waitForSelector("[data-threads], [data-state]");
 }
 
-/** A deterministic embedder (words hashed into 384 counts), the same in Node and the page. */
-function bagOfWords(text) {
-  const v = new Array(384).fill(0);
-  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 384] += 1;
-  return v;
-}
 
 test("the inspector shows a user's threads, forks, diffs and memories, and nothing of another user's", { timeout: 240_000 }, async () => {
   mkdirSync(shots, { recursive: true });

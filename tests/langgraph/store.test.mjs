@@ -8,24 +8,13 @@ import { InMemoryStore, InvalidNamespaceError } from "@langchain/langgraph-check
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
+import { bagOfWords as vectorOf } from "./bag_of_words.mjs";
 import pg from "pg";
 import { env, newUser, recording, service, url } from "./stack.mjs";
 
 const DIMS = 384;
 const rpc = (fn) => `POST /rpc/${fn}`;
 
-/** Bag-of-words counts hashed into DIMS: small integers, exact in float4 and float64, so
- *  equal scores are equal in both stores and no rounding reorders results. */
-function vectorOf(text) {
-  const v = new Array(DIMS).fill(0);
-  for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (!word) continue;
-    let h = 2166136261;
-    for (const c of word) h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0;
-    v[h % DIMS] += 1;
-  }
-  return v;
-}
 /** agentmem's embedder callback, counting its calls. */
 function countingEmbed() {
   const calls = [];

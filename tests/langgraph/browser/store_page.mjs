@@ -4,12 +4,8 @@
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { AgentmemStore } from "agentmem-supabase/langgraph";
+import { bagOfWords as vectorOf } from "../bag_of_words.mjs";
 
-const vectorOf = (text) => {
-  const v = new Array(384).fill(0);
-  for (const w of text.toLowerCase().split(/\W+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 384] += 1;
-  return v;
-};
 const plain = (items) => items.map(({ namespace, key, value, score }) => ({ namespace, key, value, score: score === undefined ? null : Math.round(score * 1e5) / 1e5 }));
 
 try {
