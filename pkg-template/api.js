@@ -4,16 +4,8 @@
 export { AgentmemError } from "./errors.js";
 export { AgentmemClient, createClient } from "./client.js";
 export { MemoryTools } from "./memory.js";
-export {
-  UnifiedStateManager,
-  ContractorStore,
-  WorkflowStateStore,
-  ResearchStore,
-  mergeState,
-  validateState,
-  validateTransition,
-  normalizeWorkflowState,
-} from "./state.js";
+// Everything state.js exports is public: a new store is a class there and nothing here.
+export * from "./state.js";
 export {
   uuid5,
   uuid5Batch,

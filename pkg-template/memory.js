@@ -13,8 +13,6 @@ import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from ".
  * @import { ClientState } from "./wasm.js"
  */
 
-/** @type {MemoryToolName[]} */
-const TOOL_NAMES = ["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"];
 // Enough for any conversation; old entries only cost a possible extra embedding call.
 const KNOWN_CONTENT_LIMIT = 1000;
 
@@ -69,10 +67,13 @@ export class MemoryTools {
     Object.freeze(this);
   }
 
-  /** The tool names, in the order of `definitions()`. */
+  /** The tool names, in the order of `definitions()` (the module's list: each tool is
+   *  one file in src/memory/tools, its definition in tools.json). */
   /** @returns {MemoryToolName[]} */
   static get toolNames() {
-    return [...TOOL_NAMES];
+    /** @type {ToolDefinition<"anthropic">[]} */
+    const definitions = memoryDefinitions("anthropic", undefined);
+    return definitions.map((d) => /** @type {MemoryToolName} */ (d.name));
   }
 
   /** Tool definitions for the model: `"anthropic"` (`input_schema`), `"openai"` (Chat

@@ -56,6 +56,16 @@ for (const file of INTERNAL) {
   exportsOf.set(file, output.exports);
 }
 
+// `export * from "./x.js"` (api.js: state.js's public names) lists no names while x is
+// external: they are x's.
+for (const file of INTERNAL) {
+  const source = readFileSync(join(pkg, file), "utf8");
+  for (const [, from] of source.matchAll(/^export \* from "\.\/([\w-]+\.js)";$/gm)) {
+    if (!exportsOf.has(from)) throw new Error(`bundle.mjs: ${file} re-exports ${from}, which is not in INTERNAL`);
+    exportsOf.set(file, [...new Set([...exportsOf.get(file), ...exportsOf.get(from)])]);
+  }
+}
+
 // Keeps `from "./errors.js"` (and peers) as imports in the output.
 const sharedExternal = (b) => {
   b.onResolve({ filter: relative }, (a) => (SHARED.includes(basename(a.path)) ? { path: `./${basename(a.path)}`, external: true } : undefined));

@@ -11,21 +11,23 @@ use crate::error::{ErrorCode, ErrorReport};
 /// is the schema alone, which matches any function of it that no capability claims.
 const TENANCY: &str = "20261121000100_tenancy.sql";
 
-/// Every capability's migration with the tables and functions it creates, each listed by
-/// the capability that calls them.
-const MIGRATIONS: [(&str, &[&str]); 7] = [
-    (TENANCY, &["agentmem."]),
-    crate::checkpoint::MIGRATION,
-    crate::memory::MIGRATION,
-    crate::state::unified::MIGRATION,
-    crate::state::workflow::MIGRATION,
-    crate::state::research::MIGRATION,
-    STORE,
-];
+/// A capability's migration and every table and function it creates (`public` ones by
+/// bare name, the `agentmem` schema's with it), declared beside the code that calls them,
+/// so that a "no such function" answer about one of them names the file to apply. The
+/// test below checks each list against its SQL file.
+pub type Migration = (&'static str, &'static [&'static str]);
+
+/// Every migration with the tables and functions it creates, each listed by the capability
+/// that calls them.
+fn migrations() -> impl Iterator<Item = &'static Migration> {
+    const OWN: [Migration; 4] =
+        [(TENANCY, &["agentmem."]), crate::checkpoint::MIGRATION, crate::memory::MIGRATION, STORE];
+    OWN.iter().chain(crate::state::MIGRATIONS.iter())
+}
 
 /// The long-term store's (AgentmemStore, planned in pkg-template/store.js; the module only
 /// carries its requests): what its calls name, the RPCs and the tables they read.
-const STORE: (&str, &[&str]) = (
+const STORE: Migration = (
     "20261122000700_langgraph_store.sql",
     &[
         "langgraph_store_items",
@@ -46,8 +48,8 @@ fn is_ident(c: char) -> bool {
 /// that schema the other files do not claim).
 pub fn migration_for(text: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
-    for (file, names) in MIGRATIONS {
-        for &name in names {
+    for (file, names) in migrations() {
+        for &name in *names {
             let (mut from, mut found) = (0, false);
             while let Some(at) = text[from..].find(name) {
                 let i = from + at;
@@ -62,7 +64,7 @@ pub fn migration_for(text: &str) -> Option<&'static str> {
                 from = i + 1;
             }
             if found && best.is_none_or(|(len, _)| name.len() > len) {
-                best = Some((name.len(), file));
+                best = Some((name.len(), *file));
             }
         }
     }
@@ -107,6 +109,7 @@ mod tests {
     const UNIFIED: &str = crate::state::unified::MIGRATION.0;
     const WORKFLOW: &str = crate::state::workflow::MIGRATION.0;
     const RESEARCH: &str = crate::state::research::MIGRATION.0;
+    const CONTRACTORS: &str = crate::state::contractors::MIGRATION.0;
 
     fn report(status: u16, code: &str, message: &str) -> ErrorReport {
         ErrorReport {
@@ -131,6 +134,11 @@ mod tests {
             ),
             ("PGRST205", "Could not find the table 'public.agent_memories' in the schema cache", MEMORIES),
             ("PGRST205", "Could not find the table 'public.research_drafts' in the schema cache", RESEARCH),
+            (
+                "PGRST202",
+                "Could not find the function public.convert_contractor_lead(p_account, p_contractor_lead_id) in the schema cache",
+                CONTRACTORS,
+            ),
             ("42883", "function agentmem.tenant() does not exist", TENANCY),
             ("42883", "function agentmem.research_now_ms() does not exist", RESEARCH),
             ("42P01", "relation \"unified_conversation_memory\" does not exist", UNIFIED),
@@ -175,8 +183,21 @@ mod tests {
         // must read this checkout's files.
         let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
         let dir = format!("{root}/supabase/migrations/");
-        let listed = |name: &str| MIGRATIONS.iter().any(|(_, names)| names.contains(&name));
-        for (file, names) in MIGRATIONS {
+        let listed = |name: &str| migrations().any(|(_, names)| names.contains(&name));
+        // The files that create tables or functions, each declared by a capability, once.
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| {
+                let sql = std::fs::read_to_string(format!("{dir}{f}")).unwrap().to_lowercase();
+                f.ends_with(".sql") && (sql.contains("create table") || sql.contains("create or replace function"))
+            })
+            .collect();
+        files.sort();
+        let mut declared: Vec<String> = migrations().map(|(file, _)| (*file).to_owned()).collect();
+        declared.sort();
+        assert_eq!(declared, files, "every migration that creates objects is declared by a capability, once");
+        for (file, names) in migrations() {
             let sql = std::fs::read_to_string(format!("{dir}{file}"))
                 .unwrap_or_else(|e| panic!("{dir}{file}: {e}"))
                 .to_lowercase();

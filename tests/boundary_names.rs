@@ -5,13 +5,12 @@
 //!     match arms of `call_sync` in `src/wasm/mod.rs`, both ways;
 //!   - the capabilities of `call`: the arms of `call` against the names `wasm.js` declares
 //!     and the facades pass;
-//!   - the memory tools: `ToolName` against `TOOL_NAMES` in `memory.js` and
-//!     `MemoryToolName` in `index.d.ts`.
+//!   - the memory tools: `memory::tools::TOOLS` against the tools `memory.js`'s methods
+//!     call (its `toolNames` comes from the module) and `MemoryToolName` in `index.d.ts`.
 
 use std::collections::BTreeSet;
 
-use agentmem::input::Choice;
-use agentmem::memory::names::ToolName;
+use agentmem::memory::tools::TOOLS;
 
 const WASM_MOD_RS: &str = include_str!("../src/wasm/mod.rs");
 const WASM_JS: &str = include_str!("../pkg-template/wasm.js");
@@ -85,14 +84,11 @@ fn every_capability_is_declared_dispatched_and_used() {
 
 #[test]
 fn the_memory_tools_are_the_same_in_rust_memory_js_and_index_d_ts() {
-    let rust: BTreeSet<String> = ToolName::NAMES.iter().map(|n| (*n).to_owned()).collect();
+    let rust: BTreeSet<String> = TOOLS.iter().map(|t| t.name.to_owned()).collect();
     assert_eq!(rust.len(), 5);
-    let js: BTreeSet<String> = {
-        let start =
-            MEMORY_JS.find("const TOOL_NAMES = [").expect("memory.js TOOL_NAMES") + "const TOOL_NAMES = [".len();
-        let list = &MEMORY_JS[start..start + MEMORY_JS[start..].find(']').unwrap()];
-        list.split(',').map(|n| n.trim().trim_matches('"').to_owned()).filter(|n| !n.is_empty()).collect()
-    };
-    assert_eq!(js, rust, "memory.js TOOL_NAMES");
+    // memory.js takes the list from the module; its methods each call one of them.
+    let called: BTreeSet<String> =
+        MEMORY_JS.split("this.#call(\"").skip(1).map(|rest| rest[..rest.find('"').unwrap()].to_owned()).collect();
+    assert_eq!(called, rust, "the tools memory.js's methods call");
     assert_eq!(union_between(INDEX_D_TS, "export type MemoryToolName =", ";"), rust, "index.d.ts MemoryToolName");
 }

@@ -15,11 +15,8 @@ use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
-/// This capability's migration and every table and function it creates (`public` ones by
-/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
-/// one of them names the file to apply (`crate::schema`, whose test checks the list
-/// against the SQL).
-pub const MIGRATION: (&str, &[&str]) = (
+/// What this capability's migration creates ([`crate::schema::Migration`]).
+pub const MIGRATION: crate::schema::Migration = (
     "20261122000100_langgraph_checkpoints.sql",
     &[
         "langgraph_checkpoints",

@@ -65,7 +65,7 @@ pub fn choose<T: Choice>(field: &str, v: &Value) -> Result<T, Invalid> {
 }
 
 /// The index in `names` of the name `v`, or the error of [`choose`].
-fn choose_index(field: &str, v: &Value, names: &[&str]) -> Result<usize, Invalid> {
+pub fn choose_index(field: &str, v: &Value, names: &[&str]) -> Result<usize, Invalid> {
     v.as_str()
         .and_then(|s| position(names, s))
         .ok_or_else(|| expected(field, &format!("one of {}", names.join(", ")), v))

@@ -22,7 +22,7 @@ mod choice;
 mod object;
 mod value;
 
-pub use choice::{Choice, choose};
+pub use choice::{Choice, choose, choose_index};
 pub use object::Object;
 use serde_json::{Map, Value};
 pub use value::*;

@@ -134,7 +134,7 @@ fn bounds_into_descriptions(schema: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{ToolName, plan};
+    use crate::memory::plan;
     use serde_json::json;
 
     #[test]
@@ -142,7 +142,7 @@ mod tests {
         let a = definitions("anthropic", false).unwrap();
         let o = definitions("openai", false).unwrap();
         let names: Vec<_> = a.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>());
+        assert_eq!(names, crate::memory::tools::TOOLS.map(|t| t.name));
         for (x, y) in a.as_array().unwrap().iter().zip(o.as_array().unwrap()) {
             assert_eq!(x["input_schema"], y["function"]["parameters"]);
             assert_eq!(x["name"], y["function"]["name"]);

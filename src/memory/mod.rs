@@ -6,12 +6,10 @@
 //! sequence: [`plan`] → embed (when the plan asks) → [`Plan::request`] → send →
 //! [`Plan::result`].
 
-pub mod call;
 pub mod definitions;
 pub mod embedding;
 pub mod names;
-mod result;
-mod rpc;
+pub mod tools;
 
 use serde_json::Value;
 
@@ -21,8 +19,8 @@ use crate::op::{Embed, Op, Step};
 use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
-pub use names::{MemoryType, ToolName};
-pub use rpc::MIGRATION;
+pub use names::MemoryType;
+pub use tools::MIGRATION;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MemoryError {
@@ -131,12 +129,11 @@ impl Settings {
 }
 
 /// The work one tool call needs: the text to embed (if any) and how to build the RPC.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct Plan {
-    pub tool: ToolName,
     /// Text for the embedding callback, when this call needs a vector.
     pub embed: Option<String>,
-    call: call::Call,
+    call: Box<dyn tools::Tool>,
 }
 
 /// SQLSTATE of update_agent_memory when content changed but no embedding came with it.
@@ -168,13 +165,10 @@ pub fn plan_knowing(
     settings: &Settings,
     known_content: Option<&str>,
 ) -> Result<Plan, MemoryError> {
-    let tool = ToolName::parse(tool)?;
-    let mut call = call::parse(tool, input, settings)?;
-    if let call::Call::Update { known_content: known, .. } = &mut call {
-        *known = known_content.map(str::to_owned);
-    }
+    let mut call = tools::parse(tool, input, settings)?;
+    call.know_content(known_content);
     let embed = call.embed_text().map(str::to_owned);
-    Ok(Plan { tool, embed, call })
+    Ok(Plan { embed, call })
 }
 
 impl Plan {
@@ -183,7 +177,7 @@ impl Plan {
         if self.embed.is_some() != embedding.is_some() {
             return Err(MemoryError::EmbeddingFailed("internal: embedding presence does not match the plan".into()));
         }
-        let vector = embedding.map(|v| value!(v));
+        let vector = embedding.map_or(Value::Null, |v| value!(v));
         Ok(self.call.rpc(settings, vector))
     }
 

@@ -1,28 +1,6 @@
-//! The names a model uses with the memory tools (the tools, the memory types, the kinds
-//! of record a memory may refer to) and the limits of what it may send, which the tool
+//! The names a model uses with the memory tools (the memory types, the kinds of record a
+//! memory may refer to) and the limits of what it may send, which the tool
 //! definitions state and the checks enforce.
-
-use serde_json::Value;
-
-use super::MemoryError;
-use crate::input;
-
-string_enum!(
-    /// The memory tools, by the name a model calls them.
-    ToolName {
-        CreateMemory = "create_memory",
-        SearchMemories = "search_memories",
-        UpdateMemory = "update_memory",
-        DeleteMemory = "delete_memory",
-        GetMemoryContext = "get_memory_context",
-    }
-);
-
-impl ToolName {
-    pub fn parse(name: &str) -> Result<ToolName, MemoryError> {
-        Ok(input::choose("name", &Value::String(name.to_owned()))?)
-    }
-}
 
 string_enum!(
     /// What a memory is about.

@@ -103,6 +103,10 @@ impl Store {
     }
 }
 
+/// The stores' migrations ([`crate::schema::Migration`]), one a store.
+pub const MIGRATIONS: [crate::schema::Migration; 4] =
+    [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
+
 /// What a call needs besides its arguments: the store's options and the caller's clock.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Context<'a> {

@@ -20,6 +20,21 @@ use crate::input;
 use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 
+/// What this capability's migration creates ([`crate::schema::Migration`]).
+pub const MIGRATION: crate::schema::Migration = (
+    "20261122000600_contractors.sql",
+    &[
+        "contractor_leads",
+        "contractors",
+        "build_contractor_profile",
+        "convert_contractor_lead",
+        "agentmem.jsonb_array_union",
+        "agentmem.contractor_only_keys",
+        "agentmem.contractor_lead_fields",
+        "agentmem.contractor_lead_merge",
+    ],
+);
+
 /// The columns a lead is read with (all but tenant_id, as the RPCs return it).
 pub const LEAD_COLUMNS: &str = "id,company_name,contact_name,contact_email,contact_phone,business_address,license_number,years_in_business,employee_count,specialties,certifications,service_areas,project_types,social_links,scores,data_sources,details,discovered_at,converted_to_contractor,converted_at,created_at,updated_at";
 

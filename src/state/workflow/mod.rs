@@ -22,11 +22,8 @@ use crate::input;
 use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
 use crate::transport::request;
 
-/// This capability's migration and every table and function it creates (`public` ones by
-/// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
-/// one of them names the file to apply (`crate::schema`, whose test checks the list
-/// against the SQL).
-pub const MIGRATION: (&str, &[&str]) = (
+/// What this capability's migration creates ([`crate::schema::Migration`]).
+pub const MIGRATION: crate::schema::Migration = (
     "20261122000400_workflow_agent_states.sql",
     &["workflow_agent_states", "create_workflow_state", "update_workflow_state", "agentmem.workflow_state_check_keys"],
 );

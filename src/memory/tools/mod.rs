@@ -1,0 +1,320 @@
+//! The memory tools, one file each: what the tool accepts (checked strictly: a model that
+//! sends `importance` instead of `importance_score` is told so, instead of having it
+//! silently dropped), the one RPC it becomes, and what the model reads back.
+//!
+//! A new tool is a file here with its line in [`TOOLS`], its definition in `tools.json`
+//! (the tests check that the two list the same tools and that every property the
+//! definition advertises is accepted), its types in `index.d.ts` and its SQL function
+//! (listed in [`MIGRATION`]). The JavaScript facade takes the names from the definitions.
+
+mod context;
+mod create;
+mod delete;
+mod search;
+mod update;
+
+use std::fmt::Debug;
+
+use serde_json::{Map, Value};
+
+use super::names::MemoryType;
+use super::{MemoryError, Rpc, Settings};
+use crate::error::Invalid;
+use crate::input::{self, Object};
+use crate::time;
+
+/// A validated tool call.
+pub trait Tool: Debug {
+    /// The text to embed, when the call needs a vector.
+    fn embed_text(&self) -> Option<&str> {
+        None
+    }
+
+    /// What the caller last saw of the memory's content; a tool whose text would be
+    /// embedded again skips the embedding when it is unchanged.
+    fn know_content(&mut self, _content: Option<&str>) {}
+
+    /// The RPC of this call, given the embedding of its text (`null` when it needs none).
+    fn rpc(&self, s: &Settings, vector: Value) -> Rpc;
+
+    /// What the tool returns, from the RPC's JSON answer.
+    fn result(&self, data: Value) -> Result<Value, MemoryError>;
+}
+
+/// Reads a tool's call from its input's fields.
+type Parse = fn(&Object, &Settings) -> Result<Box<dyn Tool>, Invalid>;
+
+/// A tool: the name a model calls it by, the fields of its input, and how to read them.
+pub struct Definition {
+    pub name: &'static str,
+    fields: &'static [&'static str],
+    parse: Parse,
+}
+
+/// The memory tools, in the order of `tools.json`.
+pub const TOOLS: [Definition; 5] = [
+    Definition { name: "create_memory", fields: create::FIELDS, parse: create::parse },
+    Definition { name: "search_memories", fields: search::FIELDS, parse: search::parse },
+    Definition { name: "update_memory", fields: update::FIELDS, parse: update::parse },
+    Definition { name: "delete_memory", fields: delete::FIELDS, parse: delete::parse },
+    Definition { name: "get_memory_context", fields: context::FIELDS, parse: context::parse },
+];
+
+/// What this capability's migration creates ([`crate::schema::Migration`]).
+pub const MIGRATION: crate::schema::Migration = (
+    "20261122000200_agent_memories.sql",
+    &[
+        "agent_memories",
+        "agent_memories_set_updated_at",
+        "agent_memory_dimensions",
+        "set_agent_memory_dimensions",
+        "cleanup_expired_memories",
+        "create_agent_memory",
+        "update_agent_memory",
+        "delete_agent_memory",
+        "search_agent_memories",
+        "get_memory_context",
+        "get_memory_statistics",
+        "update_memory_access",
+        "memory_access_log",
+        "agent_memory_counters",
+        "agentmem.check_embedding",
+        "agentmem.memory_candidates",
+        "agentmem.memory_nearest",
+        "agentmem.record_memory_access",
+        "agentmem.memory_match",
+        "memory_references",
+    ],
+);
+
+/// Reads a call of the tool `name` (`invalid_input` on `name` for a tool that does not exist).
+pub fn parse(name: &str, input: &Value, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+    let names = TOOLS.map(|t| t.name);
+    let tool = &TOOLS[input::choose_index("name", &Value::String(name.to_owned()), &names)?];
+    (tool.parse)(&Object::fields(input, "", "input", tool.fields)?, s)
+}
+
+/// A memory id: a UUID in any case, written lowercase and hyphenated.
+fn uuid(o: &Object, k: &str) -> Result<Option<String>, Invalid> {
+    o.read_with(k, |v, field| {
+        let parsed = v.as_str().and_then(|s| uuid::Uuid::try_parse(s.trim()).ok());
+        parsed
+            .map(|u| u.hyphenated().to_string())
+            .ok_or_else(|| input::expected(field, "a UUID like 3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", v))
+    })
+}
+
+fn required_uuid(o: &Object, k: &str) -> Result<String, Invalid> {
+    uuid(o, k)?.ok_or_else(|| input::missing(k))
+}
+
+/// Memory types, each once; none is no filter.
+fn types(o: &Object, k: &str) -> Result<Option<Vec<MemoryType>>, Invalid> {
+    let Some(items) = o.read_with(k, input::array)? else { return Ok(None) };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let t = input::choose(&input::index(k, i), item)?;
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(if out.is_empty() { None } else { Some(out) })
+}
+
+/// A future instant; dates alone mean midnight UTC.
+fn expiry(o: &Object, k: &str, now_ms: f64) -> Result<Option<String>, Invalid> {
+    o.read_with(k, |v, field| {
+        let ms = v.as_str().and_then(time::parse_iso8601_ms).ok_or_else(|| {
+            input::expected(field, "an ISO 8601 date or date-time such as 2027-01-31 or 2027-01-31T12:00:00Z", v)
+        })?;
+        if ms <= now_ms {
+            return Err(Invalid::new(
+                field,
+                format!("{field} {} is in the past; omit it for a memory that never expires", v.as_str().unwrap_or("")),
+            ));
+        }
+        Ok(time::format_ms(ms))
+    })
+}
+
+/// An object of at most 16 KB (as JSON text).
+fn metadata(o: &Object, k: &str) -> Result<Option<Value>, Invalid> {
+    o.read_with(k, |v, field| {
+        input::object(v, field)?;
+        if crate::json::text(v).len() > 16_384 {
+            return Err(Invalid::new(field, format!("{field} is larger than 16 KB")));
+        }
+        Ok(v.clone())
+    })
+}
+
+/// An importance: a number from 0 to 1.
+fn importance(o: &Object, k: &str) -> Result<Option<f64>, Invalid> {
+    o.number_in(k, 0.0, 1.0)
+}
+
+/// A whole number from 1 to `max`.
+fn count(o: &Object, k: &str, max: u64) -> Result<Option<u64>, Invalid> {
+    o.whole(k, 1, max as i64).map(|n| n.map(|n| n as u64))
+}
+
+/// Columns a tool result shows the model (never the embedding or bookkeeping).
+const SHOWN: [&str; 8] =
+    ["id", "content", "memory_type", "importance_score", "expires_at", "created_at", "updated_at", "similarity"];
+
+fn shown(row: &Value) -> Value {
+    let mut out = Map::new();
+    for k in SHOWN {
+        if let Some(v) = row.get(k).filter(|v| !v.is_null()) {
+            out.insert(k.to_owned(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The rows of an answer, each as [`shown`].
+fn memories(data: Value) -> Vec<Value> {
+    let rows = match data {
+        Value::Array(a) => a,
+        Value::Null => Vec::new(),
+        other => vec![other],
+    };
+    rows.iter().map(shown).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::memory::{MemoryError, plan, plan_knowing, test_settings as settings};
+
+    fn field_of(tool: &str, input: Value) -> String {
+        match plan(tool, &input, &settings()).unwrap_err() {
+            MemoryError::InvalidInput(e) => e.field,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_model_input_names_the_field() {
+        assert_eq!(field_of("create_memory", json!({"content": "x", "memory_type": "opinion"})), "memory_type");
+        assert_eq!(
+            field_of("create_memory", json!({"content": "x", "memory_type": "fact", "importance_score": 2})),
+            "importance_score"
+        );
+        assert_eq!(
+            field_of("create_memory", json!({"content": "x", "memory_type": "fact", "importance_score": "0.5"})),
+            "importance_score"
+        );
+        assert_eq!(field_of("create_memory", json!({"content": "", "memory_type": "fact"})), "content");
+        assert_eq!(field_of("create_memory", json!({"content": "é".repeat(10_001), "memory_type": "fact"})), "content");
+        assert!(
+            plan("create_memory", &json!({"content": "é".repeat(10_000), "memory_type": "fact"}), &settings()).is_ok(),
+            "characters, not bytes"
+        );
+        assert_eq!(field_of("create_memory", json!({"content": "x", "memory_type": "fact", "tags": []})), "tags");
+        assert_eq!(
+            field_of(
+                "create_memory",
+                json!({"content": "x", "memory_type": "fact", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"})
+            ),
+            "reference_type"
+        );
+        assert_eq!(
+            field_of(
+                "create_memory",
+                json!({"content": "x", "memory_type": "fact", "reference_type": "deal", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"})
+            ),
+            "reference_type"
+        );
+        assert_eq!(
+            field_of("create_memory", json!({"content": "x", "memory_type": "fact", "expires_at": "2020-01-01"})),
+            "expires_at"
+        );
+        assert_eq!(field_of("create_memory", json!(["x"])), "input");
+        assert_eq!(field_of("search_memories", json!({"query": "x", "limit": 2.5})), "limit");
+        assert_eq!(field_of("search_memories", json!({"query": "x", "limit": 51})), "limit");
+        assert_eq!(field_of("search_memories", json!({"query": "x", "memory_types": "fact"})), "memory_types");
+        assert_eq!(field_of("update_memory", json!({"memory_id": "x", "content": "y"})), "memory_id");
+        assert_eq!(field_of("update_memory", json!({"memory_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"})), "input");
+        assert_eq!(field_of("delete_memory", json!({})), "memory_id");
+        assert_eq!(field_of("get_memory_context", json!({"max_memories": 101})), "max_memories");
+        assert_eq!(field_of("remember", json!({})), "name");
+    }
+
+    #[test]
+    fn create_normalises_and_defaults() {
+        let p = plan("create_memory", &json!({"content": "  likes tea  ", "memory_type": "decision"}), &settings())
+            .unwrap();
+        assert_eq!(p.embed.as_deref(), Some("  likes tea  "), "text is stored and embedded as given");
+        let rpc = p.request(&settings(), Some(&[0.1, 0.2, 0.3])).unwrap();
+        assert_eq!(rpc.function, "create_agent_memory");
+        assert_eq!(rpc.args["p_importance_score"], json!(0.7));
+        assert_eq!(rpc.args["p_embedding"], json!([0.1f32, 0.2f32, 0.3f32]));
+        assert_eq!(rpc.args["p_session_id"], json!("s"));
+        assert_eq!(rpc.args["p_reference"], Value::Null);
+        assert!(!rpc.idempotent, "a create is never retried");
+        let p = plan(
+            "create_memory",
+            &json!({"content": "x", "memory_type": "fact", "reference_type": "rfp", "reference_id": "3F2B8A9E-1C4D-4E5F-9A0B-1C2D3E4F5A6B", "expires_at": "2099-01-01"}),
+            &settings(),
+        )
+        .unwrap();
+        let args = p.request(&settings(), Some(&[1.0, 0.0, 0.0])).unwrap().args;
+        assert_eq!(
+            args["p_reference"],
+            json!({"reference_type": "rfp", "reference_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"})
+        );
+        assert_eq!(args["p_expires_at"], json!("2099-01-01T00:00:00.000Z"));
+    }
+
+    #[test]
+    fn update_embeds_only_content_not_known_to_be_current() {
+        let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
+        let s = settings();
+        let input = json!({"memory_id": id, "content": "new text"});
+        assert_eq!(plan_knowing("update_memory", &input, &s, None).unwrap().embed.as_deref(), Some("new text"));
+        assert_eq!(
+            plan_knowing("update_memory", &input, &s, Some("old text")).unwrap().embed.as_deref(),
+            Some("new text")
+        );
+        assert_eq!(
+            plan_knowing("update_memory", &input, &s, Some(" new text ")).unwrap().embed.as_deref(),
+            Some("new text"),
+            "text is compared as given"
+        );
+        let same = plan_knowing("update_memory", &input, &s, Some("new text")).unwrap();
+        assert_eq!(same.embed, None);
+        let args = same.request(&s, None).unwrap().args;
+        assert_eq!((args["p_content"].clone(), args["p_embedding"].clone()), (json!("new text"), Value::Null));
+        let clear = plan("update_memory", &json!({"memory_id": id, "expires_at": "never"}), &s).unwrap();
+        assert_eq!(clear.request(&s, None).unwrap().args["p_clear_expiry"], json!(true));
+        let unchanged =
+            plan("update_memory", &json!({"memory_id": id, "expires_at": null, "importance_score": 0.1}), &s);
+        assert_eq!(unchanged.unwrap().request(&s, None).unwrap().args["p_clear_expiry"], json!(false));
+        assert!(plan("update_memory", &json!({"memory_id": id, "importance_score": 0.2}), &s).unwrap().embed.is_none());
+    }
+
+    #[test]
+    fn results_show_the_model_only_what_it_needs() {
+        let s = settings();
+        let search = plan("search_memories", &json!({"query": "tea"}), &s).unwrap();
+        let rows = json!([{"id": "1", "content": "likes tea", "memory_type": "preference", "importance_score": 0.9, "similarity": 0.8, "user_id": "u", "access_count": 3, "expires_at": null}]);
+        assert_eq!(
+            search.result(rows).unwrap(),
+            json!({"success": true, "count": 1, "memories": [{"id": "1", "content": "likes tea", "memory_type": "preference", "importance_score": 0.9, "similarity": 0.8}]})
+        );
+        let update = plan(
+            "update_memory",
+            &json!({"memory_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", "importance_score": 0.1}),
+            &s,
+        )
+        .unwrap();
+        assert!(matches!(update.result(json!({"id": null, "content": null})), Err(MemoryError::NotFound(_))));
+        let delete = plan("delete_memory", &json!({"memory_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"}), &s).unwrap();
+        assert!(matches!(delete.result(json!(false)), Err(MemoryError::NotFound(_))));
+        let context = plan("get_memory_context", &json!({}), &s).unwrap();
+        let out = context.result(json!([{"id": "1", "content": "likes tea", "memory_type": "preference"}, {"id": "2", "content": "in Denver", "memory_type": "fact"}])).unwrap();
+        assert_eq!(out["context"], json!("- [preference] likes tea\n- [fact] in Denver"));
+    }
+}
