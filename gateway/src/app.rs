@@ -314,6 +314,7 @@ impl App {
         prefer: &Prefer,
         media: Media,
     ) -> Result<(Sql, Kind), ApiError> {
+        let mutation = plan::Mutation { cache: schema, table, q, prefer, media };
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
@@ -334,10 +335,7 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((
-                    plan::insert(schema, table, q, &p, prefer, media)?,
-                    Kind::Insert { merge, table: table.name.clone() },
-                ))
+                Ok((mutation.insert(&p)?, Kind::Insert { merge, table: table.name.clone() }))
             }
             "PUT" => {
                 // The body is parsed (PGRST102) before the filters are checked, as ApiRequest.hs
@@ -345,13 +343,13 @@ impl App {
                 // consulted for PUT (Payload.hs).
                 let p = plan::payload(req.body, None)?;
                 plan::check_put_filters(table, &query::filter_fields(pairs), q)?;
-                Ok((plan::put(schema, table, q, &p, prefer, media)?, Kind::Put))
+                Ok((mutation.put(&p)?, Kind::Put))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
-                Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
+                Ok((mutation.update(&p)?, Kind::Update))
             }
-            "DELETE" => Ok((Sql::bare(plan::delete(schema, table, q, prefer, media)?), Kind::Delete)),
+            "DELETE" => Ok((Sql::bare(mutation.delete()?), Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }
