@@ -12,9 +12,10 @@ use crate::plan::{self, RpcArgs, Window};
 use crate::pool::{DbFailure, Pool};
 use crate::prefer::{Prefer, Resolution};
 use crate::query::{self, QueryParams};
+use crate::quote::{ident, literal};
 use crate::schema::{Function, SchemaCache, Table};
-use crate::shape::{Kind, respond, veto_sql};
-use crate::sql::{Sql, literal};
+use crate::shape::{Kind, Response, respond, veto_sql};
+use crate::sql::Sql;
 
 pub struct Config {
     pub schema: String,
@@ -53,25 +54,6 @@ impl Request<'_> {
 
     fn headers_named<'b>(&'b self, name: &'b str) -> impl Iterator<Item = &'b str> + 'b {
         self.headers.iter().filter(move |(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-#[derive(Debug)]
-pub struct Response {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl Response {
-    pub fn error(e: &ApiError) -> Response {
-        let mut headers = vec![("Content-Type".to_owned(), "application/json; charset=utf-8".to_owned())];
-        if !e.gateway_shape {
-            headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
-        }
-        headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
-        headers.extend(e.dynamic_headers.iter().cloned());
-        Response { status: e.status, headers, body: e.body().into_bytes() }
     }
 }
 
@@ -187,8 +169,8 @@ impl App {
                 c.split(';').filter_map(|kv| kv.trim().split_once('=')).map(|(k, v)| (k.to_owned(), json!(v))).collect()
             })
             .unwrap_or_default();
-        let mut search_path = vec![crate::sql::ident(&self.config.schema)];
-        search_path.extend(self.config.extra_search_path.iter().map(|s| crate::sql::ident(s)));
+        let mut search_path = vec![ident(&self.config.schema)];
+        search_path.extend(self.config.extra_search_path.iter().map(|s| ident(s)));
         let mut params = vec![
             search_path.join(", "),
             auth.role.clone(),

@@ -10,11 +10,10 @@ use crate::error::ApiError;
 use crate::media::Media;
 use crate::prefer::{Prefer, Resolution, Return};
 use crate::query::{QueryParams, SelectItem};
+use crate::quote::{ident, literal, qualified};
 use crate::read::Node;
 use crate::schema::{Function, ReturnShape, SchemaCache, Table};
-use crate::sql::{
-    Sql, check_no_nul, conditions_sql, ident, limit_offset, literal, order_clause, qualified, where_clause,
-};
+use crate::sql::{Sql, check_no_nul, conditions_sql, limit_offset, order_clause, where_clause};
 
 /// Rows to skip and the most to return (None = all), after `Range`, `limit`, `offset`
 /// and `db-max-rows` were combined as PostgREST's RangeQuery does.

@@ -8,8 +8,9 @@
 use crate::error::ApiError;
 use crate::fuzzy;
 use crate::query::{Condition, Field, IsValue, Op, Operand, OrderTerm, QueryParams, Relation, SelectItem};
+use crate::quote::{ident, qualified};
 use crate::schema::{Cardinality, Relationship, SchemaCache, Table};
-use crate::sql::{conditions_sql, field_expr, ident, limit_offset, order_term, qualified, select_item};
+use crate::sql::{conditions_sql, field_expr, limit_offset, order_term, select_item};
 
 pub struct Node<'a> {
     pub table: Option<&'a Table>,

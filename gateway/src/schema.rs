@@ -194,7 +194,7 @@ struct Raw {
 
 /// One round trip: everything as JSON, built by the catalog query itself.
 pub fn introspection_sql(schema: &str) -> String {
-    let s = crate::sql::literal(schema);
+    let s = crate::quote::literal(schema);
     format!(
         r#"
 WITH rels AS (
