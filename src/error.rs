@@ -156,10 +156,10 @@ impl fmt::Display for Given<'_> {
     }
 }
 
-/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
-/// control characters; every other character is written as it is. `{:?}` would also
-/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
-/// Unicode tables that takes are a fifth of the agentmem/ids module. Messages use this,
+/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and control
+/// characters; every other character is written as it is. `{:?}` would also escape the
+/// rarer non-printable ones (U+200B, unassigned code points, ...), which takes Unicode
+/// tables that the small agentmem/ids module would carry for that alone. Messages use this,
 /// never `{:?}`: release builds compile Debug formatting to nothing (`-Zfmt-debug=none`,
 /// scripts/build.sh; a test below keeps it out of shipped code).
 pub struct Quoted<'a>(pub &'a str);
