@@ -66,7 +66,8 @@ export type Filter =
 export type Order = string | { column: string; ascending?: boolean; nullsFirst?: boolean }[];
 export type CountMode = "exact" | "planned" | "estimated";
 
-export interface SelectOptions {
+/** Which rows come back and how: of a table (`select`) or of a function's result (`rpc`). */
+export interface RowOptions {
   /** PostgREST select list, e.g. `"id,body,source:metadata->>source"`. */
   columns?: string;
   filters?: Filter[];
@@ -78,6 +79,9 @@ export interface SelectOptions {
   single?: boolean;
   /** Zero or one row: `data` is the row or null; several → `conflict`. */
   maybeSingle?: boolean;
+}
+
+export interface SelectOptions extends RowOptions {
   /** HEAD request: only `count`. */
   head?: boolean;
 }
@@ -106,19 +110,11 @@ export interface FilteredWriteOptions extends WriteOptions {
   filters: Filter[];
 }
 
-export interface RpcOptions {
+export interface RpcOptions extends RowOptions {
   /** The function is safe to run twice, so failed attempts may be retried. */
   idempotent?: boolean;
   /** Call with GET (read-only functions; scalar arguments only). */
   get?: boolean;
-  columns?: string;
-  filters?: Filter[];
-  order?: Order;
-  limit?: number;
-  offset?: number;
-  count?: CountMode;
-  single?: boolean;
-  maybeSingle?: boolean;
 }
 
 export interface Result<T = unknown> {

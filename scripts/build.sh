@@ -87,7 +87,8 @@ build_module() { # package, cargo lib name, out name, wasm-opt flags...
     wasm-opt "$@" "$PKG/${name}_bg.wasm" -o "$PKG/${name}_bg.wasm"
   fi
 }
-# --converge: repeat -Oz until it stops shrinking (~600 bytes gzip).
+# --converge: repeat -Oz until a pass no longer shrinks the module (one pass's inlining
+# and folding leave work for the next).
 # --low-memory-unused: lets binaryen fold constant offsets into loads and stores; true of
 # every Rust module, whose stack sits below 1 MB and whose data and heap above it.
 # The producers and target-features sections are notes for tools, not for the runtime.
@@ -178,18 +179,15 @@ gz() { gzip -9 -c | wc -c; }
 
 
 # Size budgets (gzip), so growth is a decision rather than an accident: raise one in the
-# same commit that needs more, and say why there. They hold for the pinned route; the
-# stable route reports its sizes without a budget.
+# same commit that needs more, and say why in its message (the history of the sizes is in
+# git, not here). They hold for the pinned route; the stable route reports its sizes
+# without a budget.
 wasm="$PKG/agentmem_bg.wasm"
-# 146,000: JSON numbers are made through serde_json's public FromStr rather than its hidden
-# from_string_unchecked (~1 KB gzip of number scanning); ids are checked for length; and
-# messages name what was given in one wording, with its text (error::Given, ~0.7 KB).
 report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-146000}"
 # agentmem-supabase/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces. errors.js is shared with the
-# main entry, so its growth counts here too. 19,700: its messages name the value given, with
-# its text, in the main module's words (error::Given, ~0.7 KB); the goal stays 20 KB.
+# main entry, so its growth counts here too. The goal is to stay under 20 KB.
 ids_wasm="$PKG/agentmem_ids_bg.wasm"
 ids_js=(agentmem_ids.js ids.js errors.js ids-browser.js)
 ids_js_raw=$(cd "$PKG" && cat "${ids_js[@]}" | wc -c)
@@ -207,7 +205,7 @@ report "agentmem-supabase/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + 
 log "bundle the JavaScript (scripts/bundle.mjs)"
 node "$ROOT/scripts/bundle.mjs" "$PKG"
 # The inspector's first load (pkg/inspector: HTML, CSS, its modules and the .wasm, gzip).
-# 185,000: 175.7 KB when it was set (the .wasm ~146 KB of it); ~9 KB left for the page to grow.
+# The main module is most of it and has a budget of its own; this one bounds the page around it.
 if [ "$route" = pinned ]; then
   node "$ROOT/scripts/inspector-size.mjs" "$PKG" "${AGENTMEM_INSPECTOR_GZIP_BUDGET:-185000}" | tee -a "$PKG/SIZE"
   [ "${PIPESTATUS[0]}" = 0 ] || over=1

@@ -156,10 +156,10 @@ impl fmt::Display for Given<'_> {
     }
 }
 
-/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and
-/// control characters; every other character is written as it is. `{:?}` would also
-/// escape the rarer non-printable ones (U+200B, unassigned code points, ...), and the
-/// Unicode tables that takes are a fifth of the agentmem/ids module. Messages use this,
+/// Quotes user input in a message the way `{:?}` does for quotes, backslashes and control
+/// characters; every other character is written as it is. `{:?}` would also escape the
+/// rarer non-printable ones (U+200B, unassigned code points, ...), which takes Unicode
+/// tables that the small agentmem/ids module would carry for that alone. Messages use this,
 /// never `{:?}`: release builds compile Debug formatting to nothing (`-Zfmt-debug=none`,
 /// scripts/build.sh; a test below keeps it out of shipped code).
 pub struct Quoted<'a>(pub &'a str);
@@ -188,8 +188,9 @@ mod tests {
 
     /// Release wasm prints `{:?}` as nothing (`-Zfmt-debug=none`), so code that ships must
     /// not format with Debug: a message would silently lose its value in production while
-    /// native tests still show it. Test code may: every item under `#[cfg(test)]` (wherever
-    /// it stands in the file, to the end of its braces or `;`) and the test-only files.
+    /// native tests still show it. Shipped code is src/ and every crate under crates/; test
+    /// code may: every item under `#[cfg(test)]` (wherever it stands in the file, to the end
+    /// of its braces or `;`) and the test-only files.
     #[test]
     fn shipped_code_never_formats_with_debug() {
         fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
@@ -201,8 +202,7 @@ mod tests {
                 } else if name.ends_with(".rs") && !matches!(name.as_str(), "testgen.rs" | "roundtrip_tests.rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
                     for (n, line) in shipped_lines(&text) {
-                        let code = line.split("//").next().unwrap();
-                        if [":?}", ":#?}", "dbg!("].iter().any(|p| code.contains(p)) {
+                        if formats_with_debug(line) {
                             found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
                         }
                     }
@@ -215,8 +215,34 @@ mod tests {
         );
         let mut found = Vec::new();
         visit(&root.join("src"), &mut found);
-        visit(&root.join("crates/ids-wasm/src"), &mut found);
+        // The workspace's other crates ship too: the ids module, and the allocator in both.
+        for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+            visit(&krate.unwrap().path().join("src"), &mut found);
+        }
         assert!(found.is_empty(), "Debug formatting in shipped code (use error::Quoted):\n{}", found.join("\n"));
+    }
+
+    /// Whether the code of `line` (up to a `//` comment outside its string literals) formats
+    /// with Debug: a `{…:…?}` placeholder (`{:?}`, `{x:#?}`, `{:5?}`, `{:x?}`) or `dbg!`.
+    fn formats_with_debug(line: &str) -> bool {
+        let (mut in_string, mut escaped, mut code) = (false, false, line);
+        for (i, c) in line.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if in_string => escaped = true,
+                // Outside a string, `'"'` is a character.
+                '"' if in_string || !line[..i].ends_with('\'') => in_string = !in_string,
+                '/' if !in_string && line[i + 1..].starts_with('/') => {
+                    code = &line[..i];
+                    break;
+                }
+                _ => {}
+            }
+        }
+        code.contains("dbg!(")
+            || code.match_indices("?}").any(|(i, _)| {
+                code[..i].rfind('{').is_some_and(|open| !code[open..i].contains('}') && code[open..i].contains(':'))
+            })
     }
 
     /// The lines of `text` outside `#[cfg(test)]` items, with their index.
@@ -285,6 +311,27 @@ mod tests {
         let text = "fn a() {}\n#[cfg(test)]\nfn helper() {\n    x(\"{:?}\");\n}\nfn b() { y(\"{:?}\") }\n#[cfg(test)]\nmod tests {\n    fn t() { z(\"{:?}\") }\n}\n";
         let shipped: Vec<&str> = shipped_lines(text).into_iter().map(|(_, l)| l).collect();
         assert_eq!(shipped, ["fn a() {}", "fn b() { y(\"{:?}\") }"]);
+    }
+
+    #[test]
+    fn the_debug_guard_knows_debug_placeholders_from_comments() {
+        for debug in [
+            r#"f("{:?}")"#,
+            r#"f("{x:?}")"#,
+            r#"f("{:#?}")"#,
+            r#"f("{:5?}")"#,
+            r#"f("{x:#x?}")"#,
+            r#"f("https://host/{x:?}")"#,
+            r#"f("a \"quote\" {x:?}")"#,
+            r#"if c == '"' { f("{x:?}") }"#,
+            r#"f("it'", "{x:?}")"#,
+            "dbg!(x);",
+        ] {
+            assert!(formats_with_debug(debug), "{debug}");
+        }
+        for plain in [r#"f("{x}: {y}")"#, r#"f("{x:>5}")"#, "let x = y?;", r#"f("{x}") // not {:?}"#, "//! `{a?}`"] {
+            assert!(!formats_with_debug(plain), "{plain}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Typed values written out as JSON, by hand. serde's `derive(Serialize)` gives every
 //! struct, and every type of field, serializer code of its own (`serialize_entry`,
-//! `collect_seq`, `serialize_value` per type, several KB of .wasm in all); a struct's
-//! `to_json` built with these is a list of map insertions.
+//! `collect_seq`, `serialize_value` per type), all of it compiled into the module; a
+//! struct's `to_json` built with these is a list of map insertions through one code path.
 
 use serde_json::{Map, Number, Value};
 
@@ -240,8 +240,8 @@ impl std::fmt::Display for SyntaxError {
 }
 
 /// Reads JSON text (RFC 8259) into a `Value`, numbers kept as their text. serde_json's
-/// reader would bring serde's deserializer machinery (its error texts format floats with
-/// core's `Display`): ~8 KB gzip of the module for what this does in a page. Nesting
+/// reader would bring serde's deserializer machinery into the module, and with its error
+/// texts core's float `Display`, for what this does in a page of code. Nesting
 /// deeper than 127 levels is refused, like serde_json.
 pub fn parse(text: &str) -> Result<Value, SyntaxError> {
     let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };

@@ -3,13 +3,15 @@
 //! The core modules here are plain Rust (no `wasm_bindgen`) and are tested natively;
 //! `wasm` is the one boundary that exports them to JavaScript.
 
-// ErrorReport is ~140 bytes; it is the error path of I/O-bound calls, where boxing it
-// would buy nothing measurable and cost an allocation plus noise at every `?`.
+// ErrorReport is over clippy's size limit for an Err; it is the error path of I/O-bound
+// calls, where boxing it would buy nothing measurable and cost an allocation plus noise at
+// every `?`.
 #![allow(clippy::result_large_err)]
 // Release wasm compiles Debug formatting to nothing (-Zfmt-debug=none, scripts/build.sh:
-// its impls and Unicode tables are ~4 KB gzip): a `{:?}` in a message would print nothing
-// there. Messages quote with `error::Quoted`; tests may use Debug freely. Clippy's lint
-// covers write!/print!; error::tests::shipped_code_never_formats_with_debug covers format!.
+// its impls and Unicode tables stay out of the module): a `{:?}` in a message would print
+// nothing there. Messages quote with `error::Quoted`; tests may use Debug freely. Clippy's
+// lint covers write!/print!; error::tests::shipped_code_never_formats_with_debug covers
+// format!.
 #![cfg_attr(not(test), deny(clippy::use_debug))]
 
 // First: its `string_enum!` serves the modules below.

@@ -1,12 +1,13 @@
 //! Numbers and their text. serde_json keeps every JSON number as the text it came in
 //! (feature `arbitrary_precision`), so a number from a caller or from Postgres is written
 //! back byte for byte, and the module carries no float parser: serde_json's correctly
-//! rounded one was ~10 KB gzip, and `core`'s `f64::from_str` and `Display` would each add
-//! their own algorithms. Where the core needs a number's value, [`of`] converts it: in Rust
-//! when Clinger's fast path is exact (what people and `JSON.stringify` write for most
-//! values), otherwise with the host's correctly rounded parser ([`use_host_parser`]: the
-//! wasm boundary installs JavaScript's; natively `str::parse`). Floats are written with
-//! serde_json's shortest round-trip digits.
+//! rounded one and `core`'s `f64::from_str` and `Display` each bring an algorithm and
+//! tables of their own, while the host already has a correctly rounded parser. Where the
+//! core needs a number's value, [`of`] converts it: in Rust when Clinger's fast path is
+//! exact (what people and `JSON.stringify` write for most values), otherwise with the
+//! host's correctly rounded parser ([`use_host_parser`]: the wasm boundary installs
+//! JavaScript's; natively `str::parse`). Floats are written with serde_json's shortest
+//! round-trip digits.
 
 use std::sync::OnceLock;
 

@@ -12,9 +12,10 @@ use crate::plan::{self, RpcArgs, Window};
 use crate::pool::{DbFailure, Pool};
 use crate::prefer::{Prefer, Resolution};
 use crate::query::{self, QueryParams};
+use crate::quote::{ident, literal};
 use crate::schema::{Function, SchemaCache, Table};
-use crate::shape::{Kind, respond, veto_sql};
-use crate::sql::{Sql, literal};
+use crate::shape::{Kind, Response, respond, veto_sql};
+use crate::sql::Sql;
 
 pub struct Config {
     pub schema: String,
@@ -53,25 +54,6 @@ impl Request<'_> {
 
     fn headers_named<'b>(&'b self, name: &'b str) -> impl Iterator<Item = &'b str> + 'b {
         self.headers.iter().filter(move |(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-#[derive(Debug)]
-pub struct Response {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl Response {
-    pub fn error(e: &ApiError) -> Response {
-        let mut headers = vec![("Content-Type".to_owned(), "application/json; charset=utf-8".to_owned())];
-        if !e.gateway_shape {
-            headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
-        }
-        headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
-        headers.extend(e.dynamic_headers.iter().cloned());
-        Response { status: e.status, headers, body: e.body().into_bytes() }
     }
 }
 
@@ -187,8 +169,8 @@ impl App {
                 c.split(';').filter_map(|kv| kv.trim().split_once('=')).map(|(k, v)| (k.to_owned(), json!(v))).collect()
             })
             .unwrap_or_default();
-        let mut search_path = vec![crate::sql::ident(&self.config.schema)];
-        search_path.extend(self.config.extra_search_path.iter().map(|s| crate::sql::ident(s)));
+        let mut search_path = vec![ident(&self.config.schema)];
+        search_path.extend(self.config.extra_search_path.iter().map(|s| ident(s)));
         let mut params = vec![
             search_path.join(", "),
             auth.role.clone(),
@@ -314,6 +296,7 @@ impl App {
         prefer: &Prefer,
         media: Media,
     ) -> Result<(Sql, Kind), ApiError> {
+        let mutation = plan::Mutation { cache: schema, table, q, prefer, media };
         match req.method {
             "GET" | "HEAD" => {
                 // The Range header counts only for GET (RangeQuery.hs / ApiRequest.getRanges).
@@ -334,10 +317,7 @@ impl App {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
                 let merge = prefer.resolution == Some(Resolution::MergeDuplicates)
                     && (q.on_conflict.is_some() || !table.primary_key.is_empty());
-                Ok((
-                    plan::insert(schema, table, q, &p, prefer, media)?,
-                    Kind::Insert { merge, table: table.name.clone() },
-                ))
+                Ok((mutation.insert(&p)?, Kind::Insert { merge, table: table.name.clone() }))
             }
             "PUT" => {
                 // The body is parsed (PGRST102) before the filters are checked, as ApiRequest.hs
@@ -345,13 +325,13 @@ impl App {
                 // consulted for PUT (Payload.hs).
                 let p = plan::payload(req.body, None)?;
                 plan::check_put_filters(table, &query::filter_fields(pairs), q)?;
-                Ok((plan::put(schema, table, q, &p, prefer, media)?, Kind::Put))
+                Ok((mutation.put(&p)?, Kind::Put))
             }
             "PATCH" => {
                 let p = plan::payload(req.body, q.columns.as_deref())?;
-                Ok((plan::update(schema, table, q, &p, prefer, media)?, Kind::Update))
+                Ok((mutation.update(&p)?, Kind::Update))
             }
-            "DELETE" => Ok((Sql::bare(plan::delete(schema, table, q, prefer, media)?), Kind::Delete)),
+            "DELETE" => Ok((Sql::bare(mutation.delete()?), Kind::Delete)),
             m => Err(ApiError::pgrst(405, "PGRST117", format!("Unsupported HTTP method: {m}"))),
         }
     }

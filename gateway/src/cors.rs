@@ -2,7 +2,7 @@
 //! OPTIONS request carrying `Origin` is a preflight answered here; actual responses expose
 //! the headers a browser client needs. Requests without `Origin` get no CORS headers.
 
-use crate::app::Response;
+use crate::shape::Response;
 
 const METHODS: &str = "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD";
 const EXPOSED: &str = "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit";

@@ -16,6 +16,7 @@ mod plan;
 mod pool;
 mod prefer;
 mod query;
+mod quote;
 mod read;
 mod schema;
 mod shape;
@@ -35,8 +36,9 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use app::{App, Config, Request, Response};
+use app::{App, Config, Request};
 use faults::{FaultRule, Faults};
+use shape::Response;
 
 struct Server {
     app: App,

@@ -10,9 +10,10 @@ use crate::error::ApiError;
 use crate::media::Media;
 use crate::prefer::{Prefer, Resolution, Return};
 use crate::query::{QueryParams, SelectItem};
+use crate::quote::{ident, literal, qualified};
 use crate::read::Node;
 use crate::schema::{Function, ReturnShape, SchemaCache, Table};
-use crate::sql::{Sql, check_no_nul, ident, limit_offset, literal, order_clause, qualified, where_clause};
+use crate::sql::{Sql, check_no_nul, conditions_sql, limit_offset, order_clause, where_clause};
 
 /// Rows to skip and the most to return (None = all), after `Range`, `limit`, `offset`
 /// and `db-max-rows` were combined as PostgREST's RangeQuery does.
@@ -322,38 +323,6 @@ fn location_expr(table: &Table, q: &QueryParams) -> String {
     )
 }
 
-/// The mutation's rows, shaped by `select=` (embeddings included) over `pgrst_source`
-/// named like the table; root filters already ran in the mutation itself.
-fn mutation_outer(
-    cache: &SchemaCache,
-    table: &Table,
-    q: &QueryParams,
-    want_body: bool,
-    media: Media,
-    inserted: &str,
-    location: &str,
-) -> Result<String, ApiError> {
-    let from = if want_body {
-        let mut embedded = q.clone();
-        embedded.conditions.retain(|(path, _)| !path.is_empty());
-        let qual = ident(&table.name);
-        let root = Node::root(
-            cache,
-            Some(table),
-            &table.name,
-            qual.clone(),
-            format!("pgrst_source AS {qual}"),
-            &embedded,
-            None,
-        )?;
-        root.sql(false, None)?
-    } else {
-        "SELECT * FROM pgrst_source".to_owned()
-    };
-    let body = if want_body { body_expr(media, false, true) } else { "null".to_owned() };
-    Ok(outer_with_location("''", "pg_catalog.count(_postgrest_t)", &body, inserted, location, &from))
-}
-
 pub fn want_body(prefer: &Prefer) -> bool {
     prefer.ret == Some(Return::Representation)
 }
@@ -385,50 +354,137 @@ fn merge_action(keys: &[String]) -> String {
     }
 }
 
-pub fn insert(
-    cache: &SchemaCache,
-    table: &Table,
-    q: &QueryParams,
-    p: &Payload,
-    prefer: &Prefer,
-    media: Media,
-) -> Result<Sql, ApiError> {
-    let rel = qualified(&cache.schema, &table.name);
-    let body = want_body(prefer);
-    let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
-    let resolution = prefer.resolution.filter(|_| !conflict_cols.is_empty());
-    for c in &conflict_cols {
-        if resolution.is_some() && table.column(c).is_none() {
-            return Err(ApiError::pgrst(400, "42703", format!("column \"{c}\" does not exist")));
+/// What every mutation is planned from: the table, the parsed query, `Prefer` and the
+/// response's media type. Each statement runs in the `pgrst_source` CTE under the one
+/// outer select ([`Mutation::statement`]).
+pub struct Mutation<'a> {
+    pub cache: &'a SchemaCache,
+    pub table: &'a Table,
+    pub q: &'a QueryParams,
+    pub prefer: &'a Prefer,
+    pub media: Media,
+}
+
+impl Mutation<'_> {
+    /// The table, schema-qualified.
+    fn rel(&self) -> String {
+        qualified(&self.cache.schema, &self.table.name)
+    }
+
+    /// [`returning`] for the rows named `qual`.
+    fn returning(&self, qual: &str) -> String {
+        returning(qual, self.table, self.q, self.prefer)
+    }
+
+    /// The whole statement: `sql` as `pgrst_source`, then its rows shaped by `select=`
+    /// (embeddings included) over `pgrst_source` named like the table; root filters
+    /// already ran in the mutation itself.
+    fn statement(&self, sql: &str, inserted: &str, location: &str) -> Result<String, ApiError> {
+        let (table, body) = (self.table, want_body(self.prefer));
+        let from = if body {
+            let mut embedded = self.q.clone();
+            embedded.conditions.retain(|(path, _)| !path.is_empty());
+            let qual = ident(&table.name);
+            let from = format!("pgrst_source AS {qual}");
+            Node::root(self.cache, Some(table), &table.name, qual, from, &embedded, None)?.sql(false, None)?
+        } else {
+            "SELECT * FROM pgrst_source".to_owned()
+        };
+        let body = if body { body_expr(self.media, false, true) } else { "null".to_owned() };
+        let outer = outer_with_location("''", "pg_catalog.count(_postgrest_t)", &body, inserted, location, &from);
+        Ok(format!("WITH pgrst_source AS ({sql}) {outer}"))
+    }
+
+    pub fn insert(&self, p: &Payload) -> Result<Sql, ApiError> {
+        let (table, q, prefer) = (self.table, self.q, self.prefer);
+        let rel = self.rel();
+        let conflict_cols = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
+        let resolution = prefer.resolution.filter(|_| !conflict_cols.is_empty());
+        for c in &conflict_cols {
+            if resolution.is_some() && table.column(c).is_none() {
+                return Err(ApiError::pgrst(400, "42703", format!("column \"{c}\" does not exist")));
+            }
         }
-    }
-    let merge = resolution == Some(Resolution::MergeDuplicates);
-    let mut sql = format!(
-        "INSERT INTO {rel}{} SELECT {} {}",
-        insert_columns(&p.keys),
-        body_values(&p.keys),
-        json_body_source(table, p, prefer.missing == Some(true))?
-    );
-    if merge {
-        sql.push_str(&format!(" WHERE {COUNT_INSERTED}"));
-    }
-    if let Some(res) = resolution {
-        sql.push_str(&format!(
-            " ON CONFLICT({}) ",
-            conflict_cols.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
-        ));
-        match res {
-            Resolution::IgnoreDuplicates => sql.push_str("DO NOTHING"),
-            Resolution::MergeDuplicates => sql.push_str(&merge_action(&p.keys)),
+        let merge = resolution == Some(Resolution::MergeDuplicates);
+        let mut sql = format!(
+            "INSERT INTO {rel}{} SELECT {} {}",
+            insert_columns(&p.keys),
+            body_values(&p.keys),
+            json_body_source(table, p, prefer.missing == Some(true))?
+        );
+        if merge {
+            sql.push_str(&format!(" WHERE {COUNT_INSERTED}"));
         }
+        if let Some(res) = resolution {
+            sql.push_str(&format!(
+                " ON CONFLICT({}) ",
+                conflict_cols.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
+            ));
+            match res {
+                Resolution::IgnoreDuplicates => sql.push_str("DO NOTHING"),
+                Resolution::MergeDuplicates => sql.push_str(&merge_action(&p.keys)),
+            }
+        }
+        sql.push(' ');
+        sql.push_str(&self.returning(&rel));
+        let inserted = if merge { INSERTED } else { "''" };
+        let location = if prefer.ret == Some(Return::HeadersOnly) { location_expr(table, q) } else { "null".into() };
+        Ok(Sql { text: self.statement(&sql, inserted, &location)?, params: vec![p.json.clone()] })
     }
-    sql.push(' ');
-    sql.push_str(&returning(&rel, table, q, prefer));
-    let inserted = if merge { INSERTED } else { "''" };
-    let location = if prefer.ret == Some(Return::HeadersOnly) { location_expr(table, q) } else { "null".into() };
-    let text =
-        format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, inserted, &location)?);
-    Ok(Sql { text, params: vec![p.json.clone()] })
+
+    /// PUT, a single-row upsert (QueryBuilder.hs `mutatePlanToQuery` for an Insert with
+    /// `putConditions`): the URL's primary-key filters run against the payload rows, so only
+    /// a row whose key matches the URL is written, and the PGRST115 check after the
+    /// statement rolls back unless exactly one was. ON CONFLICT on the primary key updates
+    /// every column sent; `pgrst.inserted` tells 201 from 200. `columns=`, `on_conflict=`
+    /// and `Prefer: missing=default` do not apply to PUT.
+    pub fn put(&self, p: &Payload) -> Result<Sql, ApiError> {
+        let table = self.table;
+        let rel = self.rel();
+        let mut conditions = conditions_sql(&ident("pgrst_body"), Some(table), &self.q.root_conditions())?;
+        conditions.push(COUNT_INSERTED.to_owned());
+        let sql = format!(
+            "INSERT INTO {rel}{} SELECT {} {} WHERE {} ON CONFLICT({}) {} {}",
+            insert_columns(&p.keys),
+            body_values(&p.keys),
+            json_body_source(table, p, false)?,
+            conditions.join(" AND "),
+            table.primary_key.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", "),
+            merge_action(&p.keys),
+            self.returning(&rel),
+        );
+        Ok(Sql { text: self.statement(&sql, INSERTED, "null")?, params: vec![p.json.clone()] })
+    }
+
+    pub fn update(&self, p: &Payload) -> Result<Sql, ApiError> {
+        if !p.is_object {
+            return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
+                .with_details("PATCH expects a single JSON object"));
+        }
+        let table = self.table;
+        let rel = self.rel();
+        let a = ident(&table.name);
+        let filters = where_clause(&a, Some(table), &self.q.root_conditions())?;
+        let (sql, params) = if p.keys.is_empty() {
+            (format!("SELECT {rel}.* FROM {rel} WHERE false"), Vec::new())
+        } else {
+            let sql = format!(
+                "UPDATE {rel} AS {a} SET {} {}{filters} {}",
+                p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
+                json_body_source(table, p, self.prefer.missing == Some(true))?,
+                self.returning(&a),
+            );
+            (sql, vec![p.json.clone()])
+        };
+        Ok(Sql { text: self.statement(&sql, "''", "null")?, params })
+    }
+
+    pub fn delete(&self) -> Result<String, ApiError> {
+        let rel = self.rel();
+        let a = ident(&self.table.name);
+        let filters = where_clause(&a, Some(self.table), &self.q.root_conditions())?;
+        self.statement(&format!("DELETE FROM {rel} AS {a}{filters} {}", self.returning(&a)), "''", "null")
+    }
 }
 
 /// Plan.hs `mutatePlan` (MutationSingleUpsert): PUT's filters must be `eq` (not negated, no
@@ -457,85 +513,6 @@ pub fn check_put_filters(table: &Table, fields: &[String], q: &QueryParams) -> R
             "Filters must include all and only primary key columns with 'eq' operators",
         ))
     }
-}
-
-/// PUT, a single-row upsert (QueryBuilder.hs `mutatePlanToQuery` for an Insert with
-/// `putConditions`): the URL's primary-key filters run against the payload rows, so only a
-/// row whose key matches the URL is written, and the PGRST115 check after the statement
-/// rolls back unless exactly one was. ON CONFLICT on the primary key updates every column
-/// sent; `pgrst.inserted` tells 201 from 200. `columns=`, `on_conflict=` and
-/// `Prefer: missing=default` do not apply to PUT.
-pub fn put(
-    cache: &SchemaCache,
-    table: &Table,
-    q: &QueryParams,
-    p: &Payload,
-    prefer: &Prefer,
-    media: Media,
-) -> Result<Sql, ApiError> {
-    let rel = qualified(&cache.schema, &table.name);
-    let mut conditions = crate::sql::conditions_sql(&ident("pgrst_body"), Some(table), &q.root_conditions())?;
-    conditions.push(COUNT_INSERTED.to_owned());
-    let sql = format!(
-        "INSERT INTO {rel}{} SELECT {} {} WHERE {} ON CONFLICT({}) {} {}",
-        insert_columns(&p.keys),
-        body_values(&p.keys),
-        json_body_source(table, p, false)?,
-        conditions.join(" AND "),
-        table.primary_key.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", "),
-        merge_action(&p.keys),
-        returning(&rel, table, q, prefer),
-    );
-    let body = want_body(prefer);
-    let text =
-        format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, INSERTED, "null")?);
-    Ok(Sql { text, params: vec![p.json.clone()] })
-}
-
-pub fn update(
-    cache: &SchemaCache,
-    table: &Table,
-    q: &QueryParams,
-    p: &Payload,
-    prefer: &Prefer,
-    media: Media,
-) -> Result<Sql, ApiError> {
-    if !p.is_object {
-        return Err(ApiError::pgrst(400, "PGRST102", "Empty or invalid json")
-            .with_details("PATCH expects a single JSON object"));
-    }
-    let rel = qualified(&cache.schema, &table.name);
-    let body = want_body(prefer);
-    let a = ident(&table.name);
-    let filters = where_clause(&a, Some(table), &q.root_conditions())?;
-    let (sql, params) = if p.keys.is_empty() {
-        (format!("SELECT {rel}.* FROM {rel} WHERE false"), Vec::new())
-    } else {
-        let sql = format!(
-            "UPDATE {rel} AS {a} SET {} {}{filters} {}",
-            p.keys.iter().map(|k| format!("{} = pgrst_body.{}", ident(k), ident(k))).collect::<Vec<_>>().join(", "),
-            json_body_source(table, p, prefer.missing == Some(true))?,
-            returning(&a, table, q, prefer),
-        );
-        (sql, vec![p.json.clone()])
-    };
-    let text = format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?);
-    Ok(Sql { text, params })
-}
-
-pub fn delete(
-    cache: &SchemaCache,
-    table: &Table,
-    q: &QueryParams,
-    prefer: &Prefer,
-    media: Media,
-) -> Result<String, ApiError> {
-    let rel = qualified(&cache.schema, &table.name);
-    let body = want_body(prefer);
-    let a = ident(&table.name);
-    let filters = where_clause(&a, Some(table), &q.root_conditions())?;
-    let sql = format!("DELETE FROM {rel} AS {a}{filters} {}", returning(&a, table, q, prefer));
-    Ok(format!("WITH pgrst_source AS ({sql}) {}", mutation_outer(cache, table, q, body, media, "''", "null")?))
 }
 
 /// The arguments of an RPC: a JSON object body (POST) or query parameters (GET).

@@ -8,8 +8,9 @@
 use crate::error::ApiError;
 use crate::fuzzy;
 use crate::query::{Condition, Field, IsValue, Op, Operand, OrderTerm, QueryParams, Relation, SelectItem};
+use crate::quote::{ident, qualified};
 use crate::schema::{Cardinality, Relationship, SchemaCache, Table};
-use crate::sql::{conditions_sql, field_expr, ident, limit_offset, order_term, qualified, select_item};
+use crate::sql::{conditions_sql, field_expr, limit_offset, order_term, select_item};
 
 pub struct Node<'a> {
     pub table: Option<&'a Table>,
@@ -35,20 +36,11 @@ pub struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    /// The root of a read. `origin` is the name relationships are looked up from (the table;
-    /// for a function, the table it returns), `qual`/`from` how the root appears in SQL.
-    pub fn root(
-        schema: &'a SchemaCache,
-        table: Option<&'a Table>,
-        origin: &str,
-        qual: String,
-        from: String,
-        q: &QueryParams,
-        max_rows: Option<u64>,
-    ) -> Result<Node<'a>, ApiError> {
-        let mut root = Node {
+    /// A node with nothing selected, filtered or embedded yet, joined to no parent.
+    fn new(table: Option<&'a Table>, name: String, qual: String, from: String) -> Node<'a> {
+        Node {
             table,
-            name: origin.to_owned(),
+            name,
             alias: None,
             qual,
             from,
@@ -63,7 +55,21 @@ impl<'a> Node<'a> {
             limit: None,
             offset: None,
             children: Vec::new(),
-        };
+        }
+    }
+
+    /// The root of a read. `origin` is the name relationships are looked up from (the table;
+    /// for a function, the table it returns), `qual`/`from` how the root appears in SQL.
+    pub fn root(
+        schema: &'a SchemaCache,
+        table: Option<&'a Table>,
+        origin: &str,
+        qual: String,
+        from: String,
+        q: &QueryParams,
+        max_rows: Option<u64>,
+    ) -> Result<Node<'a>, ApiError> {
+        let mut root = Node::new(table, origin.to_owned(), qual, from);
         let items = q.select.clone().unwrap_or_else(|| vec![SelectItem::Star]);
         root.add_items(schema, &items, 0)?;
         for (path, c) in &q.conditions {
@@ -150,22 +156,13 @@ impl<'a> Node<'a> {
             }
         };
         let mut node = Node {
-            table,
-            name: r.name.clone(),
             alias: r.alias.clone(),
-            qual,
-            from,
             join_conds,
             join_alias: format!("{origin}_{}_{depth}", r.alias.as_deref().unwrap_or(&r.name)),
             rel: Some(rel),
             inner: r.inner == Some(true),
             spread: r.spread,
-            select: Vec::new(),
-            conditions: Vec::new(),
-            order: Vec::new(),
-            limit: None,
-            offset: None,
-            children: Vec::new(),
+            ..Node::new(table, r.name.clone(), qual, from)
         };
         node.add_items(schema, &r.children, depth)?;
         Ok(node)

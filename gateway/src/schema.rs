@@ -194,7 +194,7 @@ struct Raw {
 
 /// One round trip: everything as JSON, built by the catalog query itself.
 pub fn introspection_sql(schema: &str) -> String {
-    let s = crate::sql::literal(schema);
+    let s = crate::quote::literal(schema);
     format!(
         r#"
 WITH rels AS (
@@ -333,29 +333,20 @@ fn relationships(
                 || t.unique_keys.iter().any(|u| same_set(u, &fk.columns))
         });
         let constraint = fk.name.clone();
-        if one_to_one {
-            add(Relationship {
-                table: fk.table.clone(),
-                ftable: fk.ftable.clone(),
-                cardinality: Cardinality::OneToOne { constraint: constraint.clone(), cols },
-            });
-            add(Relationship {
-                table: fk.ftable.clone(),
-                ftable: fk.table.clone(),
-                cardinality: Cardinality::OneToOne { constraint, cols: inverse },
-            });
+        // From the referencing table, and back from the referenced one.
+        let (forward, backward) = if one_to_one {
+            (
+                Cardinality::OneToOne { constraint: constraint.clone(), cols },
+                Cardinality::OneToOne { constraint, cols: inverse },
+            )
         } else {
-            add(Relationship {
-                table: fk.table.clone(),
-                ftable: fk.ftable.clone(),
-                cardinality: Cardinality::ManyToOne { constraint: constraint.clone(), cols },
-            });
-            add(Relationship {
-                table: fk.ftable.clone(),
-                ftable: fk.table.clone(),
-                cardinality: Cardinality::OneToMany { constraint, cols: inverse },
-            });
-        }
+            (
+                Cardinality::ManyToOne { constraint: constraint.clone(), cols },
+                Cardinality::OneToMany { constraint, cols: inverse },
+            )
+        };
+        add(Relationship { table: fk.table.clone(), ftable: fk.ftable.clone(), cardinality: forward });
+        add(Relationship { table: fk.ftable.clone(), ftable: fk.table.clone(), cardinality: backward });
     }
     for j in tables.values() {
         let own: Vec<&ForeignKey> = fks

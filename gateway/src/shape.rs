@@ -4,12 +4,31 @@
 
 use serde_json::{Map, Value};
 
-use crate::app::Response;
 use crate::error::ApiError;
 use crate::media::Media;
 use crate::plan::{self, Window};
 use crate::prefer::{Prefer, Resolution, Return};
-use crate::sql::literal;
+use crate::quote::literal;
+
+/// An HTTP response as the gateway sends it (main.rs turns it into hyper's).
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn error(e: &ApiError) -> Response {
+        let mut headers = vec![("Content-Type".to_owned(), "application/json; charset=utf-8".to_owned())];
+        if !e.gateway_shape {
+            headers.push(("Proxy-Status".to_owned(), format!("PostgREST; error={}", e.code)));
+        }
+        headers.extend(e.headers.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+        headers.extend(e.dynamic_headers.iter().cloned());
+        Response { status: e.status, headers, body: e.body().into_bytes() }
+    }
+}
 
 /// What kind of statement ran, for shaping the response.
 pub enum Kind {

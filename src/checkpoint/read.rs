@@ -9,11 +9,11 @@ use crate::input;
 
 type Result<T> = std::result::Result<T, CheckpointError>;
 
-/// Fields of one element of what `langgraph_tuple_json` builds, read by hand from a
-/// parsed `Value` with the crate's input readers (derived `Deserialize` impls for the four
-/// row shapes cost ~12 KB of .wasm); a value of the wrong kind is a malformed row, named
-/// by its path (`row.blobs` → `blob.type`). Unknown keys are ignored, so the SQL may add
-/// fields without breaking deployed packages.
+/// Fields of one element of what `langgraph_tuple_json` builds, read by hand from a parsed
+/// `Value` with the crate's input readers (derived `Deserialize` impls would compile a
+/// deserializer of its own for each of the four row shapes); a value of the wrong kind is a
+/// malformed row, named by its path (`row.blobs` → `blob.type`). Unknown keys are ignored,
+/// so the SQL may add fields without breaking deployed packages.
 struct Fields<'a>(&'a Map<String, Value>, &'static str);
 
 impl<'a> Fields<'a> {
@@ -170,7 +170,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
 
     // Already in LangGraph's (task_path, task_id, idx) order: the SQL sorts them, and its
     // key columns use the "C" collation, which is code point order for UTF-8. (Not sorted
-    // again here: a sort routine would add ~8 KB to the .wasm for no change.)
+    // again here: that would compile a sort routine into the module for no change.)
     let pending_writes = r
         .array("writes")?
         .iter()

@@ -88,7 +88,7 @@ fn generated_id(prefix: &str) -> String {
     let mut buf = [0u8; 32];
     let hex = Uuid::new_v4().simple().encode_lower(&mut buf);
     // `get`, not `&hex[..12]`: the slice's char-boundary panic formats its message with
-    // `char`'s Debug, which links Unicode tables into the agentmem/ids module (+4 KB gzip).
+    // `char`'s Debug, which would link Unicode tables into the agentmem/ids module.
     format!("{prefix}-{}", hex.get(..12).unwrap_or_default())
 }
 

@@ -31,7 +31,7 @@ pub use crate::error::Invalid;
 
 /// A JSON object of `entries`; a later entry wins over an earlier one with the same key
 /// (as with `collect()`). Inserted one by one: collecting into the map sorts the entries
-/// first, and every call site would carry its own copy of the sort (~2 KB of .wasm each).
+/// first, and every call site would carry its own copy of the sort.
 pub fn map_of(entries: impl IntoIterator<Item = (String, Value)>) -> Map<String, Value> {
     let mut map = Map::new();
     for (k, v) in entries {

@@ -64,8 +64,8 @@ pub fn whole(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, Invalid> {
 
 /// A number in `lo..=hi` (finite bounds).
 pub fn number(v: &Value, path: &str, lo: f64, hi: f64) -> Result<f64, Invalid> {
-    // The bounds through crate::number rather than `{lo}`: the same text, without core's
-    // float formatting in the module (~14 KB of .wasm).
+    // The bounds through crate::number rather than `{lo}`: the same text, and core's float
+    // formatting (an algorithm with tables of its own) stays out of the module.
     use crate::number::positional;
     crate::number::of(v)
         .filter(|x| (lo..=hi).contains(x))

@@ -43,8 +43,8 @@ extern "C" {
 thread_local! {
     /// The options text last configured, with the `in_browser` it was checked for, and the
     /// result. Every call hands the module its client's options again, and checking them
-    /// (the URL, the key, decoding the token) was a tenth of the module's CPU on a small
-    /// checkpoint operation; a process mostly calls with one client. `configure` depends on
+    /// (the URL, the key, decoding the token) would be the same work on every call, when a
+    /// process mostly calls with one client. `configure` depends on
     /// nothing else, so an equal text configures equally. The entry lives in the instance:
     /// a module re-initialised after a panic starts empty.
     static CONFIGURED: RefCell<Option<(String, bool, Target, RetryPolicy)>> = const { RefCell::new(None) };

@@ -1,11 +1,12 @@
 //! A size-class allocator for agentmem's WebAssembly modules (the main one and
-//! agentmem-supabase/ids), because dlmalloc was a fifth of the ids module's code (3 KB
-//! gzip) and ~8 KB of the main one's.
+//! agentmem-supabase/ids), instead of dlmalloc, whose general-purpose machinery (bins,
+//! coalescing, trimming) would be a large part of a module as small as the ids one, and
+//! buys nothing for calls that free what they allocate (below).
 //!
 //! Every request is rounded up to a power of two (at least 8 bytes, at least its
 //! alignment) and served from that size's free list, or else carved from fresh memory,
 //! aligned to its own size. Freed blocks go back on their list and are never coalesced or
-//! returned to the host. That trades up to 2x per block for a few hundred bytes of code,
+//! returned to the host. That trades up to 2x per block for very little code,
 //! and it is enough here: a call frees what it allocated by the time it returns (the
 //! strings it reads, the strings it builds, the result once the glue has copied it), so
 //! the heap holds the working set of the calls in flight, and memory stays at the largest
