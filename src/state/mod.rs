@@ -23,7 +23,8 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::op::Step;
-use crate::transport::request::HttpRequest;
+use crate::transport::options::{Returning, WriteOptions};
+use crate::transport::request::{self, HttpRequest};
 use crate::transport::target::Target;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -72,6 +73,18 @@ fn in_tenant(t: &Target, mut filters: Vec<Value>) -> Vec<Value> {
 }
 
 pub use crate::op::Op;
+
+/// Deletes the caller's row of `table` with this `session_id`; the answer is whether there
+/// was one.
+fn delete_session(t: &Target, table: &str, id: &str) -> Result<Op, ErrorReport> {
+    let write = WriteOptions {
+        returning: Returning::Representation,
+        columns: Some("session_id".into()),
+        filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
+        ..Default::default()
+    };
+    Ok(json_op(request::delete(t, table, &write)?, |rows| Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))))
+}
 
 /// How a store reads the JSON answer of its request into the operation's result.
 type Finish = Box<dyn FnOnce(Value) -> Result<Value, StateError>>;

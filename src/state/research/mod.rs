@@ -17,11 +17,11 @@ use serde_json::{Map, Value};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::time::format_ms;
-use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::options::{OrderSpec, ReadOptions, RpcOptions};
 use crate::transport::request;
 
 /// What this capability's migration creates ([`crate::schema::Migration`]).
@@ -96,15 +96,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "deleteSession" => {
             let id = session_id(arg(args, 0))?;
-            let write = WriteOptions {
-                returning: Returning::Representation,
-                columns: Some("session_id".into()),
-                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
-                ..Default::default()
-            };
-            json_op(request::delete(t, "research_sessions", &write)?, |rows| {
-                Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))
-            })
+            delete_session(t, "research_sessions", &id)?
         }
         "saveDraft" => {
             let id = session_id(arg(args, 0))?;

@@ -16,10 +16,10 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op, unknown_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
-use crate::transport::options::{OrderSpec, ReadOptions, Returning, RpcOptions, WriteOptions};
+use crate::transport::options::{OrderSpec, ReadOptions, RpcOptions};
 use crate::transport::request;
 
 /// What this capability's migration creates ([`crate::schema::Migration`]).
@@ -149,15 +149,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "delete" => {
             let id = session_id(arg(args, 0))?;
-            let write = WriteOptions {
-                returning: Returning::Representation,
-                columns: Some("session_id".into()),
-                filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
-                ..Default::default()
-            };
-            json_op(request::delete(t, TABLE, &write)?, |rows| {
-                Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))
-            })
+            delete_session(t, TABLE, &id)?
         }
         other => return Err(unknown_op("WorkflowStateStore", other, &OPS)),
     })
