@@ -64,6 +64,11 @@ pub fn choose<T: Choice>(field: &str, v: &Value) -> Result<T, Invalid> {
     choose_index(field, v, T::NAMES).map(|i| T::ALL[i])
 }
 
+/// [`choose`] for a name given as a string (an argument rather than a JSON field).
+pub fn choose_str<T: Choice>(field: &str, name: &str) -> Result<T, Invalid> {
+    choose(field, &Value::String(name.to_owned()))
+}
+
 /// The index in `names` of the name `v`, or the error of [`choose`].
 pub fn choose_index(field: &str, v: &Value, names: &[&str]) -> Result<usize, Invalid> {
     v.as_str()

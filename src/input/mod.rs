@@ -22,7 +22,7 @@ mod choice;
 mod object;
 mod value;
 
-pub use choice::{Choice, choose, choose_index};
+pub use choice::{Choice, choose, choose_index, choose_str};
 pub use object::Object;
 use serde_json::{Map, Value};
 pub use value::*;

@@ -30,12 +30,6 @@ string_enum!(
     }
 );
 
-impl Format {
-    pub fn parse(format: &str) -> Result<Format, MemoryError> {
-        Ok(crate::input::choose("format", &Value::String(format.to_owned()))?)
-    }
-}
-
 /// The `strict` option of `definitions(format, options)`; options are JSON text, `None`
 /// when not given.
 pub fn strict_option(options: Option<&str>) -> Result<bool, crate::error::Invalid> {
@@ -49,7 +43,7 @@ pub fn strict_option(options: Option<&str>) -> Result<bool, crate::error::Invali
 /// - Anthropic: no numeric bounds (`minimum`/`maximum`), which it refuses; the bounds move
 ///   into the descriptions, and the validator still enforces them.
 pub fn definitions(format: &str, strict: bool) -> Result<Value, MemoryError> {
-    let format = Format::parse(format)?;
+    let format: Format = crate::input::choose_str("format", format)?;
     let list = tools()
         .into_iter()
         .map(|tool| {

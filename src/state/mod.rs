@@ -110,12 +110,6 @@ string_enum!(
     }
 );
 
-impl Store {
-    pub fn parse(name: &str) -> Result<Store, Invalid> {
-        crate::input::choose("store", &Value::String(name.to_owned()))
-    }
-}
-
 /// The stores' migrations ([`crate::schema::Migration`]), one a store.
 pub const MIGRATIONS: [crate::schema::Migration; 4] =
     [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];

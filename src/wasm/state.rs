@@ -18,7 +18,7 @@ use crate::op::Step;
 use crate::state::{self, Context, Store, research, workflow};
 
 fn store(name: &JsValue) -> Result<Store, ErrorReport> {
-    Store::parse(&args::string("store", name)?).map_err(ErrorReport::from)
+    Ok(crate::input::choose_str("store", &args::string("store", name)?)?)
 }
 
 /// Checks a store's constructor options (JSON text); returns what the facade shows.
