@@ -1,8 +1,9 @@
 //! JSON by hand: values built here (`value!`, [`object`]), written as text by [`write`] and
-//! read from text by [`parse`]. Typed values are written out this way because serde's `derive(Serialize)` gives every
-//! struct, and every type of field, serializer code of its own (`serialize_entry`,
-//! `collect_seq`, `serialize_value` per type), all of it compiled into the module; a
-//! struct's `to_json` built with these is a list of map insertions through one code path.
+//! read from text by [`parse`]. Typed values are written out this way because serde's
+//! `derive(Serialize)` gives every struct, and every type of field, serializer code of its
+//! own (`serialize_entry`, `collect_seq`, `serialize_value` per type), all of it compiled
+//! into the module; a struct's `to_json` built with these is a list of map insertions
+//! through one code path.
 
 mod read;
 mod write;
