@@ -147,7 +147,7 @@ for (const file of ENTRIES) {
 // classes, two loaded flags): core.js holds the internal modules and nothing else, an entry
 // itself and modules only it uses (node-http.js). A new module of pkg-template/ that an
 // internal module or two entries import must be added to INTERNAL above.
-const OWN = { "node.js": ["node-http.js"], "langgraph.js": ["store.js"] };
+const OWN = { "node.js": ["node-http.js"], "langgraph.js": ["store.js", "langgraph-memory.js"] };
 for (const [out, inputs] of inlined) {
   const allowed = out === "core.js" ? INTERNAL : [out, ...(OWN[out] ?? [])];
   // Not files: the facades (namespace "facade:") and core.js's own entry (stdin).
