@@ -3,14 +3,42 @@
 // What agentmem-supabase/ids exports, for every runtime; the ids-*.js entries only differ in how
 // they load agentmem_ids_bg.wasm. AgentmemError is the main entry's class (the same
 // errors.js), so `instanceof` holds across both entries.
+import * as glue from "./agentmem_ids.js";
 export { AgentmemError } from "./errors.js";
-export {
-  uuid5,
-  uuid5Batch,
-  conversationId,
-  coiaThread,
-  cimThreadId,
-  supervisorThreadId,
-  parseThreadId,
-  extractDealId,
-} from "./agentmem_ids.js";
+
+// Every export is synchronous and called through `guarded`: a WebAssembly.RuntimeError (a
+// panic, which aborts on the spot, or any other trap) leaves the instance in whatever state
+// the call left it, so it is logged once and the next call runs on a fresh instance
+// (wasm-bindgen's __wbg_reset_state). The trap itself reaches the caller as it is.
+let failed = false;
+/**
+ * @template {(...args: any[]) => any} F
+ * @param {F} fn
+ * @returns {F}
+ */
+function guarded(fn) {
+  return /** @type {F} */ ((...args) => {
+    if (failed) {
+      glue.__wbg_reset_state();
+      failed = false;
+    }
+    try {
+      return fn(...args);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        failed = true;
+        console.error("agentmem/ids: internal error, the module will reinitialize on the next call");
+      }
+      throw e;
+    }
+  });
+}
+
+export const uuid5 = guarded(glue.uuid5);
+export const uuid5Batch = guarded(glue.uuid5Batch);
+export const conversationId = guarded(glue.conversationId);
+export const coiaThread = guarded(glue.coiaThread);
+export const cimThreadId = guarded(glue.cimThreadId);
+export const supervisorThreadId = guarded(glue.supervisorThreadId);
+export const parseThreadId = guarded(glue.parseThreadId);
+export const extractDealId = guarded(glue.extractDealId);

@@ -1,21 +1,21 @@
 // @ts-check
-// What the module may call in JavaScript besides the engine's own built-ins: the caller's
-// `fetch` and `embed`, timers, and the report of a panic. The module imports this file as
-// "./io.js".
+// What agentmem runs in JavaScript on the module's behalf: the caller's `fetch` and
+// `embed` and the timers (the actions of a run, which wasm.js performs between calls into
+// the module), the runtime check the module imports (`inBrowser`), and what happens to
+// the calls in flight when a trap discards the instance.
 //
-// A JS exception thrown while a wasm function is on the stack unwinds through its frames
-// without running Rust's cleanup: the shadow stack pointer stays moved and heap and
-// table slots leak, until (after a few thousand such calls) every call traps. So nothing
-// here ever throws, and every promise it returns resolves, never rejects, to a plain
-// object that agentmem built; whatever the injected function did is described inside it.
-// Each one also settles within its time limit, whether or not the injected function
-// honours its AbortSignal.
+// The caller's functions never run while a wasm frame is on the stack: an exception
+// unwinding through wasm frames skips Rust's cleanup (the shadow stack pointer stays moved,
+// heap and table slots leak) until every call traps. And every promise here resolves,
+// never rejects, to a plain object that agentmem built; whatever the injected function
+// did is described inside it. Each one also settles within its time limit, whether or
+// not the injected function honours its AbortSignal.
 import { AgentmemError } from "./errors.js";
 import { messageOf } from "./json.js";
 /** @import { EmbedFn } from "./index.d.ts" */
 
 /**
- * What agentmem's requests pass to a fetch (built here from what src/wasm/http.rs sends):
+ * What agentmem's requests pass to a fetch (built here from the action src/wasm/run.rs hands wasm.js):
  * the global fetch accepts it, and so does node-http.js.
  * @typedef {{ method: string, headers: Record<string, string>, body?: string, signal: AbortSignal }} FetchInit
  */
@@ -44,7 +44,7 @@ let generation = 0;
 const inFlight = new Set();
 
 /**
- * Called by the panic hook, before the panicking call traps.
+ * Called by wasm.js when a trap left the module: the calls waiting on its instance reject.
  * @param {string} message
  */
 export function moduleFailed(message) {

@@ -8,9 +8,15 @@
 //    through wasm frames leaves the instance unsound (see io.js).
 // 2. What comes out is a value or an AgentmemError: a trap (a bug) becomes `internal`,
 //    and async calls settle even if the module restarts under them (io.js `track`).
+//
+// Every call into the module is synchronous and made here (`enter`): an operation that
+// needs the network or the embedding callback comes back as an action, which this file
+// performs through io.js and hands back (`call`). So a trap always leaves the module
+// inside a call made here, where it is caught, and the instance is replaced before the
+// next call (wasm-bindgen's `__wbg_reset_state`); the generated glue is used as it is.
 import * as glue from "./agentmem.js";
 import { AgentmemError } from "./errors.js";
-import { asAgentmemError, track } from "./io.js";
+import { asAgentmemError, embedOnce, fetchOnce, moduleFailed, sleep, track } from "./io.js";
 import { messageOf, toJson } from "./json.js";
 /** @import * as Declared from "./index.d.ts" */
 /** @import { EmbedFn } from "./index.d.ts" */
@@ -140,23 +146,46 @@ function primArray(field, v) {
  * @returns {any}
  */
 function callSync(name, ...args) {
-  ensureLoaded();
   try {
-    return glue.callSync(name, args);
+    return enter(() => glue.callSync(name, args));
   } catch (e) {
     throw asAgentmemError(e);
   }
 }
 
+// Set when a trap left the module: its instance is discarded, and the next call starts a
+// fresh one. `instances` counts them: a run of a discarded instance must not resume on the
+// next (its id may name another call's run there).
+let failed = false;
+let instances = 0;
+
 /**
- * `fn` once the module is loaded (async exports: `track` turns the throw into a rejection).
- * @template F
- * @param {F} fn
- * @returns {F}
+ * `fn`, a call into the module, once it is loaded and sound. A WebAssembly.RuntimeError
+ * (a panic, which aborts on the spot, or any other trap) leaves its memory in whatever
+ * state the call left it: it is logged once, the calls waiting on that instance are
+ * rejected (io.js `moduleFailed`), and the next call runs on a fresh instance. A
+ * long-lived edge worker loses one call to a bug, not itself.
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
  */
-function ready(fn) {
+function enter(fn) {
   ensureLoaded();
-  return fn;
+  if (failed) {
+    glue.__wbg_reset_state();
+    failed = false;
+    instances += 1;
+  }
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError && !failed) {
+      failed = true;
+      console.error(`agentmem: internal error, the module will reinitialize on the next call: ${e.message}`);
+      moduleFailed(e.message);
+    }
+    throw e;
+  }
 }
 
 // ids: primitives only (a name list as a copy), typed as declared.
@@ -180,15 +209,16 @@ export const extractDealId = (threadId) => callSync("extractDealId", prim(thread
 export const inspectToken = (token) => callSync("inspectToken", prim(token));
 
 /**
- * Runs one operation of any capability through the module's one asynchronous export
- * (src/wasm/mod.rs `call`): `state` is a client's `{ options: JSON text, fetch }`
- * (client.js), `capability` "client", "memory", "state" or "checkpoint", `op` the
- * operation (a memory tool's name), `args` its arguments as the facade made them (JSON
- * text, copied `[type, Uint8Array]` pairs), or a function returning them, called inside
- * the tracked call so that a conversion error rejects instead of throwing; `embed` the
- * memory tools' callback. The module plans the operation, sends its request through the
- * fetch, and resolves to the result: JSON the operation defines, hence `any` here; each
- * facade method states its type as index.d.ts declares it.
+ * Runs one operation of any capability (src/wasm/mod.rs `call`): `state` is a client's
+ * `{ options: JSON text, fetch }` (client.js), `capability` "client", "memory", "state" or
+ * "checkpoint", `op` the operation (a memory tool's name), `args` its arguments as the
+ * facade made them (JSON text, copied `[type, Uint8Array]` pairs), or a function returning
+ * them, called inside the tracked call so that a conversion error rejects instead of
+ * throwing; `embed` the memory tools' callback. The module plans the operation and answers
+ * with an action (send this request, wait, embed this text) or the result; each action is
+ * performed here and its outcome handed back (`resume`) until the result comes: JSON the
+ * operation defines, hence `any` here; each facade method states its type as index.d.ts
+ * declares it.
  * @param {ClientState} state
  * @param {"client" | "memory" | "state" | "checkpoint"} capability
  * @param {unknown} op
@@ -197,7 +227,40 @@ export const inspectToken = (token) => callSync("inspectToken", prim(token));
  * @returns {Promise<any>}
  */
 export const call = (state, capability, op, args, embed) =>
-  track(() => ready(glue.call)(state, capability, op, typeof args === "function" ? args() : args, embed));
+  track(async () => {
+    /** @type {[number, any]} `[run id, action]` while the run waits, `[-1, result]` when done */
+    let [id, next] = enter(() => glue.call(state, capability, op, typeof args === "function" ? args() : args));
+    const instance = instances;
+    while (id >= 0) {
+      const outcome = await perform(state, embed, next);
+      // The run died with its instance; `track` has rejected this call already.
+      if (instance !== instances || failed) return new Promise(() => {});
+      const run = id;
+      [id, next] = enter(() => glue.resume(run, outcome));
+    }
+    return next;
+  });
+
+/**
+ * An action of a run (src/wasm/run.rs), through io.js, whose promises resolve to a plain
+ * outcome object and never reject.
+ * @param {ClientState} state
+ * @param {EmbedFn | undefined} embed
+ * @param {any[]} action `["fetch", url, method, headers JSON, body, timeout ms]`,
+ *   `["sleep", ms]` or `["embed", texts, timeout ms, dimensions]`
+ * @returns {Promise<unknown>}
+ */
+function perform(state, embed, action) {
+  switch (action[0]) {
+    case "fetch":
+      // The module checked it: the client's function, or the global fetch when none was given.
+      return fetchOnce(/** @type {FetchLike} */ (state.fetch ?? globalThis.fetch), action[1], action[2], action[3], action[4], action[5]);
+    case "sleep":
+      return sleep(action[1]);
+    default:
+      return embedOnce(/** @type {EmbedFn} */ (embed), action[1], action[2], action[3]);
+  }
+}
 
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
 /** @type {(state: unknown) => string} */

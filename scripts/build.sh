@@ -18,7 +18,8 @@ mkdir -p "$PKG"
 #    make the module smaller. RUSTC_BOOTSTRAP lets that stable toolchain accept them:
 #    -Cpanic=immediate-abort  a panic aborts on the spot: no panic messages, locations,
 #                             formatting or hook are compiled in. A panic is a bug; the
-#                             trap it causes is caught in the glue (below).
+#                             trap it causes is caught where JavaScript called in
+#                             (pkg-template/wasm.js, ids.js).
 #    -Zlocation-detail=none   no source paths for #[track_caller].
 #    -Zfmt-debug=none         `{:?}` prints nothing, so no Debug impl or Unicode printable
 #                             table is compiled in. Messages quote with error::Quoted
@@ -74,9 +75,9 @@ if [ "$route" = pinned ]; then export CARGO_TARGET_DIR="$CARGO_TARGET_DIR-wasm";
 
 # One module: cargo builds it, wasm-bindgen writes its ES-module glue (--target web: plain
 # ESM with initSync/init, which every runtime can drive; the facades decide where the
-# bytes come from), wasm-opt shrinks it (release). wasm-bindgen's reset-state machinery
-# (the instance is replaced before the next call once the glue sets
-# __wbg_reinit_scheduled) is what the trap guard below relies on.
+# bytes come from), wasm-opt shrinks it (release). The glue is used as generated; its
+# __wbg_reset_state (--experimental-reset-state-function) is what pkg-template/wasm.js and
+# ids.js call for a fresh instance after a trap.
 build_module() { # package, cargo lib name, out name, wasm-opt flags...
   local package=$1 lib=$2 name=$3; shift 3
   log "cargo build $profile -p $package"
@@ -98,61 +99,6 @@ build_module agentmem-supabase agentmem agentmem \
 # nothing else downloads a fraction of the package.
 build_module agentmem-ids agentmem_ids agentmem_ids -Oz --strip-producers --strip-target-features
 
-# Edits to the generated glue, which the build checks are still possible (the version of
-# wasm-bindgen is pinned; the build fails if the glue no longer has the expected lines):
-# - Trap guard: every export of the instance is wrapped so that a WebAssembly.RuntimeError
-#   leaving the module (a panic, which aborts on the spot, or any other trap) marks the
-#   instance for re-instantiation before the next call, logs it, and, in the main module,
-#   rejects the calls in flight on the discarded instance (io.js moduleFailed). A long-lived
-#   edge worker loses one call to a bug, not the whole worker.
-# - Async exports are polled in a microtask that wasm-bindgen-futures queues; a trap there
-#   would escape as an uncaught exception, which ends a Node or Deno process. The main glue
-#   swallows exactly a WebAssembly.RuntimeError there (the guard has handled it).
-node - "$PKG/agentmem.js" "$PKG/agentmem_ids.js" <<'JS'
-const fs = require("node:fs");
-const fail = (why) => {
-  console.error(`build.sh: the wasm-bindgen glue changed (${why}); update the edits in scripts/build.sh`);
-  process.exit(1);
-};
-for (const [i, file] of process.argv.slice(2).entries()) {
-  const main = i === 0;
-  let glue = fs.readFileSync(file, "utf8");
-  const assignments = glue.match(/\bwasm = (wasmInstance|instance)\.exports;/g) ?? [];
-  if (assignments.length !== 2 || !glue.includes("let __wbg_reinit_scheduled")) fail(`${file}: instance assignments ${assignments.length}`);
-  glue = glue.replace(/\bwasm = (wasmInstance|instance)\.exports;/g, "wasm = __agentmemGuardTraps($1.exports);");
-  const trapped = main
-    ? `console.error(\`agentmem: internal error, the module will reinitialize on the next call: \${e.message}\`); moduleFailed(String(e.message));`
-    : `console.error("agentmem/ids: internal error, the module will reinitialize on the next call");`;
-  glue += `
-// Added by scripts/build.sh: a trap leaving the module schedules a fresh instance.
-function __agentmemGuardTraps(exports) {
-    const guarded = {};
-    for (const [name, value] of Object.entries(exports)) {
-        guarded[name] = typeof value !== "function" ? value : function () {
-            try {
-                return value.apply(this, arguments);
-            } catch (e) {
-                if (e instanceof WebAssembly.RuntimeError && !__wbg_reinit_scheduled) {
-                    __wbg_reinit_scheduled = true;
-                    ${trapped}
-                }
-                throw e;
-            }
-        };
-    }
-    return guarded;
-}
-`;
-  if (main) {
-    const line = /(__wbg_queueMicrotask_[0-9a-f]+: function\(arg0\) \{\n\s*)queueMicrotask\(arg0\);/g;
-    const found = glue.match(line) ?? [];
-    if (found.length !== 1) fail(`queueMicrotask shim found ${found.length} times`);
-    glue = glue.replace(line, "$1queueMicrotask(() => { try { arg0(); } catch (e) { if (!(e instanceof WebAssembly.RuntimeError)) throw e; } });");
-    glue = `import { moduleFailed } from './io.js';\n${glue}`;
-  }
-  fs.writeFileSync(file, glue);
-}
-JS
 cp -R pkg-template/. "$PKG/"
 # What users need besides the code: the license, the changelog, the README, and the SQL
 # to apply to their project (bin/agentmem-sql.js copies or prints it).

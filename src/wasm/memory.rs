@@ -20,7 +20,7 @@ pub(super) fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<
 
 /// Validates `MemoryTools` options up front; returns the user id the tools act for.
 pub(super) fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
-    let c = client(&client_options, JsValue::UNDEFINED)?;
+    let c = client(&client_options)?;
     Ok(Settings::parse(text("options", &options)?.as_deref(), &c.target, js_sys::Date::now())?.1)
 }
 

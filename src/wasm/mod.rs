@@ -7,13 +7,13 @@
 //! Panics: the core returns `Result` everywhere a caller can cause a failure, so a panic
 //! means a bug. The release build aborts at the panic itself (`panic=immediate-abort`,
 //! scripts/build.sh): the call traps with a `WebAssembly.RuntimeError` and no panic
-//! machinery (messages, locations, hooks) is compiled in. The glue
-//! (scripts/build.sh edits it) catches the trap where it leaves the module, marks the
-//! instance for re-instantiation and rejects the calls in flight (io.js `moduleFailed`),
-//! so the *next* call runs on a fresh instance instead of on memory a half-finished call
-//! left behind. A long-lived edge worker therefore loses one call to a bug, not the whole
-//! worker. No Rust object outlives a call (the JS facade keeps all state), so nothing
-//! refers to the discarded instance. The tests of that recovery provoke a real trap from
+//! machinery (messages, locations, hooks) is compiled in. Every call into the module is
+//! synchronous and made by `pkg-template/wasm.js` (an operation that waits on the network
+//! is driven from there, see `run`), which catches the trap where it leaves the module,
+//! rejects the calls in flight (io.js `moduleFailed`) and runs the *next* call on a fresh
+//! instance instead of on memory a half-finished call left behind. A long-lived edge
+//! worker therefore loses one call to a bug, not the whole worker. The only Rust objects
+//! that outlive a call are the runs waiting on an action, which die with their instance. The tests of that recovery provoke a real trap from
 //! outside (deno/trap.ts exhausts the instance's memory), so the module exports nothing
 //! for them.
 
@@ -25,11 +25,11 @@
 mod args;
 #[cfg(feature = "bindings")]
 mod checkpoint;
-#[cfg(feature = "bindings")]
-mod http;
 pub mod ids;
 #[cfg(feature = "bindings")]
 mod memory;
+#[cfg(feature = "bindings")]
+mod run;
 #[cfg(feature = "bindings")]
 mod state;
 #[cfg(feature = "bindings")]
@@ -116,21 +116,15 @@ fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> 
     Ok(crate::input::value(field, text(field, v)?.as_deref())?)
 }
 
-/// Runs one operation of any capability: plans it (`capability` names the planner, `op`
-/// the operation, `args` its arguments as the facade made them), carries it out through
-/// the client's fetch and, for the memory tools, the `embed` callback, and resolves to its
-/// result. The module's one asynchronous export (each async export compiles a state
-/// machine of its own).
+/// Starts one operation of any capability: plans it (`capability` names the planner, `op`
+/// the operation, `args` its arguments as the facade made them) and runs it until it needs
+/// the host: `[id, action]` (a request for the client's fetch, a wait, a text for the
+/// embedding callback) for `pkg-template/wasm.js` to perform and hand back to [`resume`],
+/// or `[-1, result]` (see `run`).
 #[cfg(feature = "bindings")]
 #[wasm_bindgen(js_name = call)]
-pub async fn call(
-    client_state: JsValue,
-    capability: JsValue,
-    op: JsValue,
-    args: JsValue,
-    embed: JsValue,
-) -> JsResult<JsValue> {
-    let client = transport::client(&client_state, embed)?;
+pub fn call(client_state: JsValue, capability: JsValue, op: JsValue, args: JsValue) -> JsResult<JsValue> {
+    let client = transport::client(&client_state)?;
     let capability = args::string("capability", &capability)?;
     // A memory operation is a tool, named by the model.
     let op = args::string(if capability == "memory" { "name" } else { "op" }, &op)?;
@@ -149,15 +143,26 @@ pub async fn call(
             .into());
         }
     };
-    match crate::op::run(&client.http, &client.policy, &client.secrets(), crate::schema::refine, step).await {
-        Ok(Output::Json(value)) => to_js(&value),
-        Ok(Output::Response(decoded)) => transport::response_js(decoded),
-        Ok(Output::Buffers(text, buffers)) => {
-            let buffers: js_sys::Array = buffers.iter().map(|b| js_sys::Uint8Array::from(b.as_slice())).collect();
-            Ok(js_sys::Array::of2(&text.into(), &buffers).into())
+    run::start(move |host| async move {
+        let secrets = client.secrets();
+        match crate::op::run(&host, &client.policy, &secrets, crate::schema::refine, step).await {
+            Ok(Output::Json(value)) => to_js(&value),
+            Ok(Output::Response(decoded)) => transport::response_js(decoded),
+            Ok(Output::Buffers(text, buffers)) => {
+                let buffers: js_sys::Array = buffers.iter().map(|b| js_sys::Uint8Array::from(b.as_slice())).collect();
+                Ok(js_sys::Array::of2(&text.into(), &buffers).into())
+            }
+            Err(f) => Err(js_error(f.report, f.cause)),
         }
-        Err(f) => Err(js_error(f.report, f.cause)),
-    }
+    })
+}
+
+/// Resumes the run `id` (from [`call`] or an earlier `resume`) with the outcome of its
+/// action; answers as [`call`] does.
+#[cfg(feature = "bindings")]
+#[wasm_bindgen(js_name = resume)]
+pub fn resume(id: JsValue, outcome: JsValue) -> JsResult<JsValue> {
+    run::resume(id, outcome)
 }
 
 /// Runs one synchronous function of the facades (`pkg-template/wasm.js` names them):

@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::http::JsHttp;
 use super::{JsResult, args, js_error, set, text};
 use crate::error::ErrorReport;
 use crate::op::Step;
@@ -20,7 +19,6 @@ use crate::transport::target::Target;
 pub(super) struct Client {
     pub(super) target: Target,
     pub(super) policy: RetryPolicy,
-    pub(super) http: JsHttp,
 }
 
 impl Client {
@@ -67,9 +65,9 @@ fn configured(options: Option<String>, in_browser: bool) -> Result<(Target, Retr
 }
 
 /// `state` is what the facade keeps of a client: `{ options, fetch }`, the options as JSON
-/// text and the caller's fetch function (or undefined). `embed` is the memory tools'
-/// callback, `undefined` for the other capabilities.
-pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorReport> {
+/// text and the caller's fetch function (or undefined: the global one, which wasm.js then
+/// calls; checked here so that a client without one fails when it is created).
+pub(super) fn client(state: &JsValue) -> Result<Client, ErrorReport> {
     let options = Reflect::get(state, &"options".into()).unwrap_or(JsValue::UNDEFINED);
     let (target, policy) = configured(options.as_string(), in_browser())?;
     let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
@@ -78,15 +76,15 @@ pub(super) fn client(state: &JsValue, embed: JsValue) -> Result<Client, ErrorRep
     } else {
         fetch
     };
-    let fetch: Function = fetch.dyn_into().map_err(|_| {
-        ErrorReport::invalid_input("fetch", "fetch must be a function (no global fetch in this runtime?)")
-    })?;
-    Ok(Client { target, policy, http: JsHttp { fetch, embed } })
+    if !fetch.is_instance_of::<Function>() {
+        return Err(ErrorReport::invalid_input("fetch", "fetch must be a function (no global fetch in this runtime?)"));
+    }
+    Ok(Client { target, policy })
 }
 
 /// Validates client options up front, so `createClient` fails fast on bad input.
 pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
-    Ok(client(&state, JsValue::UNDEFINED)?.target.rest_url)
+    Ok(client(&state)?.target.rest_url)
 }
 
 /// `args`: `[table or function, payload (JSON text), options (JSON text)]`.
