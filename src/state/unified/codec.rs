@@ -323,7 +323,12 @@ pub fn decode(stored: Value) -> Result<Value, StateError> {
     if let Some(messages) = map.get_mut("messages") {
         // The Python original stored json.dumps(messages): a string holding the array.
         if let Value::String(text) = messages {
-            *messages = crate::json::parse(text).unwrap_or(Value::Array(Vec::new()));
+            // Corrupt history is the server's problem to report, not an empty conversation.
+            *messages = crate::json::parse(text).map_err(|e| {
+                StateError::Server(format!(
+                    "the stored messages are not valid JSON ({e}); the row was written by something else"
+                ))
+            })?;
         }
         if let Value::Array(items) = messages {
             *items = items.iter().map(|m| StoredMessage::read(m).restored()).collect();
@@ -459,6 +464,10 @@ mod tests {
         assert_eq!(out["last_state_update"], json!("2026-01-01T00:00:00.000000Z"));
         assert_eq!(decode(Value::Null).unwrap(), Value::Null);
         assert!(matches!(decode(json!([1])), Err(StateError::Server(_))));
+        assert!(
+            matches!(decode(json!({"messages": "[{\"role\": \"user\""})), Err(StateError::Server(m)) if m.contains("not valid JSON")),
+            "corrupt stored messages are an error, not an empty history"
+        );
     }
 
     #[test]
