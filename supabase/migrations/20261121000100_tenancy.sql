@@ -7,7 +7,8 @@
 --          (row-level security + table grants), agentmem.grant_table(),
 --          agentmem.expose() / expose_to_service() / keep_private() (function grants);
 --          agentmem.vector_dimensions() / set_vector_dimensions() (pgvector columns);
---          the trigger on auth.users that deletes a deleted user's rows.
+--          agentmem.check_id() / check_fields() (arguments); the trigger on auth.users that
+--          deletes a deleted user's rows.
 -- Needs:   what every Supabase project has: the roles anon, authenticated, service_role
 --          and the auth schema (locally: supabase/local/bootstrap.sql).
 --
@@ -224,6 +225,34 @@ begin
   if char_length(p_id) > p_max then
     raise exception '% is % characters; the limit is %', p_field, char_length(p_id), p_max using errcode = '22023';
   end if;
+end;
+$$;
+
+-- A JSON object of a state type's fields, as a store takes it (p_what: how the messages name
+-- the object, p_type: the type): 22023 for anything else, naming the first key (in the
+-- object's own order) that is one of p_removed ('<p_what>.<key> was removed from <p_type>')
+-- or not one of p_fields ('<p_what>.<key> is not a <p_type> field').
+create or replace function agentmem.check_fields(p_value jsonb, p_what text, p_type text, p_fields text[],
+                                                 p_removed text[] default '{}')
+returns void
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v_key text;
+begin
+  if p_value is null or pg_catalog.jsonb_typeof(p_value) <> 'object' then
+    raise exception '% must be a JSON object', p_what using errcode = '22023';
+  end if;
+  for v_key in select pg_catalog.jsonb_object_keys(p_value) loop
+    if v_key = any (p_removed) then
+      raise exception '%.% was removed from %', p_what, v_key, p_type using errcode = '22023';
+    end if;
+    if v_key <> all (p_fields) then
+      raise exception '%.% is not a % field', p_what, v_key, p_type using errcode = '22023';
+    end if;
+  end loop;
 end;
 $$;
 
@@ -612,6 +641,7 @@ select agentmem.expose(
   'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',
   'agentmem.tenant()', 'agentmem.sees_all_tenants()', 'agentmem.thread_scope(text)', 'agentmem.thread_tenants()',
   'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
+  'agentmem.check_fields(jsonb, text, text, text[], text[])',
   'agentmem.now_ms()', 'agentmem.user_exists(uuid)', 'agentmem.vector_dimensions(regclass, name)');
 select agentmem.keep_private(
   'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.set_execute(regprocedure[], text)',

@@ -229,10 +229,6 @@ begin
 end;
 $$;
 
-drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
-create trigger agent_memories_set_updated_at
-  before insert or update on public.agent_memories
-  for each row execute function public.agent_memories_set_updated_at();
 
 -- A log row's accessed_at is the time it is written.
 create or replace function agentmem.memory_access_log_bookkeeping()
@@ -252,6 +248,9 @@ select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
 select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
 select agentmem.protect('public.agent_memory_counters', 'user_id', p_user_privileges => 'select');
+select agentmem.keep_bookkeeping('public.agent_memories', 'public.agent_memories_set_updated_at');
+-- The trigger's name before agentmem.keep_bookkeeping installed it (re-running this file over an older one).
+drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
 select agentmem.keep_bookkeeping('public.memory_references', 'agentmem.stamp_created');
 select agentmem.keep_bookkeeping('public.memory_access_log', 'agentmem.memory_access_log_bookkeeping');
 
@@ -936,7 +935,6 @@ declare
   v_tenant uuid := agentmem.tenant();
   v_old    public.agent_memories;
   v_new    public.agent_memories;
-  v_dims   integer;
   v_change boolean;
 begin
   if p_memory_id is null then
@@ -970,11 +968,7 @@ begin
       raise exception 'content changed: the embedding of the new content is required'
         using errcode = 'AM001', hint = 'call again with p_embedding';
     end if;
-    v_dims := public.agent_memory_dimensions();
-    if v_dims is not null and extensions.vector_dims(p_embedding) <> v_dims then
-      raise exception 'embedding has % dimensions, expected % (dimension mismatch)',
-        extensions.vector_dims(p_embedding), v_dims using errcode = '22000';
-    end if;
+    perform agentmem.check_embedding(p_embedding, false);
   end if;
 
   update public.agent_memories m set

@@ -2,7 +2,8 @@
 -- between visits, outside LangGraph checkpoints.
 --
 -- Creates: tables unified_conversations, unified_conversation_memory; the functions
---          listed below; helper agentmem.unified_iso_now.
+--          listed below; helpers agentmem.unified_iso_now, unified_check_ids,
+--          unified_conversation_write.
 -- Needs:   20261121000100_tenancy.sql; save_unified_state's p_lead (the contractor lead)
 --          calls agentmem.contractor_lead_merge of 20261122000600_contractors.sql when it
 --          runs, so that file must be applied too before p_lead is used.
@@ -123,6 +124,75 @@ as $$
   select to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 $$;
 
+-- The two ids every write of a lead's state names: 22023 naming the missing or bad one.
+create or replace function agentmem.unified_check_ids(p_conversation_id uuid, p_contractor_lead_id text)
+returns void
+language plpgsql
+immutable
+security invoker
+set search_path = public
+as $$
+begin
+  if p_conversation_id is null then
+    raise exception 'conversation_id is required' using errcode = '22023';
+  end if;
+  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
+    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
+  end if;
+end;
+$$;
+
+-- The conversation row of a lead's state, as save_unified_state and
+-- create_unified_checkpoint write it: created on the first write (title and metadata:
+-- the defaults, then p_metadata; last_message_at when p_messages). With p_refresh an
+-- existing row takes p_metadata, the title of a given company_name, updated_at and (when
+-- p_messages) last_message_at; without it, it is left as it is. A conversation recorded
+-- for another lead is refused (22023).
+create or replace function agentmem.unified_conversation_write(p_tenant uuid, p_conversation_id uuid,
+                                                               p_contractor_lead_id text, p_metadata jsonb,
+                                                               p_refresh boolean, p_messages boolean)
+returns void
+language plpgsql
+volatile
+security invoker
+set search_path = public
+as $$
+declare
+  v_lead text;
+begin
+  insert into public.unified_conversations as c
+    (tenant_id, id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
+  values (
+    p_tenant, p_conversation_id, 'COIA_LANDING', 'contractor_lead',
+    'COIA Landing: ' || coalesce(nullif(p_metadata ->> 'company_name', ''), 'Anonymous'),
+    'active', p_contractor_lead_id,
+    jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
+                       'interface', 'landing_page', 'company_name', null, 'research_completed', false) || p_metadata,
+    case when p_messages then now() end)
+  on conflict (tenant_id, id) do update set
+    metadata = c.metadata || p_metadata,
+    title = case when nullif(p_metadata ->> 'company_name', '') is not null
+                 then 'COIA Landing: ' || (p_metadata ->> 'company_name') else c.title end,
+    updated_at = now(),
+    last_message_at = case when p_messages then now() else c.last_message_at end
+  where p_refresh
+  returning c.contractor_lead_id into v_lead;
+  if not found then
+    select c.contractor_lead_id into v_lead from public.unified_conversations c
+     where c.tenant_id = p_tenant and c.id = p_conversation_id;
+    if not found then
+      return;
+    end if;
+  end if;
+
+  if v_lead is distinct from p_contractor_lead_id then
+    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
+      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
+      using errcode = '22023';
+  end if;
+end;
+$$;
+
 -- save_unified_state: one atomic save of a contractor lead's state.
 --   p_conversation_id         uuid5(contractor_lead_id) (agentmem derives it)
 --   p_contractor_lead_id      the lead id, recorded on the conversation row
@@ -155,15 +225,9 @@ declare
   v_tenant uuid := agentmem.tenant();
   v_stamp text := agentmem.unified_iso_now();
   v_meta  jsonb := coalesce(p_metadata, '{}'::jsonb);
-  v_lead  text;
   v_rows  integer;
 begin
-  if p_conversation_id is null then
-    raise exception 'conversation_id is required' using errcode = '22023';
-  end if;
-  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
-    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
-  end if;
+  perform agentmem.unified_check_ids(p_conversation_id, p_contractor_lead_id);
   if p_fields is null or jsonb_typeof(p_fields) <> 'object' then
     raise exception 'fields must be a JSON object {field: value}' using errcode = '22023';
   end if;
@@ -178,28 +242,8 @@ begin
   end if;
 
   -- The conversation row: created on the first save, its metadata refreshed after.
-  insert into public.unified_conversations as c
-    (tenant_id, id, conversation_type, entity_type, title, status, contractor_lead_id, metadata, last_message_at)
-  values (
-    v_tenant, p_conversation_id, 'COIA_LANDING', 'contractor_lead',
-    'COIA Landing: ' || coalesce(nullif(v_meta ->> 'company_name', ''), 'Anonymous'),
-    'active', p_contractor_lead_id,
-    jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
-                       'interface', 'landing_page', 'company_name', null, 'research_completed', false) || v_meta,
-    case when p_fields ? 'messages' then now() end)
-  on conflict (tenant_id, id) do update set
-    metadata = c.metadata || v_meta,
-    title = case when nullif(v_meta ->> 'company_name', '') is not null
-                 then 'COIA Landing: ' || (v_meta ->> 'company_name') else c.title end,
-    updated_at = now(),
-    last_message_at = case when p_fields ? 'messages' then now() else c.last_message_at end
-  returning c.contractor_lead_id into v_lead;
-
-  if v_lead is distinct from p_contractor_lead_id then
-    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
-      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
-      using errcode = '22023';
-  end if;
+  perform agentmem.unified_conversation_write(v_tenant, p_conversation_id, p_contractor_lead_id, v_meta,
+                                              true, p_fields ? 'messages');
 
   insert into public.unified_conversation_memory as m
     (tenant_id, conversation_id, memory_type, memory_key, memory_value, importance_score)
@@ -263,29 +307,14 @@ as $$
 declare
   v_tenant uuid := agentmem.tenant();
   v_value jsonb;
-  v_lead  text;
 begin
-  if p_conversation_id is null then
-    raise exception 'conversation_id is required' using errcode = '22023';
-  end if;
-  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
-    raise exception 'contractor_lead_id must be 1 to 255 characters' using errcode = '22023';
-  end if;
+  perform agentmem.unified_check_ids(p_conversation_id, p_contractor_lead_id);
   if p_checkpoint is null or jsonb_typeof(p_checkpoint) <> 'object' then
     raise exception 'checkpoint must be a JSON object' using errcode = '22023';
   end if;
-  insert into public.unified_conversations (tenant_id, id, title, contractor_lead_id, metadata)
-  values (v_tenant, p_conversation_id, 'COIA Landing: Anonymous', p_contractor_lead_id,
-          jsonb_build_object('contractor_lead_id', p_contractor_lead_id, 'journey_stage', 'landing_page',
-                             'interface', 'landing_page', 'company_name', null, 'research_completed', false))
-  on conflict (tenant_id, id) do nothing;
-  select contractor_lead_id into v_lead from public.unified_conversations
-   where tenant_id = v_tenant and id = p_conversation_id;
-  if found and v_lead is distinct from p_contractor_lead_id then
-    raise exception 'conversation % belongs to contractor lead %, not %', p_conversation_id,
-      quote_literal(v_lead), quote_literal(p_contractor_lead_id)
-      using errcode = '22023';
-  end if;
+  -- The conversation row, if this lead has none yet.
+  perform agentmem.unified_conversation_write(v_tenant, p_conversation_id, p_contractor_lead_id, '{}'::jsonb,
+                                              false, false);
   v_value := p_checkpoint || jsonb_build_object('checkpoint_timestamp', agentmem.unified_iso_now());
   insert into public.unified_conversation_memory as m
     (tenant_id, conversation_id, memory_type, memory_key, memory_value, importance_score)
@@ -353,6 +382,8 @@ comment on function public.delete_unified_state(uuid, text) is
 -- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.unified_iso_now()',
+  'agentmem.unified_check_ids(uuid, text)',
+  'agentmem.unified_conversation_write(uuid, uuid, text, jsonb, boolean, boolean)',
   'public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb)',
   'public.restore_unified_state(uuid)',
   'public.create_unified_checkpoint(uuid, text, jsonb)',

@@ -145,33 +145,22 @@ select agentmem.keep_bookkeeping('public.workflow_agent_states', 'agentmem.workf
 
 -- Functions -------------------------------------------------------------------------------
 
--- The keys a WorkflowState may carry (the columns but id), and the removed ones.
+-- The keys a WorkflowState may carry (the columns but id), and the removed ones
+-- (agentmem.check_fields).
 create or replace function agentmem.workflow_state_check_keys(p_state jsonb, p_what text)
 returns void
-language plpgsql
+language sql
 immutable
 security invoker
 set search_path = public
 as $$
-declare
-  v_key text;
-begin
-  if p_state is null or jsonb_typeof(p_state) <> 'object' then
-    raise exception '% must be a JSON object', p_what using errcode = '22023';
-  end if;
-  for v_key in select jsonb_object_keys(p_state) loop
-    if v_key in ('user_message', 'clarification_questions', 'alternative_solutions',
-                 'selected_alternative_index', 'previous_errors', 'current_workflow_json') then
-      raise exception '%.% was removed from WorkflowState', p_what, v_key using errcode = '22023';
-    end if;
-    if v_key not in ('session_id', 'user_id', 'created_at', 'updated_at', 'stage', 'previous_stage',
-                     'intent_summary', 'conversations', 'execution_history', 'clarification_context',
-                     'gap_status', 'identified_gaps', 'current_workflow', 'template_workflow',
-                     'workflow_context', 'debug_result', 'debug_loop_count', 'template_id') then
-      raise exception '%.% is not a WorkflowState field', p_what, v_key using errcode = '22023';
-    end if;
-  end loop;
-end;
+  select agentmem.check_fields(p_state, p_what, 'WorkflowState',
+    array['session_id', 'user_id', 'created_at', 'updated_at', 'stage', 'previous_stage',
+          'intent_summary', 'conversations', 'execution_history', 'clarification_context',
+          'gap_status', 'identified_gaps', 'current_workflow', 'template_workflow',
+          'workflow_context', 'debug_result', 'debug_loop_count', 'template_id'],
+    array['user_message', 'clarification_questions', 'alternative_solutions',
+          'selected_alternative_index', 'previous_errors', 'current_workflow_json'])
 $$;
 
 -- create_workflow_state: inserts a full state (agentmem sends every column, defaults

@@ -122,19 +122,11 @@ as $$
 declare
   v_in  public.research_sessions;
   v_row public.research_sessions;
-  v_key text;
   v_tenant uuid := agentmem.tenant();
   v_now bigint := agentmem.research_now_ms();
 begin
-  if p_session is null or jsonb_typeof(p_session) <> 'object' then
-    raise exception 'session must be a JSON object' using errcode = '22023';
-  end if;
-  for v_key in select jsonb_object_keys(p_session) loop
-    if v_key not in ('session_id', 'query', 'current_phase', 'completed_phases', 'research_state',
-                     'start_time', 'last_update') then
-      raise exception 'session.% is not a SessionState field', v_key using errcode = '22023';
-    end if;
-  end loop;
+  perform agentmem.check_fields(p_session, 'session', 'SessionState',
+    array['session_id', 'query', 'current_phase', 'completed_phases', 'research_state', 'start_time', 'last_update']);
   v_in := jsonb_populate_record(null::public.research_sessions, p_session);
   if v_in.session_id is null or char_length(v_in.session_id) not between 1 and 255 then
     raise exception 'session.session_id must be 1 to 255 characters' using errcode = '22023';

@@ -4,7 +4,8 @@
 -- Creates: tables contractor_leads, contractors; functions build_contractor_profile,
 --          convert_contractor_lead; helpers agentmem.contractor_lead_merge (also called by
 --          save_unified_state's p_lead), agentmem.jsonb_array_union,
---          agentmem.contractor_only_keys, agentmem.contractor_lead_fields.
+--          agentmem.contractor_only_keys, agentmem.contractor_check_lead_id,
+--          agentmem.contractor_check_types, agentmem.contractor_lead_fields.
 -- Needs:   20261121000100_tenancy.sql.
 --
 -- The original wrote `contractor_leads` from two places (UnifiedStateManager upserted a
@@ -212,6 +213,45 @@ begin
 end;
 $$;
 
+-- A lead id a write names: 1 to 255 characters, or 22023 naming contractorLeadId.
+create or replace function agentmem.contractor_check_lead_id(p_id text)
+returns void
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if p_id is null or char_length(p_id) not between 1 and 255 then
+    raise exception 'contractorLeadId must be 1 to 255 characters' using errcode = '22023', detail = 'field: contractorLeadId';
+  end if;
+end;
+$$;
+
+-- Refuses the first key of p_value named in p_arrays (then p_objects) whose value is not a
+-- JSON array (object): 22023 as '<p_path>.<key> must be a JSON array (object)'.
+create or replace function agentmem.contractor_check_types(p_value jsonb, p_path text, p_arrays text[],
+                                                           p_objects text[] default '{}')
+returns void
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v_key  text;
+  v_type text;
+begin
+  select f.k, f.t into v_key, v_type
+    from (select a.k, 'array' as t, a.n from unnest(p_arrays) with ordinality a(k, n)
+          union all
+          select o.k, 'object', o.n + 2147483648 from unnest(p_objects) with ordinality o(k, n)) f
+   where p_value ? f.k and jsonb_typeof(p_value -> f.k) <> f.t
+   order by f.n limit 1;
+  if v_key is not null then
+    raise exception '%.% must be a JSON %', p_path, v_key, v_type using errcode = '22023', detail = 'field: ' || p_path || '.' || v_key;
+  end if;
+end;
+$$;
+
 -- The lead columns a write may give (everything but keys, flags and bookkeeping).
 create or replace function agentmem.contractor_lead_fields()
 returns text[]
@@ -242,20 +282,12 @@ declare
   v_in   public.contractor_leads;
   v_row  public.contractor_leads;
   v_key  text;
-  v_type text;
 begin
-  if p_id is null or char_length(p_id) not between 1 and 255 then
-    raise exception 'contractorLeadId must be 1 to 255 characters' using errcode = '22023', detail = 'field: contractorLeadId';
-  end if;
+  perform agentmem.contractor_check_lead_id(p_id);
   perform agentmem.contractor_only_keys(v_lead, p_path, agentmem.contractor_lead_fields());
-  for v_key, v_type in
-    select k, t from (values ('specialties', 'array'), ('certifications', 'array'), ('service_areas', 'array'),
-                             ('project_types', 'array'), ('data_sources', 'array'), ('social_links', 'object'),
-                             ('scores', 'object'), ('details', 'object')) f(k, t)
-    where v_lead ? k and jsonb_typeof(v_lead -> k) <> t
-  loop
-    raise exception '%.% must be a JSON %', p_path, v_key, v_type using errcode = '22023', detail = 'field: ' || p_path || '.' || v_key;
-  end loop;
+  perform agentmem.contractor_check_types(v_lead, p_path,
+    array['specialties', 'certifications', 'service_areas', 'project_types', 'data_sources'],
+    array['social_links', 'scores', 'details']);
   select p_path || '.scores.' || s.key into v_key from jsonb_each(v_lead -> 'scores') s
    where jsonb_typeof(s.value) <> 'number' or s.value::text !~ '^-?[0-9]+$' limit 1;
   if v_key is not null then
@@ -353,20 +385,14 @@ declare
   v_in      public.contractors;
   v_lead    public.contractor_leads;
   v_row     public.contractors;
-  v_key     text;
 begin
-  if p_contractor_lead_id is null or char_length(p_contractor_lead_id) not between 1 and 255 then
-    raise exception 'contractorLeadId must be 1 to 255 characters' using errcode = '22023', detail = 'field: contractorLeadId';
-  end if;
+  perform agentmem.contractor_check_lead_id(p_contractor_lead_id);
   perform agentmem.contractor_only_keys(v_account, 'account',
     array['company_name', 'contact_name', 'contact_email', 'contact_phone', 'business_address', 'license_number',
           'years_in_business', 'employee_count', 'specialties', 'certifications', 'service_areas', 'project_types',
           'availability_status', 'tier']);
-  select 'account.' || k into v_key from unnest(array['specialties', 'certifications', 'service_areas', 'project_types']) k
-   where v_account ? k and jsonb_typeof(v_account -> k) <> 'array' limit 1;
-  if v_key is not null then
-    raise exception '% must be a JSON array', v_key using errcode = '22023', detail = 'field: ' || v_key;
-  end if;
+  perform agentmem.contractor_check_types(v_account, 'account',
+    array['specialties', 'certifications', 'service_areas', 'project_types']);
   v_in := jsonb_populate_record(null::public.contractors, v_account);
 
   -- Locks the lead: concurrent conversions of it run one after another, and every one
@@ -411,6 +437,8 @@ comment on function public.convert_contractor_lead(text, jsonb) is
 select agentmem.expose(
   'agentmem.jsonb_array_union(jsonb, jsonb)',
   'agentmem.contractor_only_keys(jsonb, text, text[])',
+  'agentmem.contractor_check_lead_id(text)',
+  'agentmem.contractor_check_types(jsonb, text, text[], text[])',
   'agentmem.contractor_lead_fields()',
   'agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)',
   'public.build_contractor_profile(text, jsonb)',

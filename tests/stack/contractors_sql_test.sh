@@ -81,7 +81,7 @@ expect "save_unified_state has one signature, p_lead last and optional" "1|p_lea
            where pronamespace = 'public'::regnamespace and proname = 'save_unified_state'")"
 expect "the helpers are not callable by anon" "f" \
   "$(q -c "select bool_or(has_function_privilege('anon', p.oid, 'execute')) from pg_proc p
-           where pronamespace = 'agentmem'::regnamespace and proname in ('jsonb_array_union', 'contractor_only_keys', 'contractor_lead_fields', 'contractor_lead_merge')")"
+           where pronamespace = 'agentmem'::regnamespace and proname in ('jsonb_array_union', 'contractor_only_keys', 'contractor_check_lead_id', 'contractor_check_types', 'contractor_lead_fields', 'contractor_lead_merge')")"
 expect "data_sources as a set: first-seen order, duplicates once" '["b", "a", "c", {"x": 1}]' \
   "$(q -c "select agentmem.jsonb_array_union('[\"b\", \"a\", \"b\"]', '[\"c\", \"a\", {\"x\": 1}, {\"x\": 1}]')")"
 

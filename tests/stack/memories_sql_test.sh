@@ -201,6 +201,13 @@ for c in "bad memory_type|'agent-test', 'x', 'opinion'|memory_type must be one o
   out=$(state_msg authenticated "$A" "select create_agent_memory($args);")
   expect_match "create refuses $name (22023: $msg)" "^22023\|$msg" "$out"
 done
+# update checks a new content's embedding as create does (a zero vector has no cosine
+# similarity: stored, it would sort as NaN in every search).
+UZ="(create_agent_memory('agent-test', 'zero check', 'fact', p_embedding => '$(vec 1)')).id"
+expect_match "update refuses a zero embedding (22023)" '^22023\|embedding must not be the zero vector' \
+  "$(state_msg authenticated "$A" "select update_agent_memory($UZ, 'new text', '$(vec 0)');")"
+expect_match "update refuses a 3-dim embedding (22000, 'dimension')" '^22000\|.*dimension' \
+  "$(state_msg authenticated "$A" "select update_agent_memory($UZ, 'new text', '[1,2,3]');")"
 expect "create accepts exactly 10000 characters" "00000" \
   "$(state authenticated "$A" "select create_agent_memory('agent-test', repeat('x', 10000), 'fact');")"
 expect_match "create refuses a 3-dim embedding (22000, 'dimension')" '^22000\|.*dimension' \

@@ -52,7 +52,7 @@ log "state stores SQL test (port ${AGENTMEM_PG_PORT:-54329}, users A=$A B=$B)"
 q -c "insert into auth.users (id, email) values ('$A', 'state-a-$A@example.test'), ('$B', 'state-b-$B@example.test'), ('$F', 'state-f-$F@example.test')"
 
 TABLES="'unified_conversations','unified_conversation_memory','workflow_agent_states','research_sessions','research_drafts'"
-FNS="'unified_iso_now','save_unified_state','restore_unified_state','create_unified_checkpoint','restore_unified_checkpoint',
+FNS="'unified_iso_now','unified_check_ids','unified_conversation_write','save_unified_state','restore_unified_state','create_unified_checkpoint','restore_unified_checkpoint',
      'delete_unified_state','workflow_state_check_keys','create_workflow_state','update_workflow_state','research_now_ms',
      'save_research_session','save_research_draft','research_workflow_summary'"
 
@@ -60,9 +60,9 @@ FNS="'unified_iso_now','save_unified_state','restore_unified_state','create_unif
 expect "RLS on the five tables" "5" \
   "$(q -c "select count(*) from pg_class where relnamespace = 'public'::regnamespace and relname in ($TABLES) and relrowsecurity")"
 NSP="pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)"
-expect "the thirteen functions exist once each (the RPCs in public, their helpers in agentmem)" "13|unified_iso_now,research_now_ms,workflow_state_check_keys" \
+expect "the fifteen functions exist once each (the RPCs in public, their helpers in agentmem)" "15|unified_iso_now,research_now_ms,unified_check_ids,unified_conversation_write,workflow_state_check_keys" \
   "$(q -c "select count(*), string_agg(proname, ',' order by proname <> 'unified_iso_now', proname) filter (where pronamespace = 'agentmem'::regnamespace) from pg_proc where $NSP and proname in ($FNS)")"
-expect "every function is SECURITY INVOKER with a pinned search_path" "13|0" \
+expect "every function is SECURITY INVOKER with a pinned search_path" "15|0" \
   "$(q -c "select count(*) filter (where proconfig @> array['search_path=public']), count(*) filter (where prosecdef)
            from pg_proc where $NSP and proname in ($FNS)")"
 expect "anon has no privilege on the tables" "f" \
@@ -72,7 +72,7 @@ expect "authenticated: select/insert/update/delete, never truncate" "5|0" \
   "$(q -c "select count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'select,insert,update,delete')),
                   count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'truncate'))
            from unnest(array[$TABLES]) t")"
-expect "anon and PUBLIC execute no state function; authenticated and service_role all" "f|13|13" \
+expect "anon and PUBLIC execute no state function; authenticated and service_role all" "f|15|15" \
   "$(q -c "select bool_or(has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('service_role', p.oid, 'execute'))

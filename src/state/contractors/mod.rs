@@ -32,6 +32,8 @@ pub const MIGRATION: crate::schema::Migration = (
         "agentmem.contractor_only_keys",
         "agentmem.contractor_lead_fields",
         "agentmem.contractor_lead_merge",
+        "agentmem.contractor_check_lead_id",
+        "agentmem.contractor_check_types",
     ],
 );
 

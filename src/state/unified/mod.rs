@@ -38,6 +38,8 @@ pub const MIGRATION: crate::schema::Migration = (
         "create_unified_checkpoint",
         "restore_unified_checkpoint",
         "agentmem.unified_iso_now",
+        "agentmem.unified_check_ids",
+        "agentmem.unified_conversation_write",
     ],
 );
 
