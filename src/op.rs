@@ -4,7 +4,7 @@
 //! callback, timers). A step is one request to send and what to do with the answer, one
 //! text to embed and what to do with the vector, or the result. Planning is pure, so every
 //! request and every reading of an answer is tested natively; the wasm boundary only
-//! converts values and calls [`run`], which is the module's one asynchronous path.
+//! converts values and polls [`run`] (`src/wasm/run.rs`), handing JavaScript what it waits on.
 
 use serde_json::Value;
 
