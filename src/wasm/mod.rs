@@ -84,17 +84,19 @@ fn js_error(report: ErrorReport, cause: Option<JsValue>) -> JsValue {
 pub type JsResult<T> = Result<T, JsValue>;
 
 /// A core result as plain JS values. Everything crosses the boundary as JSON text, parsed
-/// and produced by the engine's own `JSON`, so JS objects arrive as plain objects. The
-/// text is the value's `Display` (compact JSON, the same as `serde_json::to_string`), which
-/// error messages use anyway: a second serializer instance would add its own copy of the
-/// writer.
+/// and produced by the engine's own `JSON`, so JS objects arrive as plain objects, with
+/// their keys in the order the core wrote them (serde_json's `preserve_order`: one JSON
+/// value type, ordered). The text is the value's `Display` (compact JSON, the same as
+/// `serde_json::to_string`), which error messages use anyway: a second serializer instance
+/// would add its own copy of the writer.
 #[cfg(feature = "bindings")]
 fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
     js_sys::JSON::parse(&crate::json::text(value))
 }
 
-/// Objects built key by key keep the order their keys are set in (a JSON object through
-/// `to_js` has its keys sorted).
+/// Objects built key by key: where a value is a JS value already (an error's `cause`, a
+/// PostgREST answer's parsed `data`), and in the id functions the ids module shares, which
+/// carries no JSON writer.
 use args::set;
 
 /// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn

@@ -425,7 +425,11 @@ pub mod tests {
         assert_eq!(r["valid"], json!(false));
         assert_eq!(r["missing"], json!(["tone", "language"]));
         let fields: Vec<&str> = r["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
-        assert_eq!(fields, ["state.errors", "state.task_id"], "every bad field, not only the first");
+        assert_eq!(
+            fields,
+            ["state.task_id", "state.errors"],
+            "every bad field, in the state's order, not only the first"
+        );
         // Presence, as Python's `field in state`: an empty tone is present.
         assert_eq!(validate(&json!({"query": "", "tone": "", "language": ""})).unwrap()["valid"], json!(true));
         assert_eq!(validate(&json!("AI")).unwrap_err().field(), Some("state"));
