@@ -505,12 +505,11 @@ mod tests {
 
     #[test]
     fn enums_use_the_specs_values_and_completed_not_end() {
-        for (i, stage) in WorkflowStage::ALL.iter().enumerate() {
+        for stage in WorkflowStage::ALL {
             let s =
                 WorkflowState::parse(&json!({"session_id": "s", "stage": stage.as_str()}), "state", Removed::Reject, 0)
                     .unwrap();
             assert_eq!(s.stage, *stage);
-            assert_eq!(WorkflowStage::ALL.iter().position(|x| x == stage), Some(i));
         }
         let e =
             WorkflowState::parse(&json!({"session_id": "s", "stage": "end"}), "state", Removed::Reject, 0).unwrap_err();
