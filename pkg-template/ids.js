@@ -6,9 +6,9 @@
 import * as glue from "./agentmem_ids.js";
 export { AgentmemError } from "./errors.js";
 
-// Every export is synchronous and called through `guarded`: a WebAssembly.RuntimeError (a
-// panic, which aborts on the spot, or any other trap) leaves the instance in whatever state
-// the call left it, so it is logged once and the next call runs on a fresh instance
+// Every export is synchronous and called through `recovering`: a WebAssembly.RuntimeError
+// (a panic, which aborts on the spot, or any other trap) leaves the instance in whatever
+// state the call left it, so it is logged once and the next call runs on a fresh instance
 // (wasm-bindgen's __wbg_reset_state). The trap itself reaches the caller as it is.
 let failed = false;
 /**
@@ -16,7 +16,7 @@ let failed = false;
  * @param {F} fn
  * @returns {F}
  */
-function guarded(fn) {
+function recovering(fn) {
   return /** @type {F} */ ((...args) => {
     if (failed) {
       glue.__wbg_reset_state();
@@ -34,11 +34,11 @@ function guarded(fn) {
   });
 }
 
-export const uuid5 = guarded(glue.uuid5);
-export const uuid5Batch = guarded(glue.uuid5Batch);
-export const conversationId = guarded(glue.conversationId);
-export const coiaThread = guarded(glue.coiaThread);
-export const cimThreadId = guarded(glue.cimThreadId);
-export const supervisorThreadId = guarded(glue.supervisorThreadId);
-export const parseThreadId = guarded(glue.parseThreadId);
-export const extractDealId = guarded(glue.extractDealId);
+export const uuid5 = recovering(glue.uuid5);
+export const uuid5Batch = recovering(glue.uuid5Batch);
+export const conversationId = recovering(glue.conversationId);
+export const coiaThread = recovering(glue.coiaThread);
+export const cimThreadId = recovering(glue.cimThreadId);
+export const supervisorThreadId = recovering(glue.supervisorThreadId);
+export const parseThreadId = recovering(glue.parseThreadId);
+export const extractDealId = recovering(glue.extractDealId);

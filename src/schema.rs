@@ -188,9 +188,10 @@ mod tests {
         let mut files: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.ends_with(".sql"))
             .filter(|f| {
                 let sql = std::fs::read_to_string(format!("{dir}{f}")).unwrap().to_lowercase();
-                f.ends_with(".sql") && (sql.contains("create table") || sql.contains("create or replace function"))
+                sql.contains("create table") || sql.contains("create or replace function")
             })
             .collect();
         files.sort();

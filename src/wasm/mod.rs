@@ -13,9 +13,9 @@
 //! rejects the calls in flight (io.js `moduleFailed`) and runs the *next* call on a fresh
 //! instance instead of on memory a half-finished call left behind. A long-lived edge
 //! worker therefore loses one call to a bug, not the whole worker. The only Rust objects
-//! that outlive a call are the runs waiting on an action, which die with their instance. The tests of that recovery provoke a real trap from
-//! outside (deno/trap.ts exhausts the instance's memory), so the module exports nothing
-//! for them.
+//! that outlive a call are the runs waiting on an action, which die with their instance.
+//! The tests of that recovery provoke a real trap from outside (deno/trap.ts exhausts the
+//! instance's memory), so the module exports nothing for them.
 
 //!
 //! The id functions (`ids`) and the argument readers they use (`args`) are the part

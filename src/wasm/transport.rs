@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::{JsResult, args, js_error, set, text};
+use super::{JsResult, args, js_error, set, text, to_js};
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
@@ -109,16 +109,10 @@ pub(super) fn response_js(decoded: Decoded) -> JsResult<JsValue> {
     Ok(out.into())
 }
 
-/// What a key or access token stands for (decoded, not verified).
+/// What a key or access token stands for (decoded, not verified): `{ role, sub, exp, kind }`.
 pub(super) fn inspect_token(token: JsValue) -> JsResult<JsValue> {
     let token = args::string("token", &token)?;
     let info = credentials::inspect("token", &token).map_err(ErrorReport::from)?;
-    let text = |v: Option<String>| v.map_or(JsValue::NULL, JsValue::from);
-    let out: JsValue = js_sys::Object::new().into();
-    set(&out, "role", &text(info.role));
-    set(&out, "sub", &text(info.sub));
     // Seconds since the epoch: a JS number holds them exactly.
-    set(&out, "exp", &info.exp.map_or(JsValue::NULL, |e| JsValue::from_f64(e as f64)));
-    set(&out, "kind", &info.kind.into());
-    Ok(out)
+    to_js(&value!({ "role": info.role, "sub": info.sub, "exp": info.exp, "kind": info.kind }))
 }
