@@ -593,9 +593,10 @@ as $$
 $$;
 
 -- Changes a vector column's dimension while it holds no vector (what the public
--- set_*_dimensions functions do, as the table's owner, for the service role): the table
--- is locked, so none arrives in between; p_drop and p_create are the statements that drop
--- the column's index before the change and make it again after (null: none).
+-- set_*_dimensions functions do, as the table's owner): the table is locked, so none
+-- arrives in between; p_drop and p_create are the statements that drop the column's index
+-- before the change and make it again after (null: none). For the service role only, checked
+-- here so that it holds even if a later migration grants a public wrapper more widely.
 create or replace function agentmem.set_vector_dimensions(p_table regclass, p_column name, p_dimensions integer,
                                                           p_max integer, p_clear text,
                                                           p_drop text default null, p_create text default null)
@@ -608,6 +609,10 @@ declare
   v_previous integer;
   v_stored   boolean;
 begin
+  if not agentmem.is_service() then
+    raise exception 'changing the dimension of %.% is for the service role only', p_table, p_column
+      using errcode = '42501';
+  end if;
   if p_dimensions is null or p_dimensions < 1 or p_dimensions > p_max then
     raise exception 'dimensions must be between 1 and %, got %', p_max, coalesce(p_dimensions::text, 'null')
       using errcode = '22023';

@@ -885,23 +885,16 @@ comment on function public.get_memory_statistics(text) is
 -- must see every user's rows; execute is granted to service_role only.
 create or replace function public.set_agent_memory_dimensions(p_dimensions integer)
 returns jsonb
-language plpgsql
+language sql
 volatile
 security definer
 set search_path = public, extensions
 as $$
-begin
-  -- EXECUTE is granted to the service role only; this holds even if a later migration
-  -- grants it more widely.
-  if not agentmem.is_service() then
-    raise exception 'set_agent_memory_dimensions is for the service role only' using errcode = '42501';
-  end if;
   -- At most 2000: the HNSW limit for vector.
-  return agentmem.set_vector_dimensions('public.agent_memories', 'embedding', p_dimensions, 2000,
+  select agentmem.set_vector_dimensions('public.agent_memories', 'embedding', p_dimensions, 2000,
     'clear them (update agent_memories set embedding = null)',
     'drop index if exists public.agent_memories_embedding_hnsw_idx',
-    'create index agent_memories_embedding_hnsw_idx on public.agent_memories using hnsw (embedding extensions.vector_cosine_ops)');
-end;
+    'create index agent_memories_embedding_hnsw_idx on public.agent_memories using hnsw (embedding extensions.vector_cosine_ops)')
 $$;
 
 comment on function public.set_agent_memory_dimensions(integer) is

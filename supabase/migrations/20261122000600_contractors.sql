@@ -1,7 +1,8 @@
 -- COIA's business rows: contractor leads and the contractors they convert into, written
 -- by ONE path each instead of the original's two.
 --
--- Creates: tables contractor_leads, contractors; functions build_contractor_profile,
+-- Creates: tables contractor_leads, contractors (and their shared columns,
+--          agentmem.contractor_profile); functions build_contractor_profile,
 --          convert_contractor_lead; helpers agentmem.contractor_lead_merge (also called by
 --          save_unified_state's p_lead), agentmem.jsonb_array_union,
 --          agentmem.contractor_only_keys, agentmem.contractor_check_lead_id,
@@ -50,37 +51,39 @@
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
 -- Tables ----------------------------------------------------------------------------------
+-- The profile columns leads and contractors share, declared once: both tables copy them
+-- (with their defaults and checks) through LIKE, so a conversion cannot fail on checks that
+-- drifted apart. Never written: no privilege on it for anyone.
+create table if not exists agentmem.contractor_profile (
+  -- Its presence is what makes a state a lead; required for a new lead.
+  company_name      text not null check (char_length(company_name) between 1 and 500),
+  contact_name      text check (char_length(contact_name) <= 500),
+  contact_email     text check (char_length(contact_email) <= 320),
+  contact_phone     text check (char_length(contact_phone) <= 100),
+  business_address  text check (char_length(business_address) <= 1000),
+  license_number    text check (char_length(license_number) <= 255),
+  -- The profile's numbers, kept as integers (a profile build turns numbers into integers;
+  -- which fields the original converted is not known: these two).
+  years_in_business integer check (years_in_business >= 0),
+  employee_count    integer check (employee_count >= 0),
+  -- The profile's lists (of strings, as agentmem writes them; any element type is kept).
+  specialties       jsonb not null default '[]'::jsonb check (jsonb_typeof(specialties) = 'array'),
+  certifications    jsonb not null default '[]'::jsonb check (jsonb_typeof(certifications) = 'array'),
+  service_areas     jsonb not null default '[]'::jsonb check (jsonb_typeof(service_areas) = 'array'),
+  project_types     jsonb not null default '[]'::jsonb check (jsonb_typeof(project_types) = 'array'),
+  -- Social links {platform: url}, merged by key by every profile build.
+  social_links      jsonb not null default '{}'::jsonb check (jsonb_typeof(social_links) = 'object')
+);
+revoke all on agentmem.contractor_profile from public, anon, authenticated, service_role;
+
 create table if not exists public.contractor_leads (
   -- The contractor_lead_id the COIA flows and the unified memory use.
   id                      text not null
                             constraint contractor_leads_id_check check (char_length(id) between 1 and 255),
   tenant_id               uuid not null default agentmem.tenant(),
-  -- Its presence is what makes a state a lead; required for a new lead.
-  company_name            text not null
-                            constraint contractor_leads_company_name_check check (char_length(company_name) between 1 and 500),
-  -- Profile fields.
-  contact_name            text constraint contractor_leads_contact_name_check check (char_length(contact_name) <= 500),
-  contact_email           text constraint contractor_leads_contact_email_check check (char_length(contact_email) <= 320),
-  contact_phone           text constraint contractor_leads_contact_phone_check check (char_length(contact_phone) <= 100),
-  business_address        text constraint contractor_leads_business_address_check check (char_length(business_address) <= 1000),
-  license_number          text constraint contractor_leads_license_number_check check (char_length(license_number) <= 255),
-  -- The profile's numbers, kept as integers (a profile build turns numbers into integers;
-  -- which fields the original converted is not known: these two).
-  years_in_business       integer constraint contractor_leads_years_in_business_check check (years_in_business >= 0),
-  employee_count          integer constraint contractor_leads_employee_count_check check (employee_count >= 0),
-  -- The profile's lists (of strings, as agentmem writes them; any element type is kept).
-  specialties             jsonb not null default '[]'::jsonb
-                            constraint contractor_leads_specialties_check check (jsonb_typeof(specialties) = 'array'),
-  certifications          jsonb not null default '[]'::jsonb
-                            constraint contractor_leads_certifications_check check (jsonb_typeof(certifications) = 'array'),
-  service_areas           jsonb not null default '[]'::jsonb
-                            constraint contractor_leads_service_areas_check check (jsonb_typeof(service_areas) = 'array'),
-  project_types           jsonb not null default '[]'::jsonb
-                            constraint contractor_leads_project_types_check check (jsonb_typeof(project_types) = 'array'),
-  -- Enrichment, merged by every profile build: social links {platform: url} and scores
-  -- {name: integer} by key, data_sources as a set (first-seen order).
-  social_links            jsonb not null default '{}'::jsonb
-                            constraint contractor_leads_social_links_check check (jsonb_typeof(social_links) = 'object'),
+  like agentmem.contractor_profile including defaults including constraints,
+  -- Enrichment, merged by every profile build: scores {name: integer} by key, data_sources
+  -- as a set (first-seen order).
   scores                  jsonb not null default '{}'::jsonb
                             constraint contractor_leads_scores_check check (jsonb_typeof(scores) = 'object'),
   data_sources            jsonb not null default '[]'::jsonb
@@ -118,27 +121,8 @@ create table if not exists public.contractors (
   -- lead was deleted since.
   contractor_lead_id  text,
   -- The account is made from the lead's profile fields, the account argument
-  -- overriding.
-  company_name        text not null
-                        constraint contractors_company_name_check check (char_length(company_name) between 1 and 500),
-  contact_name        text constraint contractors_contact_name_check check (char_length(contact_name) <= 500),
-  contact_email       text constraint contractors_contact_email_check check (char_length(contact_email) <= 320),
-  contact_phone       text constraint contractors_contact_phone_check check (char_length(contact_phone) <= 100),
-  business_address    text constraint contractors_business_address_check check (char_length(business_address) <= 1000),
-  license_number      text constraint contractors_license_number_check check (char_length(license_number) <= 255),
-  years_in_business   integer constraint contractors_years_in_business_check check (years_in_business >= 0),
-  employee_count      integer constraint contractors_employee_count_check check (employee_count >= 0),
-  -- The lead's specialties, else none.
-  specialties         jsonb not null default '[]'::jsonb
-                        constraint contractors_specialties_check check (jsonb_typeof(specialties) = 'array'),
-  certifications      jsonb not null default '[]'::jsonb
-                        constraint contractors_certifications_check check (jsonb_typeof(certifications) = 'array'),
-  service_areas       jsonb not null default '[]'::jsonb
-                        constraint contractors_service_areas_check check (jsonb_typeof(service_areas) = 'array'),
-  project_types       jsonb not null default '[]'::jsonb
-                        constraint contractors_project_types_check check (jsonb_typeof(project_types) = 'array'),
-  social_links        jsonb not null default '{}'::jsonb
-                        constraint contractors_social_links_check check (jsonb_typeof(social_links) = 'object'),
+  -- overriding; specialties: the lead's, else none.
+  like agentmem.contractor_profile including defaults including constraints,
   -- Set by default when an account is made; its values are open: agentmem's default is
   -- 'available'.
   availability_status text not null default 'available'

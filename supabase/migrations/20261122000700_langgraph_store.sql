@@ -147,19 +147,14 @@ comment on function public.langgraph_store_dimensions() is
 
 create or replace function public.set_langgraph_store_dimensions(p_dimensions integer)
 returns jsonb
-language plpgsql
+language sql
 volatile
 security definer
 set search_path = public, extensions
 as $$
-begin
-  if not agentmem.is_service() then
-    raise exception 'set_langgraph_store_dimensions is for the service role only' using errcode = '42501';
-  end if;
   -- At most 16000: pgvector's limit (no HNSW index here).
-  return agentmem.set_vector_dimensions('public.langgraph_store_vectors', 'embedding', p_dimensions, 16000,
-    'delete them (delete from langgraph_store_vectors)');
-end;
+  select agentmem.set_vector_dimensions('public.langgraph_store_vectors', 'embedding', p_dimensions, 16000,
+    'delete them (delete from langgraph_store_vectors)')
 $$;
 
 comment on function public.set_langgraph_store_dimensions(integer) is

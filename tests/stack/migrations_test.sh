@@ -105,11 +105,14 @@ expect "anon: no privilege on any table or view" 0 \
 expect "no API role has TRUNCATE, REFERENCES or TRIGGER anywhere" 0 \
   "$(q -d "$DB" -c "select count(*) $RELS and exists (select from unnest(array['anon', 'authenticated', 'service_role']) r
                       where has_table_privilege(r, c.oid, 'truncate,references,trigger'))")"
-expect "service_role: select, insert, update and delete on every table and view but the tenancy registry" \
-  "$(q -d "$DB" -c "select count(*) - 1 $RELS")|0" \
+# The two exceptions hold no rows a client may touch: the tenancy registry and the column
+# template contractor_leads and contractors copy.
+expect "service_role: select, insert, update and delete on every table and view but the tenancy registry and the profile template" \
+  "$(q -d "$DB" -c "select count(*) - 2 $RELS")|0" \
   "$(q -d "$DB" -c "select count(*) filter (where has_table_privilege('service_role', c.oid, 'select') and has_table_privilege('service_role', c.oid, 'insert')
                                           and has_table_privilege('service_role', c.oid, 'update') and has_table_privilege('service_role', c.oid, 'delete')),
-                           count(*) filter (where c.oid = 'agentmem.tenant_tables'::regclass and has_table_privilege('service_role', c.oid, 'select,insert,update,delete'))
+                           count(*) filter (where c.oid in ('agentmem.tenant_tables'::regclass, 'agentmem.contractor_profile'::regclass)
+                                                    and has_table_privilege('service_role', c.oid, 'select,insert,update,delete'))
                     $RELS")"
 expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
   "$(q -d "$DB" -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
