@@ -5,6 +5,8 @@
 //!     match arms of `call_sync` in `src/wasm/mod.rs`, both ways;
 //!   - the capabilities of `call`: the arms of `call` against the names `wasm.js` declares
 //!     and the facades pass;
+//!   - the operations of each capability: the ops `client.js`, `langgraph.js` and
+//!     `state.js` pass against the arms (or `OPS` list) of the Rust code that plans them;
 //!   - the memory tools: `memory::tools::TOOLS` against the tools `memory.js`'s methods
 //!     call (its `toolNames` comes from the module) and `MemoryToolName` in `index.d.ts`.
 
@@ -37,9 +39,14 @@ fn quoted_after(text: &str, after: &str) -> BTreeSet<String> {
 /// The string arms (`"name" =>`) of the function `fn_name` in src/wasm/mod.rs, up to its
 /// fallback arm (`other =>`).
 fn arms(fn_name: &str) -> BTreeSet<String> {
-    let start =
-        WASM_MOD_RS.find(&format!("fn {fn_name}(")).unwrap_or_else(|| panic!("src/wasm/mod.rs has no fn {fn_name}"));
-    let body = &WASM_MOD_RS[start..];
+    arms_in(WASM_MOD_RS, fn_name)
+}
+
+/// The string arms of the function `fn_name` in the Rust source `rust`, up to its fallback
+/// arm (`other =>`).
+fn arms_in(rust: &str, fn_name: &str) -> BTreeSet<String> {
+    let start = rust.find(&format!("fn {fn_name}(")).unwrap_or_else(|| panic!("no fn {fn_name}"));
+    let body = &rust[start..];
     let body = &body[..body.find("other =>").unwrap_or_else(|| panic!("fn {fn_name} has no fallback arm"))];
     body.lines()
         .filter_map(|l| {
@@ -91,4 +98,36 @@ fn the_memory_tools_are_the_same_in_rust_memory_js_and_index_d_ts() {
         MEMORY_JS.split("this.#call(\"").skip(1).map(|rest| rest[..rest.find('"').unwrap()].to_owned()).collect();
     assert_eq!(called, rust, "the tools memory.js's methods call");
     assert_eq!(union_between(INDEX_D_TS, "export type MemoryToolName =", ";"), rust, "index.d.ts MemoryToolName");
+}
+
+#[test]
+fn every_operation_a_facade_passes_is_one_rust_plans_and_every_one_planned_is_passed() {
+    let client_js = FACADES[0].1;
+    let state_js = FACADES[2].1;
+    let langgraph_js = FACADES[3].1;
+    // The PostgREST client: request(this.#state, "select", …) against src/rest.rs.
+    let rest = arms_in(include_str!("../src/rest.rs"), "plan");
+    assert_eq!(quoted_after(client_js, "request(this.#state, "), rest, "client.js ops vs src/rest.rs plan");
+    // The saver's database backend: database(this.#client, "put", …) against src/wasm/checkpoint.rs.
+    let checkpoint = arms_in(include_str!("../src/wasm/checkpoint.rs"), "call_of");
+    assert_eq!(checkpoint.len(), 7, "call_of arms: {checkpoint:?}");
+    assert_eq!(quoted_after(langgraph_js, "database(this.#client, "), checkpoint, "langgraph.js ops vs call_of");
+    // The state stores: call(this.#s, "<store>", "<op>", …) against each store's OPS.
+    let stores = [
+        ("unified", include_str!("../src/state/unified/mod.rs")),
+        ("workflow", include_str!("../src/state/workflow/mod.rs")),
+        ("research", include_str!("../src/state/research/mod.rs")),
+        ("contractors", include_str!("../src/state/contractors/mod.rs")),
+    ];
+    let called_stores = quoted_after(state_js, "call(this.#s, ");
+    assert_eq!(called_stores, stores.iter().map(|(s, _)| s.to_string()).collect(), "the stores state.js calls");
+    for (store, rust) in stores {
+        let list = &rust[rust.find("const OPS: [&str;").unwrap_or_else(|| panic!("{store} has no OPS"))..];
+        let list = &list[list.find('=').unwrap()..list.find("];").unwrap()];
+        let list = &list[list.find('[').unwrap() + 1..];
+        let planned: BTreeSet<String> =
+            list.split(',').filter_map(|p| p.trim().strip_prefix('"')?.strip_suffix('"').map(str::to_owned)).collect();
+        assert!(planned.len() >= 4, "{store} OPS: {planned:?}");
+        assert_eq!(quoted_after(state_js, &format!("call(this.#s, \"{store}\", ")), planned, "state.js {store} ops vs OPS");
+    }
 }
