@@ -323,6 +323,33 @@ begin
 end;
 $$;
 
+-- The memory types, in the order the tool definitions list them (the table's CHECK states
+-- the same list; src/memory/names.rs checks both against MemoryType).
+create or replace function agentmem.memory_types()
+returns text[]
+language sql
+immutable
+set search_path = ''
+as $$
+  select array['conversation', 'preference', 'fact', 'decision', 'context']
+$$;
+
+-- A memory type a caller gives: one of agentmem.memory_types() (22023 naming them).
+create or replace function agentmem.check_memory_type(p_memory_type text)
+returns void
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if p_memory_type is null or not (p_memory_type = any (agentmem.memory_types())) then
+    raise exception 'memory_type must be one of % (got %)', pg_catalog.array_to_string(agentmem.memory_types(), ', '),
+      coalesce(pg_catalog.quote_literal(p_memory_type), 'null')
+      using errcode = '22023';
+  end if;
+end;
+$$;
+
 -- create_agent_memory: one memory and, optionally, its reference(s), atomically.
 create or replace function public.create_agent_memory(
   p_agent_id         text,
@@ -362,12 +389,7 @@ begin
     raise exception 'content must be at most 10000 characters (got %)', char_length(p_content)
       using errcode = '22023';
   end if;
-  if p_memory_type is null
-     or p_memory_type not in ('conversation', 'preference', 'fact', 'decision', 'context') then
-    raise exception 'memory_type must be one of conversation, preference, fact, decision, context (got %)',
-      coalesce(quote_literal(p_memory_type), 'null')
-      using errcode = '22023';
-  end if;
+  perform agentmem.check_memory_type(p_memory_type);
   v_importance := coalesce(p_importance_score, case p_memory_type
     when 'preference' then 0.9
     when 'decision' then 0.7
@@ -664,8 +686,8 @@ begin
       using errcode = '22023';
   end if;
   if exists (select 1 from unnest(v_types) t
-             where t is null or t not in ('conversation', 'preference', 'fact', 'decision', 'context')) then
-    raise exception 'memory_types must contain only conversation, preference, fact, decision, context (got %)',
+             where t is null or not (t = any (agentmem.memory_types()))) then
+    raise exception 'memory_types must contain only % (got %)', array_to_string(agentmem.memory_types(), ', '),
       array_to_string(v_types, ', ', 'null')
       using errcode = '22023';
   end if;
@@ -865,8 +887,7 @@ as $$
     'with_embedding',     (select count(*) from m where m.embedding is not null),
     'by_type',            (select jsonb_object_agg(t.memory_type,
                                     (select count(*) from m where m.memory_type = t.memory_type))
-                           from unnest(array['conversation', 'preference', 'fact', 'decision', 'context'])
-                                as t(memory_type)),
+                           from unnest(agentmem.memory_types()) as t(memory_type)),
     'avg_importance',     (select avg(m.importance_score) from m),
     'total_accesses',     (select coalesce(sum(c.access_count), 0) from m join public.agent_memory_counters c
                                                                           on c.user_id = m.user_id and c.memory_id = m.id),
@@ -936,10 +957,8 @@ begin
   if p_content is not null and (char_length(btrim(p_content)) = 0 or char_length(p_content) > 10000) then
     raise exception 'content must be 1 to 10000 characters' using errcode = '22023';
   end if;
-  if p_memory_type is not null
-     and p_memory_type not in ('conversation', 'preference', 'fact', 'decision', 'context') then
-    raise exception 'memory_type must be one of conversation, preference, fact, decision, context (got %)',
-      quote_literal(p_memory_type) using errcode = '22023';
+  if p_memory_type is not null then
+    perform agentmem.check_memory_type(p_memory_type);
   end if;
   if p_importance_score is not null and not (p_importance_score between 0 and 1) then
     raise exception 'importance_score must be between 0 and 1 (got %)', p_importance_score using errcode = '22023';
@@ -1014,6 +1033,7 @@ select agentmem.expose(
   'public.update_agent_memory(uuid, text, extensions.vector, text, double precision, timestamptz, boolean, jsonb)',
   'public.delete_agent_memory(uuid)');
 select agentmem.expose(
+  'agentmem.memory_types()', 'agentmem.check_memory_type(text)',
   'agentmem.check_embedding(extensions.vector, boolean)',
   'agentmem.memory_candidates(uuid, text, text[])',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
