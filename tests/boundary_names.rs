@@ -128,6 +128,10 @@ fn every_operation_a_facade_passes_is_one_rust_plans_and_every_one_planned_is_pa
         let planned: BTreeSet<String> =
             list.split(',').filter_map(|p| p.trim().strip_prefix('"')?.strip_suffix('"').map(str::to_owned)).collect();
         assert!(planned.len() >= 4, "{store} OPS: {planned:?}");
-        assert_eq!(quoted_after(state_js, &format!("call(this.#s, \"{store}\", ")), planned, "state.js {store} ops vs OPS");
+        assert_eq!(
+            quoted_after(state_js, &format!("call(this.#s, \"{store}\", ")),
+            planned,
+            "state.js {store} ops vs OPS"
+        );
     }
 }
