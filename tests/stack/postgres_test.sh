@@ -211,9 +211,13 @@ expect "the SECURITY DEFINER functions are exactly these" \
   "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
-expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service()" "8|7" \
+# The two set_*_dimensions check through agentmem.set_vector_dimensions, which they call
+# first and which consults agentmem.is_service() itself.
+expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through set_vector_dimensions, which does)" "8|7|t" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
-                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant|is_service)\\(\\)')
+                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\()'),
+                  (select prosrc ~ 'if not agentmem\\.is_service\\(\\) then' from pg_proc
+                    where oid = 'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)'::regprocedure)
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
   "$("$PG" psql -X -q -At -c "select agentmem.forget_user()" -c '\echo :SQLSTATE' 2>/dev/null | tail -n 1)"
