@@ -250,12 +250,12 @@ async function threadsView(params) {
     }
     // Newest checkpoints first; the first row seen of a thread is its latest. RLS limits
     // the rows to the user's own threads (and those shared with them).
-    const { data } = await client.select("langgraph_checkpoints", {
+    const { rows: data, total } = await pages((page) => client.select("langgraph_checkpoints", {
       columns: "thread_id,checkpoint_id,metadata,created_at,tenant_id",
       filters,
-      order: [{ column: "checkpoint_id", ascending: false }],
-      limit: 2000,
-    });
+      order: [{ column: "checkpoint_id", ascending: false }, { column: "thread_id", ascending: true }],
+      ...page,
+    }), THREADS_CAP, (row) => JSON.stringify([row.tenant_id, row.thread_id, row.checkpoint_id]));
     /** @type {Map<string, any>} */
     const threads = new Map();
     for (const row of data) {
@@ -284,23 +284,54 @@ async function threadsView(params) {
           h("th", { scope: "col" }, "Step"), h("th", { scope: "col" }, "Source"), h("th", { scope: "col" }, "Checkpoints"),
           h("th", { scope: "col", class: "hide-narrow" }, "Time"))),
         h("tbody", null, ...rows)),
-      data.length === 2000 ? h("p", { class: "state empty" }, "Showing the threads of the newest 2,000 checkpoints.") : null);
+      total > data.length
+        ? h("p", { class: "state empty", "data-partial": `${data.length}/${total}` },
+          `Showing the threads of the newest ${data.length.toLocaleString("en")} of ${total.toLocaleString("en")} checkpoints.`)
+        : null);
   } catch (e) {
     show(h("h1", null, "Threads"), form, errorBox(e, "Listing threads"));
   }
 }
 
+// How many checkpoints a view reads at most: the threads list (newest first), one thread.
+const THREADS_CAP = 2000;
+const THREAD_CAP = 5000;
+
+/**
+ * Every row of a read, page after page, up to `cap`: the server's max-rows (1000 on
+ * Supabase) cuts an answer short without an error, which the exact count reveals. A row a
+ * concurrent write pushed onto the next page is kept once (`key`).
+ * @param {(page: { offset: number, limit: number, count: "exact" }) => Promise<{ data: any, count: number | null }>} read
+ * @param {number} cap
+ * @param {(row: any) => string} key
+ * @returns {Promise<{ rows: any[], total: number }>}
+ */
+async function pages(read, cap, key) {
+  /** @type {Map<string, any>} */
+  const rows = new Map();
+  for (let offset = 0; ;) {
+    const { data, count } = await read({ offset, limit: cap - offset, count: "exact" });
+    for (const row of data) if (!rows.has(key(row))) rows.set(key(row), row);
+    offset += data.length;
+    const total = count ?? offset;
+    if (data.length === 0 || offset >= Math.min(total, cap)) return { rows: [...rows.values()], total: Math.max(total, rows.size) };
+  }
+}
+
 // -------------------------------------------------------------------------------- thread
 /**
- * Every checkpoint of a thread (all namespaces), with channel values resolved: the list
- * RPC sends each stored value once and refers to it by (namespace, channel, version) after.
+ * The checkpoints of a thread (all namespaces, newest first, at most THREAD_CAP) with
+ * channel values resolved, and how many it has: the list RPC sends each stored value once
+ * and refers to it by (namespace, channel, version) after.
  */
 async function loadThread(threadId) {
-  const { data } = await client.rpc("langgraph_list", { p_thread_id: threadId }, { idempotent: true });
+  // Later pages refer to values an earlier page sent, so the values are read from all rows.
+  const { rows: data, total } = await pages((page) => client.rpc("langgraph_list", { p_thread_id: threadId }, { idempotent: true, ...page }),
+    THREAD_CAP, (row) => JSON.stringify([row.checkpoint_ns, row.checkpoint_id]));
   /** @type {Map<string, any>} */
   const stored = new Map();
   for (const row of data) for (const b of row.blobs) stored.set(JSON.stringify([row.checkpoint_ns, b.channel, b.version]), b);
-  return data.map((row) => {
+  const rows = data.map((row) => {
     /** @type {Record<string, any>} */
     const values = {};
     for (const [channel, version] of Object.entries(row.checkpoint?.channel_versions ?? {})) {
@@ -309,6 +340,7 @@ async function loadThread(threadId) {
     }
     return { ...row, values };
   });
+  return { rows, total };
 }
 
 /** Parent links to a tree; the oldest child continues a line, later children are forks. */
@@ -513,9 +545,9 @@ function forkForm(r, slot, reload) {
 
 async function threadView(threadId, selected, params) {
   show(h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)), loading("checkpoints"));
-  let rows;
+  let rows, total;
   try {
-    rows = await loadThread(threadId);
+    ({ rows, total } = await loadThread(threadId));
   } catch (e) {
     show(h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)), errorBox(e, "Reading the thread"));
     return;
@@ -562,7 +594,7 @@ async function threadView(threadId, selected, params) {
   });
   const dialog = h("dialog", { "aria-labelledby": "h-del" },
     h("h2", { id: "h-del" }, "Delete this thread?"),
-    h("p", null, `Every checkpoint (${rows.length}), value and pending write of `, h("span", { class: "mono" }, threadId), " is deleted. This cannot be undone."),
+    h("p", null, `Every checkpoint (${total}), value and pending write of `, h("span", { class: "mono" }, threadId), " is deleted. This cannot be undone."),
     h("form", { method: "dialog", class: "row-actions" },
       h("button", { value: "cancel", class: "secondary", autofocus: true }, "Cancel"),
       h("button", { value: "delete", class: "danger", "data-action": "confirm-delete" }, "Delete thread")));
@@ -584,6 +616,10 @@ async function threadView(threadId, selected, params) {
     h("div", { class: "toolbar" }, h("a", { href: "#/threads" }, "← Threads"), nsPicker,
       h("span", null, `${tree.byId.size} checkpoints`),
       h("button", { type: "button", class: "danger", "data-action": "delete", onclick: () => /** @type {HTMLDialogElement} */ (dialog).showModal() }, "Delete thread…")),
+    total > rows.length
+      ? h("p", { class: "state empty", "data-partial": `${rows.length}/${total}` },
+        `Showing the newest ${rows.length.toLocaleString("en")} of this thread's ${total.toLocaleString("en")} checkpoints; older ones are not listed.`)
+      : null,
     h("div", { class: "split" },
       h("nav", { class: "panel", "aria-label": "Checkpoint tree" }, h("h2", null, "Checkpoints"), treeView(tree, threadId, current.checkpoint_id)),
       h("div", null,

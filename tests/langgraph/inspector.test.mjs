@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
-import { env, newUser } from "./stack.mjs";
+import { env, gatewayWithMaxRows, newUser } from "./stack.mjs";
 import { bagOfWords } from "./bag_of_words.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -54,10 +54,11 @@ async function shape(saver, threadId) {
   return { tuples, checkpoints: tuples.length, branches: tuples.filter((t) => !parents.has(t.config.configurable.checkpoint_id)).length };
 }
 
-/** Starts bin/agentmem-inspect.js of the built package on a free port; resolves to its URL. */
-function serve() {
+/** Starts bin/agentmem-inspect.js of the built package on a free port, for the API at
+ *  `api`; resolves to its URL. */
+function serve(api = env.SUPABASE_URL) {
   const bin = join(here, "node_modules", "agentmem-supabase", "bin", "agentmem-inspect.js");
-  const child = spawn(process.execPath, [bin, "--url", env.SUPABASE_URL, "--key", env.SUPABASE_ANON_KEY, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "--url", api, "--key", env.SUPABASE_ANON_KEY, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (d) => {
@@ -312,5 +313,57 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
   } finally {
     await browser.close();
     child.kill();
+  }
+});
+
+test("the inspector reads past the server's max-rows: every thread, every checkpoint, values sent on earlier pages", { timeout: 120_000 }, async () => {
+  const a = await newUser();
+  const saver = new AgentmemSaver(a.client);
+  const graph = buildGraph(saver);
+  const thread = `paged-${crypto.randomUUID()}`;
+  const config = { configurable: { thread_id: thread } };
+  await graph.invoke({ messages: [new HumanMessage("hello pages")], text: "plan" }, config);
+  const asking = await graph.getState(config);
+  await graph.invoke(new Command({ resume: "yes" }), config);
+  const yes = await graph.getState(config);
+  const other = `paged-other-${crypto.randomUUID()}`;
+  await graph.invoke({ messages: [new HumanMessage("second")], text: "x" }, { configurable: { thread_id: other } });
+  const full = await shape(saver, thread);
+  expect(full.checkpoints).toBeGreaterThan(4);
+
+  // The page talks to a gateway that answers at most 2 rows a request.
+  const gw = await gatewayWithMaxRows(2);
+  const { url, child } = await serve(gw.url);
+  const { chromium } = tools("playwright-core");
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  const logs = [];
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("pageerror", (e) => logs.push(String(e)));
+    page.on("console", (m) => m.type() === "error" && logs.push(m.text()));
+    await signIn(page, url, a.token);
+    expect(await page.getAttribute("[data-threads]", "data-threads")).toBe("2");
+    expect(await page.textContent(`tr[data-thread="${thread}"] td:nth-child(5)`)).toBe(String(full.checkpoints));
+    expect(await page.locator("[data-partial]").count()).toBe(0);
+
+    await go(page, `#/thread/${encodeURIComponent(thread)}/${encodeURIComponent(asking.config.configurable.checkpoint_id)}`);
+    await page.waitForSelector(".tree");
+    expect(Number(await page.getAttribute(".tree", "data-checkpoints"))).toBe(full.checkpoints);
+    expect(await page.locator(".tree button.node").count()).toBe(full.checkpoints);
+    expect(await page.locator(".tree [data-head]").count()).toBe(full.branches);
+    expect(await page.locator("[data-partial]").count()).toBe(0);
+    // The question's messages, though the list sent them with a newer checkpoint on an earlier page.
+    expect(await page.textContent("[data-chat] .msg.human")).toContain("hello pages");
+    expect(await page.locator('[data-section="channels"] em', { hasText: "missing" }).count()).toBe(0);
+    await page.selectOption("#f-diff-a", asking.config.configurable.checkpoint_id);
+    await page.selectOption("#f-diff-b", yes.config.configurable.checkpoint_id);
+    await page.click('[data-action="diff"]');
+    await page.waitForSelector("[data-diff]");
+    expect((await page.getAttribute("[data-diff]", "data-diff")).split(",")).toEqual(expect.arrayContaining(["messages", "text"]));
+    expect(logs).toEqual([]);
+  } finally {
+    await browser.close();
+    child.kill();
+    gw.close();
   }
 });

@@ -19,7 +19,7 @@ fi
 [ -f "$PKG/langgraph.js" ] || { echo "run.sh: no built package in $PKG (run scripts/build.sh)" >&2; exit 1; }
 ln -sfn "$PKG" node_modules/agentmem-supabase
 
-# saver.test.mjs starts a second gateway (max-rows 2) on the stack's database.
+# saver.test.mjs and inspector.test.mjs start a second gateway (max-rows 2) on the stack's database.
 export AGENTMEM_GATEWAY_BIN="$CARGO_TARGET_DIR/release/agentmem-gateway"
 AGENTMEM_AUTHENTICATOR_DB_URL="$("$ROOT/scripts/postgres.sh" url authenticator)"
 export AGENTMEM_AUTHENTICATOR_DB_URL

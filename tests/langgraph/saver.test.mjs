@@ -3,8 +3,7 @@
 // row-level security between two users, typed errors for bad input, value fidelity, the
 // explicit memory fallback, retention and metrics, list paging past max-rows, and a real
 // LangGraph graph resumed by a second Node process.
-import { execFile, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
@@ -13,7 +12,7 @@ import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { AgentmemSaver } from "agentmem-supabase/langgraph";
 import { buildGraph, describe as describeState } from "./graph.mjs";
-import { env, newUser, recording, service, url } from "./stack.mjs";
+import { env, gatewayWithMaxRows, newUser, recording, service, url } from "./stack.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const toArray = async (gen) => {
@@ -367,29 +366,13 @@ test("retention deletes old checkpoints but each thread's latest, only the calle
 });
 
 test("list pages past the server's max-rows instead of truncating", async () => {
-  const bin = process.env.AGENTMEM_GATEWAY_BIN;
-  const dbUrl = process.env.AGENTMEM_AUTHENTICATOR_DB_URL;
-  expect(bin && dbUrl, "tests/langgraph/run.sh exports AGENTMEM_GATEWAY_BIN and AGENTMEM_AUTHENTICATOR_DB_URL").toBeTruthy();
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-  // A second gateway on the same database, answering at most 2 rows per request.
-  const gw = spawn(bin, ["serve", "--db-url", dbUrl, "--jwt-secret", env.SUPABASE_JWT_SECRET, "--listen", `127.0.0.1:${port}`, "--max-rows", "2"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const gw = await gatewayWithMaxRows(2);
   try {
-    await new Promise((resolve, reject) => {
-      gw.stdout.once("data", resolve);
-      gw.once("exit", (code) => reject(new Error(`gateway exited with ${code}`)));
-    });
     // Started without --admin: its /__gateway/* routes (fault injection, request log) are off.
-    expect((await fetch(`http://127.0.0.1:${port}/__gateway/requests`)).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${port}/__gateway/faults`, { method: "PUT", body: "[]" })).status).toBe(404);
+    expect((await fetch(`${gw.url}/__gateway/requests`)).status).toBe(404);
+    expect((await fetch(`${gw.url}/__gateway/faults`, { method: "PUT", body: "[]" })).status).toBe(404);
     const { token } = await newUser();
-    const small = createClient({ url: `http://127.0.0.1:${port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: token });
+    const small = createClient({ url: gw.url, apiKey: env.SUPABASE_ANON_KEY, accessToken: token });
     const saver = new AgentmemSaver(small);
     const thread = `paging-${uid()}`;
     const ids = [];
@@ -406,7 +389,7 @@ test("list pages past the server's max-rows instead of truncating", async () => 
     expect(limited.map((t) => t.checkpoint.id)).toEqual(ids.slice(0, 4));
     expect((await toArray(saver.list({ configurable: { thread_id: thread } }, { limit: 2, before: limited[1].config }))).map((t) => t.checkpoint.id)).toEqual(ids.slice(2, 4));
   } finally {
-    gw.kill();
+    gw.close();
   }
 });
 

@@ -2,6 +2,8 @@
 // $AGENTMEM_STACK_DIR/env, signed-in users with their own JWT, the service role, and the
 // gateway's admin endpoints (fault rules, request log).
 // Plain JS with node: imports only, so Deno runs it too (deno_saver_test.js).
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { createClient } from "agentmem-supabase";
 import { readStackEnv } from "../support/env.mjs";
 import { mintJwt as signJwt } from "../support/jwt.js";
@@ -40,4 +42,26 @@ export async function recording(body, faults) {
   } finally {
     if (faults) await admin("DELETE", "faults");
   }
+}
+
+/** A second gateway on the stack's database answering at most `maxRows` rows a request
+ *  (Supabase's max-rows is 1000), started without --admin; `close()` stops it. */
+export async function gatewayWithMaxRows(maxRows) {
+  const bin = process.env.AGENTMEM_GATEWAY_BIN;
+  const dbUrl = process.env.AGENTMEM_AUTHENTICATOR_DB_URL;
+  if (!bin || !dbUrl) throw new Error("tests/langgraph/run.sh exports AGENTMEM_GATEWAY_BIN and AGENTMEM_AUTHENTICATOR_DB_URL");
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {import("node:net").AddressInfo} */ (s.address());
+      s.close(() => resolve(port));
+    });
+  });
+  const gw = spawn(bin, ["serve", "--db-url", dbUrl, "--jwt-secret", env.SUPABASE_JWT_SECRET, "--listen", `127.0.0.1:${port}`, "--max-rows", String(maxRows)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise((resolve, reject) => {
+    gw.stdout.once("data", resolve);
+    gw.once("exit", (code) => reject(new Error(`gateway exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, close: () => gw.kill() };
 }
