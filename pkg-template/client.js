@@ -7,7 +7,7 @@ import { platform } from "./platform.js";
 import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm.js";
 /**
  * @import { AgentmemClient as Declared, ClientOptions, FilteredWriteOptions, Result, RpcOptions, SelectOptions,
- *   TokenInfo, UpsertOptions, WriteOptions } from "./index.d.ts"
+ *   TokenInfo, UpsertOptions, WriteOptions } from "./client.d.ts"
  * @import { ClientState } from "./wasm.js"
  */
 

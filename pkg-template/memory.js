@@ -9,7 +9,7 @@ import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from ".
 /**
  * @import { CreateMemoryInput, DefinitionOptions, DeleteMemoryInput, EmbedFn, GetMemoryContextInput, Memory,
  *   MemoryToolName, MemoryToolResult, MemoryTools as Declared, MemoryToolsOptions, SearchMemoriesInput,
- *   ToolDefinition, ToolFormat, UpdateMemoryInput } from "./index.d.ts"
+ *   ToolDefinition, ToolFormat, UpdateMemoryInput } from "./memory.d.ts"
  * @import { ClientState } from "./wasm.js"
  */
 
@@ -162,7 +162,7 @@ export class MemoryTools {
   /**
    * @param {string} name
    * @param {unknown} input
-   * @returns {Promise<any>} the tool's result, as index.d.ts declares it per tool
+   * @returns {Promise<any>} the tool's result, as memory.d.ts declares it per tool
    */
   async #call(name, input) {
     // Read once, here: NaN or Infinity anywhere in the input is an error naming its path,

@@ -20,11 +20,12 @@ import {
 } from "./wasm.js";
 /**
  * @import { CoiaCheckpoint, CoiaState, Contractor, ContractorAccountInput, ContractorLead, ContractorProfileInput,
- *   ContractorStore as DeclaredContractorStore, Draft, DraftInfo, DraftPhaseInput, JsonValue,
+ *   ContractorStore as DeclaredContractorStore, Draft, DraftInfo, DraftPhaseInput,
  *   ResearchState, ResearchStore as DeclaredResearchStore, RestoredCoiaState, SaveStateResult, SessionState,
  *   SessionStateInput, StoreOptions, UnifiedStateManager as DeclaredUnifiedStateManager,
  *   UnifiedStateManagerOptions, WorkflowListQuery, WorkflowState, WorkflowStateInput, WorkflowStatePatch,
- *   WorkflowStateStore as DeclaredWorkflowStateStore, WorkflowStateStoreOptions, WorkflowSummary } from "./index.d.ts"
+ *   WorkflowStateStore as DeclaredWorkflowStateStore, WorkflowStateStoreOptions, WorkflowSummary } from "./state.d.ts"
+ * @import { JsonValue } from "./client.d.ts"
  * @import { ClientState } from "./wasm.js"
  */
 
@@ -66,7 +67,7 @@ function setup(store, what, options) {
  * @param {string} store
  * @param {string} op
  * @param {...(string | undefined)} args JSON text
- * @returns {Promise<any>} the operation's result, as index.d.ts declares it per method
+ * @returns {Promise<any>} the operation's result, as state.d.ts declares it per method
  */
 function call(s, store, op, ...args) {
   return run(s.client, "state", op, [store, s.options, ...args]);

@@ -217,7 +217,7 @@ export const inspectToken = (token) => callSync("inspectToken", prim(token));
  * throwing; `embed` the memory tools' callback. The module plans the operation and answers
  * with an action (send this request, wait, embed this text) or the result; each action is
  * performed here and its outcome handed back (`resume`) until the result comes: JSON the
- * operation defines, hence `any` here; each facade method states its type as index.d.ts
+ * operation defines, hence `any` here; each facade method states its type as its .d.ts
  * declares it.
  * @param {ClientState} state
  * @param {"client" | "memory" | "state" | "checkpoint"} capability
@@ -270,7 +270,7 @@ export const checkClientOptions = (state) => callSync("checkClientOptions", stat
 /**
  * @param {unknown} format
  * @param {unknown} options
- * @returns {any} the definitions of that format (index.d.ts ToolDefinition)
+ * @returns {any} the definitions of that format (memory.d.ts ToolDefinition)
  */
 export const memoryDefinitions = (format, options) =>
   callSync("memoryDefinitions", prim(format), toJson("options", options));

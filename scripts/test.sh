@@ -54,7 +54,7 @@ wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" \
 log "README.md's figures against the build (scripts/readme-figures.mjs)"
 node "$ROOT/scripts/readme-figures.mjs" --check
 
-log "layer 3: the facades' JavaScript against index.d.ts, langgraph.d.ts, ids.d.ts, errors.d.ts (deno check, strict)"
+log "layer 3: the facades' JavaScript against their .d.ts files (deno check, strict)"
 "$ROOT/tests/facades/check.sh"
 log "layer 3: package in Deno"
 (cd deno && deno test --quiet --allow-read --allow-run --allow-env --allow-net)

@@ -8,7 +8,7 @@
 //!   - the operations of each capability: the ops `client.js`, `langgraph.js` and
 //!     `state.js` pass against the arms (or `OPS` list) of the Rust code that plans them;
 //!   - the memory tools: `memory::tools::TOOLS` against the tools `memory.js`'s methods
-//!     call (its `toolNames` comes from the module) and `MemoryToolName` in `index.d.ts`.
+//!     call (its `toolNames` comes from the module) and `MemoryToolName` in `memory.d.ts`.
 
 use std::collections::BTreeSet;
 
@@ -17,7 +17,7 @@ use agentmem::memory::tools::TOOLS;
 const WASM_MOD_RS: &str = include_str!("../src/wasm/mod.rs");
 const WASM_JS: &str = include_str!("../pkg-template/wasm.js");
 const MEMORY_JS: &str = include_str!("../pkg-template/memory.js");
-const INDEX_D_TS: &str = include_str!("../pkg-template/index.d.ts");
+const MEMORY_D_TS: &str = include_str!("../pkg-template/memory.d.ts");
 const FACADES: [(&str, &str); 5] = [
     ("client.js", include_str!("../pkg-template/client.js")),
     ("memory.js", MEMORY_JS),
@@ -90,14 +90,14 @@ fn every_capability_is_declared_dispatched_and_used() {
 }
 
 #[test]
-fn the_memory_tools_are_the_same_in_rust_memory_js_and_index_d_ts() {
+fn the_memory_tools_are_the_same_in_rust_memory_js_and_memory_d_ts() {
     let rust: BTreeSet<String> = TOOLS.iter().map(|t| t.name.to_owned()).collect();
     assert_eq!(rust.len(), 5);
     // memory.js takes the list from the module; its methods each call one of them.
     let called: BTreeSet<String> =
         MEMORY_JS.split("this.#call(\"").skip(1).map(|rest| rest[..rest.find('"').unwrap()].to_owned()).collect();
     assert_eq!(called, rust, "the tools memory.js's methods call");
-    assert_eq!(union_between(INDEX_D_TS, "export type MemoryToolName =", ";"), rust, "index.d.ts MemoryToolName");
+    assert_eq!(union_between(MEMORY_D_TS, "export type MemoryToolName =", ";"), rust, "memory.d.ts MemoryToolName");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The option types of `pkg-template/index.d.ts` against what Rust accepts: every key an
+//! The option types of `pkg-template/*.d.ts` against what Rust accepts: every key an
 //! options interface declares is sent through the Rust reader of those options (as `null`,
 //! which every reader takes as "not given"), and must not be refused as unknown; and every
 //! key the reader accepts (the list its "not a known option" message gives) must be
@@ -15,17 +15,23 @@ use agentmem::transport::options::{ReadOptions, RpcOptions, WriteOptions};
 use agentmem::transport::target::Target;
 use serde_json::{Map, Value};
 
-const INDEX_D_TS: &str = include_str!("../pkg-template/index.d.ts");
+/// The .d.ts files that declare options (index.d.ts re-exports them).
+const D_TS: [(&str, &str); 3] = [
+    ("client.d.ts", include_str!("../pkg-template/client.d.ts")),
+    ("memory.d.ts", include_str!("../pkg-template/memory.d.ts")),
+    ("state.d.ts", include_str!("../pkg-template/state.d.ts")),
+];
 
 /// Keys the facades read themselves; Rust never sees them.
 const FACADE_ONLY: [&str; 3] = ["client", "embed", "fetch"];
 
 /// The keys of `export interface {name} [extends A, B] { ... }`, inherited ones included.
 fn declared(name: &str) -> BTreeSet<String> {
-    let start = INDEX_D_TS
-        .find(&format!("export interface {name} "))
-        .unwrap_or_else(|| panic!("index.d.ts declares no interface {name}"));
-    let text = &INDEX_D_TS[start..];
+    let needle = format!("export interface {name} ");
+    let text = D_TS
+        .iter()
+        .find_map(|(_, text)| text.find(&needle).map(|start| &text[start..]))
+        .unwrap_or_else(|| panic!("no .d.ts of {:?} declares interface {name}", D_TS.map(|(file, _)| file)));
     let open = text.find('{').unwrap();
     let mut keys = BTreeSet::new();
     if let Some(parents) = text[..open].split(" extends ").nth(1) {

@@ -3,7 +3,8 @@
 # scripts/build.sh copies them into pkg/, kept in pkg/unbundled/ before scripts/bundle.mjs
 # joins them into core.js) under strict settings, against the hand-written
 # declarations: each facade starts with `// @ts-check` and types its exports with JSDoc
-# imported from index.d.ts, langgraph.d.ts, ids.d.ts and errors.d.ts, and types.ts
+# imported from its .d.ts (client.d.ts, memory.d.ts, state.d.ts, which index.d.ts gathers;
+# langgraph.d.ts, ids.d.ts, errors.d.ts), and types.ts
 # assigns every module's exports to what those files declare, so a facade and its
 # declared type cannot drift apart. Needs scripts/build.sh first.
 #
@@ -41,4 +42,4 @@ trap 'rm -rf "$copy"' EXIT
 cp errors.d.ts "$copy/"
 grep -v '@ts-self-types' errors.js >"$copy/errors.js"
 deno check --quiet --config "$HERE/deno.json" "$copy/errors.js"
-log "facades type-check (strict) against index.d.ts, langgraph.d.ts, ids.d.ts, errors.d.ts"
+log "facades type-check (strict) against index.d.ts (client.d.ts, memory.d.ts, state.d.ts), langgraph.d.ts, ids.d.ts, errors.d.ts"

@@ -44,6 +44,28 @@ for (const f of files) {
     assert.ok(files.has(target), `${f} imports ${spec}, which is not in the tarball`);
   }
 }
+// Every declaration file that another names by its .js specifier is found, and is the same
+// file, for each reader: tsc (any moduleResolution, and Deno for npm: packages) takes the
+// x.d.ts next to x.js, so it must be packed; Deno reading a copied folder takes the
+// `// @ts-types` line right before the statement, or else x.js's own `@ts-self-types`.
+// Without either, Deno would type the export from the JavaScript, silently.
+for (const f of files) {
+  if (!f.endsWith(".d.ts")) continue;
+  const text = readFileSync(join(pkgDir, f), "utf8");
+  for (const [, pragma, spec] of text.matchAll(/^(?:\/\/ @ts-types="([^"]+)"\n)?(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}\/[^"']+\.js)["']/gm)) {
+    const declared = posix.normalize(posix.join(posix.dirname(f), spec.replace(/\.js$/, ".d.ts")));
+    assert.ok(files.has(declared), `${f} names ${spec}, whose declarations ${declared} are not in the tarball`);
+    if (pragma !== undefined) {
+      const named = posix.normalize(posix.join(posix.dirname(f), pragma));
+      assert.equal(named, declared, `${f}: the @ts-types line before ${spec} names ${pragma}, not the ${declared} tsc reads`);
+      continue;
+    }
+    const js = posix.normalize(posix.join(posix.dirname(f), spec));
+    const self = readFileSync(join(pkgDir, js), "utf8").match(/^\/\* @ts-self-types="([^"]+)" \*\//m)?.[1];
+    assert.ok(self !== undefined, `${f} names ${spec} with no \`// @ts-types="./${posix.basename(declared)}"\` line before it, and ${js} names no declarations of its own: Deno would type it from the JavaScript`);
+    assert.equal(posix.normalize(posix.join(posix.dirname(js), self)), declared, `${js}'s @ts-self-types is not the ${declared} tsc reads`);
+  }
+}
 // Nothing a user does not need: no sources, tests, maps or build leftovers.
 for (const f of files) {
   assert.match(f, /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|[\w-]+\.(js|d\.ts|wasm)|bin\/[\w-]+\.js|inspector\/[\w-]+\.(html|js|css)|supabase\/(migrations|optional)\/[\w-]+\.sql|supabase\/functions\/[\w-]+\/[\w.-]+\.(ts|json|md))$/, `unexpected file in the tarball: ${f}`);

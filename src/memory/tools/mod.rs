@@ -4,7 +4,7 @@
 //!
 //! A new tool is a file here with its line in [`TOOLS`], its definition in `tools.json`
 //! (the tests check that the two list the same tools and that every property the
-//! definition advertises is accepted), its types in `index.d.ts` and its SQL function
+//! definition advertises is accepted), its types in `memory.d.ts` and its SQL function
 //! (listed in [`MIGRATION`]). The JavaScript facade takes the names from the definitions.
 
 mod context;
