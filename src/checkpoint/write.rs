@@ -71,12 +71,7 @@ pub fn strip_nul(value: Value) -> Value {
         Value::String(s) => Value::String(clean(s)),
         Value::Array(items) => Value::Array(items.into_iter().map(strip_nul).collect()),
         Value::Object(map) => {
-            // Inserted one by one: collecting into the map would compile in a sort of its own.
-            let mut out = Map::new();
-            for (k, v) in map {
-                out.insert(clean(k), strip_nul(v));
-            }
-            Value::Object(out)
+            Value::Object(crate::input::map_of(map.into_iter().map(|(k, v)| (clean(k), strip_nul(v)))))
         }
         other => other,
     }

@@ -29,9 +29,9 @@ pub use value::*;
 
 pub use crate::error::Invalid;
 
-/// A JSON object of `entries`; a later entry wins over an earlier one with the same key
-/// (as with `collect()`). Inserted one by one: collecting into the map sorts the entries
-/// first, and every call site would carry its own copy of the sort.
+/// A JSON object of `entries`, in their order; a later entry wins over an earlier one with
+/// the same key (as with `collect()`). Inserted one by one: the map's `FromIterator`
+/// (reserving and rehashing ahead) is larger code, and every call site would carry a copy.
 pub fn map_of(entries: impl IntoIterator<Item = (String, Value)>) -> Map<String, Value> {
     let mut map = Map::new();
     for (k, v) in entries {
