@@ -14,10 +14,17 @@ import type {
   SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { BaseStore } from "@langchain/langgraph-checkpoint";
+// The main entry's types, each from its capability's file by its `.js` specifier, as
+// index.d.ts names them (its header says why): a `.d.ts` specifier is refused by
+// TypeScript 4.x (TS2691) unless skipLibCheck is on.
+// @ts-types="./client.d.ts"
+import type { AgentmemClient, ClientOptions } from "./client.js";
+// @ts-types="./memory.d.ts"
+import type { EmbedFn } from "./memory.js";
+import type { AgentmemError } from "./errors.js";
 // RunnableConfig as the saver's base class takes it, rather than imported from
 // @langchain/core: an import map (Deno) then needs only @langchain/langgraph-checkpoint.
 type RunnableConfig = Parameters<BaseCheckpointSaver["getTuple"]>[0];
-import type { AgentmemClient, AgentmemError, ClientOptions, EmbedFn } from "./index.d.ts";
 
 export interface AgentmemSaverOptions {
   /**

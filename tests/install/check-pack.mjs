@@ -44,6 +44,15 @@ for (const f of files) {
     assert.ok(files.has(target), `${f} imports ${spec}, which is not in the tarball`);
   }
 }
+// No declaration file names another by a `.d.ts` specifier: TypeScript 4.x refuses one
+// (TS2691) unless skipLibCheck is on, and the names behind it then read as `any`.
+for (const f of files) {
+  if (!f.endsWith(".d.ts")) continue;
+  const text = readFileSync(join(pkgDir, f), "utf8").replace(/^\s*\/\/.*$/gm, "");
+  for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+\.d\.[cm]?ts)["']/g)) {
+    assert.fail(`${f} names ${spec}: name it by its .js specifier (with a \`// @ts-types\` line for Deno), as index.d.ts does`);
+  }
+}
 // Every declaration file that another names by its .js specifier is found, and is the same
 // file, for each reader: tsc (any moduleResolution, and Deno for npm: packages) takes the
 // x.d.ts next to x.js, so it must be packed; Deno reading a copied folder takes the
