@@ -57,6 +57,17 @@ RPCS="'build_contractor_profile','convert_contractor_lead','save_unified_state'"
 expect "RLS on both tables, registered for tenancy" "2|2" \
   "$(q -c "select count(*) filter (where relrowsecurity), (select count(*) from agentmem.tenant_tables where table_name::text in ($TABLES))
            from pg_class where relnamespace = 'public'::regnamespace and relname in ($TABLES)")"
+# The profile columns come from one declaration (agentmem.contractor_profile): the same
+# types, defaults, NOT NULLs and checks in both tables, so a conversion cannot fail on one.
+PROFILE="select a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+           from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+          where a.attrelid = %s and a.attnum > 0 and not a.attisdropped
+         union all
+         select conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where conrelid = %s and contype = 'c'"
+profile_of() { q -c "select count(*) from ($(printf "$PROFILE" "'agentmem.contractor_profile'::regclass" "'agentmem.contractor_profile'::regclass")
+                                         except ($(printf "$PROFILE" "'$1'::regclass" "'$1'::regclass"))) missing"; }
+expect "both tables carry every profile column and check of agentmem.contractor_profile (13 columns, 13 checks)" "26|0|0" \
+  "$(q -c "select count(*) from ($(printf "$PROFILE" "'agentmem.contractor_profile'::regclass" "'agentmem.contractor_profile'::regclass")) p")|$(profile_of public.contractor_leads)|$(profile_of public.contractors)"
 expect "tenant_id leads every key: both primary keys, the one-conversion key, the lead link" \
   "contractor_leads_pkey:tenant_id,id
 contractors_contractor_lead_fkey:tenant_id,contractor_lead_id
