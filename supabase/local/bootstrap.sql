@@ -94,6 +94,10 @@ create table if not exists auth.users (
   created_at         timestamptz not null default now(),
   updated_at         timestamptz not null default now()
 );
+-- Columns of Supabase Auth's auth.users that agentmem's SQL reads (who may still sign in).
+alter table auth.users add column if not exists is_anonymous boolean not null default false;
+alter table auth.users add column if not exists banned_until timestamptz;
+alter table auth.users add column if not exists deleted_at timestamptz;
 comment on table auth.users is 'Auth: Stores user login data within a secure schema. (local subset)';
 
 -- The request's claims, as PostgREST sets them per transaction: `request.jwt.claims`
