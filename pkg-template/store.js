@@ -15,7 +15,7 @@
 // Embeddings come from the caller: `index.embed` (agentmem's callback, (texts, { signal })
 // => vectors, the memory tools' kind) or a LangChain Embeddings object; a batch sends all
 // the texts it needs embedded in one invocation, before its request.
-import { BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
+import { BaseStore, InvalidNamespaceError, validateNamespace } from "@langchain/langgraph-checkpoint";
 import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { embedOnce, guarded } from "./io.js";
@@ -306,14 +306,19 @@ function ttlConfig(ttl) {
 }
 
 /**
- * A namespace as LangGraph's stores check it (InMemoryStore's rule in batch: the
- * reserved root "langgraph" is allowed, an empty one is not), copied.
+ * A namespace, copied and checked as LangGraph's stores check it (by default
+ * InMemoryStore's rule in batch: the reserved root "langgraph" is allowed, an empty one is
+ * not). Labels that are not strings are refused here, by type: LangGraph's
+ * validateNamespace writes them into its message as text, which recurses through a deeply
+ * nested array until the stack overflows, throws for a Symbol and runs the caller's
+ * toString.
  * @param {string} field
  * @param {unknown} namespace
- * @param {boolean} [allowEmpty]
+ * @param {{ allowEmpty?: boolean, allowReservedRoot?: boolean }} [rules]
  * @returns {string[]}
  */
-function labels(field, namespace, allowEmpty = false) {
+function labels(field, namespace, { allowEmpty = false, allowReservedRoot = true } = {}) {
+  /** @type {unknown[] | null} */
   let copy;
   try {
     copy = Array.isArray(namespace) ? Array.from(namespace) : null;
@@ -321,8 +326,14 @@ function labels(field, namespace, allowEmpty = false) {
     throw unreadable(field, e);
   }
   if (copy === null) throw invalid(field, `${field} must be an array of strings, got ${describe(namespace)}`);
-  if (!(allowEmpty && copy.length === 0)) validateNamespace(copy, { allowReservedRoot: true });
-  return copy;
+  copy.forEach((label, i) => {
+    if (typeof label !== "string") {
+      throw new InvalidNamespaceError(`Invalid namespace label at ${field}[${i}]: namespace labels must be strings, but got ${describe(label)}.`);
+    }
+  });
+  const strings = /** @type {string[]} */ (copy);
+  if (!(allowEmpty && strings.length === 0)) validateNamespace(strings, { allowReservedRoot });
+  return strings;
 }
 
 /**
@@ -341,7 +352,7 @@ function keyOf(field, key) {
  *       query: string | null, refresh: boolean }
  *   | { kind: "list", at: number, conditions: { type: string, path: string[] }[], maxDepth: number | null,
  *       limit: number | null, offset: number }
- *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null, plain: unknown,
+ *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null,
  *       index: false | Field[] | null, ttl: number | null | undefined }} StoreOp
  */
 
@@ -353,6 +364,22 @@ function keyOf(field, key) {
  * @returns {StoreOp}
  */
 function readOp(raw, at, ttl) {
+  try {
+    return readOpOnce(raw, at, ttl);
+  } catch (e) {
+    // A Proxy trap or getter of the caller's that threw while the operation was read.
+    if (e instanceof AgentmemError || e instanceof InvalidNamespaceError) throw e;
+    throw unreadable(`operations[${at}]`, e);
+  }
+}
+
+/**
+ * @param {unknown} raw
+ * @param {number} at
+ * @param {Ttl} ttl
+ * @returns {StoreOp}
+ */
+function readOpOnce(raw, at, ttl) {
   const field = `operations[${at}]`;
   /** @type {Record<string, any>} */
   let op;
@@ -384,7 +411,7 @@ function readOp(raw, at, ttl) {
     return {
       kind: "search",
       at,
-      prefix: labels(`${field}.namespacePrefix`, op.namespacePrefix, true),
+      prefix: labels(`${field}.namespacePrefix`, op.namespacePrefix, { allowEmpty: true }),
       filter: filter === undefined || filter === null ? undefined : toJson(`${field}.filter`, filter),
       limit: /** @type {number} */ (optionalInt("limit", 10)),
       offset: /** @type {number} */ (optionalInt("offset", 0)),
@@ -416,7 +443,6 @@ function readOp(raw, at, ttl) {
       namespace,
       key,
       value: value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value)),
-      plain: value,
       index,
       ttl: ttlMinutes === undefined ? undefined : minutes(`${field}.ttl`, ttlMinutes),
     };
@@ -434,7 +460,7 @@ function readOp(raw, at, ttl) {
         if (own.matchType !== "prefix" && own.matchType !== "suffix") {
           throw invalid(`${at}.matchType`, `${at}.matchType must be "prefix" or "suffix", got ${describe(own.matchType)}`);
         }
-        return { type: own.matchType, path: labels(`${at}.path`, own.path, true) };
+        return { type: own.matchType, path: labels(`${at}.path`, own.path, { allowEmpty: true }) };
       });
     }
     return {
@@ -571,11 +597,14 @@ export class AgentmemStore extends BaseStore {
     /** @type {[StoreOp, string, string][]} */
     const wanted = [];
     for (const op of puts) {
-      if (op.plain === null || op.index === false) continue;
+      if (op.value === null || op.index === false) continue;
+      // The texts come from the value as it was converted, not from the caller's object,
+      // whose getters would run again.
+      const plain = JSON.parse(op.value);
       /** @type {Map<string, string>} field → text; a path listed twice is one vector */
       const fields = new Map();
       for (const [path, tokens] of op.index ?? index.fields) {
-        const texts = textsAt(op.plain, tokens);
+        const texts = textsAt(plain, tokens);
         if (texts.length === 1) fields.set(path, texts[0]);
         else texts.forEach((text, i) => fields.set(`${path}.${i}`, text));
       }
@@ -604,6 +633,10 @@ export class AgentmemStore extends BaseStore {
     return { documents, queries };
   }
 
+  // The single-operation methods read their arguments here rather than through
+  // BaseStore's, whose namespace check stringifies labels of any type (see `labels`), and
+  // outside any guard: a bad argument then rejects with a RangeError or TypeError.
+
   /**
    * @param {string[]} namespace
    * @param {string} key
@@ -611,10 +644,12 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<Item | null>}
    * @override
    */
-  async get(namespace, key, options) {
-    validateNamespace(namespace, { allowEmpty: true, allowReservedRoot: true });
-    const own = options === undefined ? {} : ownKeys("options", options, ["refreshTtl"]);
-    return (await this.batch([/** @type {GetOperation} */ ({ namespace, key, refreshTtl: own.refreshTtl })]))[0];
+  get(namespace, key, options) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowEmpty: true });
+      const own = options === undefined ? {} : ownKeys("options", options, ["refreshTtl"]);
+      return (await this.batch([/** @type {GetOperation} */ ({ namespace: ns, key, refreshTtl: own.refreshTtl })]))[0];
+    });
   }
 
   /**
@@ -623,11 +658,13 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<SearchItem[]>}
    * @override
    */
-  async search(namespacePrefix, options) {
-    validateNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
-    const own = options === undefined ? {} : ownKeys("options", options, ["filter", "limit", "offset", "query", "refreshTtl"]);
-    const { filter, limit = 10, offset = 0, query, refreshTtl } = own;
-    return (await this.batch([/** @type {SearchOperation} */ ({ namespacePrefix, filter, limit, offset, query, refreshTtl })]))[0];
+  search(namespacePrefix, options) {
+    return storeOperation(async () => {
+      const prefix = labels("namespacePrefix", namespacePrefix, { allowEmpty: true });
+      const own = options === undefined ? {} : ownKeys("options", options, ["filter", "limit", "offset", "query", "refreshTtl"]);
+      const { filter, limit = 10, offset = 0, query, refreshTtl } = own;
+      return (await this.batch([/** @type {SearchOperation} */ ({ namespacePrefix: prefix, filter, limit, offset, query, refreshTtl })]))[0];
+    });
   }
 
   /**
@@ -639,10 +676,44 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<void>}
    * @override
    */
-  async put(namespace, key, value, index, options) {
-    validateNamespace(namespace);
-    const own = options === undefined ? {} : ownKeys("options", options, ["ttl"]);
-    await this.batch([/** @type {PutOperation} */ ({ namespace, key, value, index, ...(own.ttl !== undefined ? { ttl: own.ttl } : {}) })]);
+  put(namespace, key, value, index, options) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowReservedRoot: false });
+      const own = options === undefined ? {} : ownKeys("options", options, ["ttl"]);
+      await this.batch([/** @type {PutOperation} */ ({ namespace: ns, key, value, index, ...(own.ttl !== undefined ? { ttl: own.ttl } : {}) })]);
+    });
+  }
+
+  /**
+   * @param {string[]} namespace
+   * @param {string} key
+   * @returns {Promise<void>}
+   * @override
+   */
+  delete(namespace, key) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowEmpty: true });
+      await this.batch([/** @type {PutOperation} */ ({ namespace: ns, key, value: null })]);
+    });
+  }
+
+  /**
+   * @param {{ prefix?: string[], suffix?: string[], maxDepth?: number, limit?: number, offset?: number }} [options]
+   * @returns {Promise<string[][]>}
+   * @override
+   */
+  listNamespaces(options) {
+    return storeOperation(async () => {
+      const own = options === undefined ? {} : ownKeys("options", options, ["prefix", "suffix", "maxDepth", "limit", "offset"]);
+      /** @type {{ matchType: "prefix" | "suffix", path: string[] }[]} */
+      const matchConditions = [];
+      if (own.prefix) matchConditions.push({ matchType: "prefix", path: labels("options.prefix", own.prefix, { allowEmpty: true }) });
+      if (own.suffix) matchConditions.push({ matchType: "suffix", path: labels("options.suffix", own.suffix, { allowEmpty: true }) });
+      const { maxDepth, limit = 100, offset = 0 } = own;
+      // Checked by the batch, as every operation is.
+      const op = /** @type {ListNamespacesOperation} */ ({ matchConditions: matchConditions.length ? matchConditions : undefined, maxDepth, limit, offset });
+      return (await this.batch([op]))[0];
+    });
   }
 
   /**

@@ -431,4 +431,91 @@ describe("AgentmemStore", () => {
     await expect(wrongDims.setup()).rejects.toMatchObject({ code: "dimension_mismatch" });
     expect(await new AgentmemStore(client).get(["ns"], "k")).toBeNull();
   });
+
+  test("hostile arguments to every entry point are typed errors: deep arrays, Proxies, throwing getters; nothing written, the store works after", async () => {
+    const { client } = await newUser();
+    const store = new AgentmemStore(client, { index: { dims: DIMS, embed: countingEmbed().embed } });
+    const deep = (depth, leaf = "x") => {
+      let v = leaf;
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    const deepObject = (depth) => {
+      let v = { leaf: 1 };
+      for (let i = 0; i < depth; i++) v = { v };
+      return v;
+    };
+    const revoked = () => {
+      const r = Proxy.revocable([], {});
+      r.revoke();
+      return r.proxy;
+    };
+    const throwingGetter = (key) => Object.defineProperty({}, key, { enumerable: true, get() { throw new Error(`getter of ${key}`); } });
+    const trapping = new Proxy(["ns"], { get() { throw new Error("get trap"); }, ownKeys() { throw new Error("ownKeys trap"); } });
+    const symbolLabel = ["ns", Symbol("s")];
+    const loudLabel = ["ns", { toString() { throw new Error("toString ran"); } }];
+    // Every call, and the error class it must reject with.
+    const namespaceError = "InvalidNamespaceError";
+    const cases = [
+      ["get, a 10,000-deep namespace", () => store.get(deep(10_000), "k"), namespaceError],
+      ["get, a 10,000-deep label", () => store.get(["ns", deep(10_000)], "k"), namespaceError],
+      ["get, a 10,000-deep key", () => store.get(["ns"], deep(10_000)), "invalid_input"],
+      ["get, a Symbol label", () => store.get(symbolLabel, "k"), namespaceError],
+      ["get, a label whose toString throws", () => store.get(loudLabel, "k"), namespaceError],
+      ["get, a revoked Proxy namespace", () => store.get(revoked(), "k"), "invalid_input"],
+      ["get, a trapping Proxy namespace", () => store.get(trapping, "k"), "invalid_input"],
+      ["get, options with a throwing getter", () => store.get(["ns"], "k", throwingGetter("refreshTtl")), "invalid_input"],
+      ["put, a 10,000-deep namespace", () => store.put(deep(10_000), "k", { v: 1 }), namespaceError],
+      ["put, a 10,000-deep value", () => store.put(["ns"], "k", { v: deep(10_000) }), "invalid_input"],
+      ["put, a 10,000-deep object value", () => store.put(["ns"], "k", deepObject(10_000)), "invalid_input"],
+      ["put, a 200-deep value", () => store.put(["ns"], "k", { v: deep(200) }), "invalid_input"],
+      ["put, a value with a throwing getter", () => store.put(["ns"], "k", throwingGetter("v")), "invalid_input"],
+      ["put, a revoked Proxy value", () => store.put(["ns"], "k", revoked()), "invalid_input"],
+      ["put, a 10,000-deep index", () => store.put(["ns"], "k", { v: 1 }, deep(10_000)), "invalid_input"],
+      ["put, a revoked Proxy index", () => store.put(["ns"], "k", { v: 1 }, revoked()), "invalid_input"],
+      ["put, options with a throwing getter", () => store.put(["ns"], "k", { v: 1 }, undefined, throwingGetter("ttl")), "invalid_input"],
+      ["delete, a 10,000-deep namespace", () => store.delete(deep(10_000), "k"), namespaceError],
+      ["delete, a Symbol label", () => store.delete(symbolLabel, "k"), namespaceError],
+      ["search, a 10,000-deep prefix", () => store.search(deep(10_000)), namespaceError],
+      ["search, a 10,000-deep filter", () => store.search(["ns"], { filter: { a: deep(10_000) } }), "invalid_input"],
+      ["search, a 10,000-deep query", () => store.search(["ns"], { query: deep(10_000) }), "invalid_input"],
+      ["search, a revoked Proxy filter", () => store.search(["ns"], { filter: revoked() }), "invalid_input"],
+      ["search, options behind a trapping Proxy", () => store.search(["ns"], trapping), "invalid_input"],
+      ["listNamespaces, a 10,000-deep prefix", () => store.listNamespaces({ prefix: deep(10_000) }), namespaceError],
+      ["listNamespaces, a 10,000-deep suffix", () => store.listNamespaces({ suffix: ["a", deep(10_000)] }), namespaceError],
+      ["listNamespaces, a revoked Proxy prefix", () => store.listNamespaces({ prefix: revoked() }), "invalid_input"],
+      ["listNamespaces, options with a throwing getter", () => store.listNamespaces(throwingGetter("prefix")), "invalid_input"],
+      ["batch, a 10,000-deep operation list", () => store.batch(deep(10_000)), "invalid_input"],
+      ["batch, a get of a 10,000-deep namespace", () => store.batch([{ namespace: deep(10_000), key: "k" }]), namespaceError],
+      ["batch, a put behind a throwing getter", () => store.batch([{ namespace: ["ns"], key: "k", get value() { throw new Error("value getter"); } }]), "invalid_input"],
+      ["batch, a put whose value is a revoked Proxy", () => store.batch([{ namespace: ["ns"], key: "k", value: revoked() }]), "invalid_input"],
+      ["batch, a search whose filter is a revoked Proxy", () => store.batch([{ namespacePrefix: ["ns"], filter: revoked() }]), "invalid_input"],
+      ["batch, a put whose index is a trapping Proxy", () => store.batch([{ namespace: ["ns"], key: "k", value: { v: 1 }, index: trapping }]), "invalid_input"],
+      ["batch, an operation that is a revoked Proxy", () => store.batch([revoked()]), "invalid_input"],
+      ["batch, a revoked Proxy as the list", () => store.batch(revoked()), "invalid_input"],
+    ];
+    const { requests } = await recording(async () => {
+      for (const [what, run, expected] of cases) {
+        let e;
+        try {
+          await run();
+        } catch (error) {
+          e = error;
+        }
+        expect(e, what).toBeDefined();
+        if (expected === namespaceError) {
+          expect(e, `${what}: ${e}`).toBeInstanceOf(InvalidNamespaceError);
+        } else {
+          expect(e, `${what}: ${e}`).toBeInstanceOf(AgentmemError);
+          expect(e.code, `${what}: ${e.message}`).toBe(expected);
+        }
+        expect(String(e.message), what).not.toContain("toString ran");
+      }
+    });
+    expect(requests).toEqual([]);
+    // The module and the store work afterwards.
+    await store.put(["ns"], "k", { text: "still works" });
+    expect((await store.get(["ns"], "k")).value).toEqual({ text: "still works" });
+    expect(await store.listNamespaces()).toEqual([["ns"]]);
+  });
 });
