@@ -638,7 +638,8 @@ async function threadView(threadId, selected, params) {
  * deployment defines before the page loads (`globalThis.agentmemInspector = { embed:
  * async (texts) => vectors }`), or the endpoint `agentmem-inspect --embed-url` names
  * (POST {"texts": [...]} with the user's Authorization header, answering {"vectors": [...]}).
- * Use the embedder your memories were stored with.
+ * Use the embedder your memories were stored with. The endpoint comes from the page's own
+ * config.json only, never from storage: it receives the user's token.
  * @returns {((texts: string[]) => Promise<number[][]>) | null}
  */
 function embedder() {
@@ -805,8 +806,13 @@ async function start() {
     // No config: the form asks.
   }
   if (!project.fixed) {
+    // Only what the form saved there, the project URL and key, each a string: anything else
+    // in the page's storage (written by any script that once ran on this origin) is ignored,
+    // so no stored value names an endpoint that would receive the user's token.
     try {
-      Object.assign(project, JSON.parse(localStorage.getItem(PROJECT_KEY) ?? "{}"));
+      const saved = JSON.parse(localStorage.getItem(PROJECT_KEY) ?? "{}");
+      if (typeof saved?.url === "string") project.url = saved.url;
+      if (typeof saved?.apiKey === "string") project.apiKey = saved.apiKey;
     } catch {
       // A damaged saved project: the form asks again.
     }

@@ -10,7 +10,8 @@
 // Screenshots of each view go to $AGENTMEM_INSPECTOR_SHOTS (default:
 // tests/langgraph/inspector-screenshots/), each checked for non-blank rendering in the page.
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,9 +57,9 @@ async function shape(saver, threadId) {
 
 /** Starts bin/agentmem-inspect.js of the built package on a free port, for the API at
  *  `api`; resolves to its URL. */
-function serve(api = env.SUPABASE_URL) {
+function serve(api = env.SUPABASE_URL, extra = []) {
   const bin = join(here, "node_modules", "agentmem-supabase", "bin", "agentmem-inspect.js");
-  const child = spawn(process.execPath, [bin, "--url", api, "--key", env.SUPABASE_ANON_KEY, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "--url", api, "--key", env.SUPABASE_ANON_KEY, "--port", "0", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (d) => {
@@ -90,10 +91,11 @@ async function screenshot(page, name) {
   expect(colours, `${name} looks blank`).toBeGreaterThan(8);
 }
 
-/** axe-core's rules in the page: no serious or critical violation. */
-const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+/** axe-core's rules in the page: no serious or critical violation. Evaluated, not added as a
+ *  script tag, which the page's Content-Security-Policy refuses. */
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 async function accessible(page, view) {
-  if (!(await page.evaluate(() => "axe" in globalThis))) await page.addScriptTag({ path: axeSource });
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () =>
     (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
@@ -365,5 +367,135 @@ test("the inspector reads past the server's max-rows: every thread, every checkp
     await browser.close();
     child.kill();
     gw.close();
+  }
+});
+
+/** An HTTP server on 127.0.0.1 that records every request (method, path, Authorization)
+ *  and answers as an embedding endpoint would, CORS included. */
+async function recorder() {
+  const seen = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      seen.push({ method: req.method, path: req.url, authorization: req.headers.authorization ?? null });
+      res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-allow-headers", "authorization, content-type");
+      if (req.method === "OPTIONS") return res.writeHead(204).end();
+      const texts = req.method === "POST" ? JSON.parse(body || "{}").texts ?? [] : [];
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ vectors: texts.map(bagOfWords) }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}/embed`, seen, close: () => server.close() };
+}
+
+/** The package's files served as a static deployment would (no config.json); resolves to the page's URL. */
+async function staticSite() {
+  const pkg = join(here, "node_modules", "agentmem-supabase");
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname.replace(/\/$/, "/index.html");
+    const type = types[path.slice(path.lastIndexOf("."))];
+    try {
+      if (!type || path.includes("..")) throw new Error("no");
+      res.writeHead(200, { "content-type": type }).end(readFileSync(join(pkg, path)));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}/inspector/`, close: () => server.close() };
+}
+
+/** A GET of `url` with the Host header `host`: its status and headers. */
+function getWithHost(url, host) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("agentmem-inspect answers its own Host only and sends a CSP; the token goes to the project and the configured embedder, never to an endpoint planted in storage", { timeout: 120_000 }, async () => {
+  const a = await newUser();
+  await a.client.rpc("create_agent_memory", {
+    p_agent_id: "inspector-test", p_content: "likes window seats on long flights", p_memory_type: "preference",
+    p_embedding: JSON.stringify(bagOfWords("likes window seats on long flights")),
+  });
+  const planted = await recorder();
+  const embedder = await recorder();
+  const site = await staticSite();
+  const { url, child } = await serve(env.SUPABASE_URL, ["--embed-url", embedder.url]);
+  const { chromium } = tools("playwright-core");
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  const logs = [];
+  try {
+    // Host: only the address it listens on (DNS rebinding sends the attacker's name).
+    const port = new URL(url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      expect((await getWithHost(`${url}config.json`, host)).status, host).toBe(200);
+    }
+    for (const host of [`attacker.example:${port}`, "127.0.0.1", `127.0.0.1:${Number(port) + 1}`, `evil.127.0.0.1.nip.io:${port}`]) {
+      const answer = await getWithHost(`${url}config.json`, host);
+      expect(answer.status, host).toBe(403);
+    }
+    const page = await getWithHost(url, `127.0.0.1:${port}`);
+    const csp = page.headers["content-security-policy"];
+    const directives = Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    expect(directives["frame-ancestors"]).toEqual(["'none'"]);
+    expect(directives["connect-src"]).toEqual(["'self'", new URL(env.SUPABASE_URL).origin, embedder.url]);
+    expect(directives["default-src"]).toEqual(["'self'"]);
+    expect(directives["script-src"]).toEqual(["'self'", "'wasm-unsafe-eval'"]);
+
+    // Served by agentmem-inspect: search by meaning goes to the configured endpoint, with
+    // the user's token; the CSP refuses any other destination.
+    const ctx = await browser.newContext();
+    const tab = await ctx.newPage();
+    tab.on("pageerror", (e) => logs.push(String(e)));
+    tab.on("console", (m) => m.type() === "error" && logs.push(m.text()));
+    await signIn(tab, url, a.token);
+    await go(tab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
+    await tab.waitForSelector("[data-memories]");
+    expect(await tab.textContent("[data-memories] tbody")).toContain("window seats");
+    expect(embedder.seen.filter((r) => r.method === "POST")).toEqual([{ method: "POST", path: "/embed", authorization: `Bearer ${a.token}` }]);
+    const elsewhere = await tab.evaluate((to) => fetch(to, { method: "POST", body: "x" }).then(() => "sent", (e) => e.name), planted.url);
+    expect(elsewhere).toBe("TypeError");
+    expect(planted.seen).toEqual([]);
+    expect(logs.some((l) => l.includes("Content Security Policy"))).toBe(true);
+    logs.length = 0;
+    await ctx.close();
+
+    // A static deployment (no config.json) whose origin's storage a script once wrote: the
+    // page takes the URL and key from it, never an endpoint, and the token goes nowhere else.
+    const staticCtx = await browser.newContext();
+    const staticTab = await staticCtx.newPage();
+    staticTab.on("pageerror", (e) => logs.push(String(e)));
+    staticTab.on("console", (m) => m.type() === "error" && !m.text().includes("404") && logs.push(m.text()));
+    await staticTab.goto(site.url);
+    await staticTab.evaluate(([project, embedUrl]) => {
+      localStorage.setItem("agentmem-inspector-project", JSON.stringify({ ...project, embedUrl, fixed: false }));
+    }, [{ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }, planted.url]);
+    await staticTab.reload();
+    await staticTab.waitForSelector("#f-token");
+    expect(await staticTab.inputValue("#f-url")).toBe(env.SUPABASE_URL);
+    await staticTab.fill("#f-token", a.token);
+    await staticTab.click('form[aria-labelledby="h-token"] button[type="submit"]');
+    await staticTab.waitForSelector("[data-threads], [data-state]");
+    await go(staticTab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
+    await staticTab.waitForSelector("[data-memories], [data-state]");
+    expect(planted.seen, "the planted endpoint received nothing").toEqual([]);
+    expect(await staticTab.locator("#f-by").count(), "no embedder: no search by meaning").toBe(0);
+    expect(logs).toEqual([]);
+    await staticCtx.close();
+  } finally {
+    await browser.close();
+    child.kill();
+    planted.close();
+    embedder.close();
+    site.close();
   }
 });
