@@ -443,6 +443,10 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const memory = this.#memory;
       if (memory) {
         checkpointCheck("put", [configurable, checkpointJson, versionsJson, serialized, meta]);
+        // MemorySaver makes the thread's entry before it serializes the values, and one it
+        // cannot serialize (a 10,000-deep array) would leave that entry empty, which its
+        // getTuple then fails on: serialized here first, so a bad value writes nothing.
+        await dumps(this.serde, "checkpoint.channel_values", values ?? {});
         // newVersions as the base class passes it, though MemorySaver declares no such parameter.
         return inMemory(() => /** @type {BaseCheckpointSaver} */ (memory).put(config, checkpoint, metadata, newVersions));
       }
@@ -465,8 +469,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const pairs = pendingWrites(writes);
       const serialized = [];
       for (const [i, [channel, value]] of pairs.entries()) {
-        // The memory backend serializes for itself; its check needs the channels only.
-        serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
+        // The memory backend serializes for itself, but value by value, keeping those before
+        // one it cannot serialize: each is serialized here first, so a bad one writes nothing.
+        serialized.push([channel, await dumps(this.serde, `writes[${i}]`, value)]);
       }
       const memory = this.#memory;
       if (memory) {
