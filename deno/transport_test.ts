@@ -2,7 +2,7 @@
 // run (tests/browser/transport.html), so both runtimes are held to the same behaviour.
 import assert from "node:assert/strict";
 import * as agentmem from "agentmem-supabase";
-import { createClient, followSession } from "agentmem-supabase";
+import { createClient, followSession, MemoryTools } from "agentmem-supabase";
 import { createClient as createSupabaseClient } from "npm:@supabase/supabase-js@2.109.0";
 import { transportCases } from "../tests/transport/cases.js";
 import { countRequests, env, mintJwt, newUser } from "./support.ts";
@@ -92,4 +92,31 @@ Deno.test("followSession: each operation sends the supabase-js session's current
   assert.throws(() => followSession(null as never), { code: "invalid_input", field: "supabase" });
   const hostile = new Proxy({}, { get() { throw new Error("trap"); } });
   assert.throws(() => followSession(hostile as never), { code: "invalid_input", field: "supabase" });
+});
+
+Deno.test("MemoryTools on a client whose token comes from a function: each call is the user the function gives then", async () => {
+  const a = await newUser();
+  const b = await newUser();
+  let token: string | null = a.token;
+  const client = createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: () => token });
+  const embed = (texts: string[]) => texts.map((t) => Array.from({ length: 384 }, (_, i) => (i === t.length % 384 ? 1 : 0.01)));
+  // Made before the function was asked: whose tools they are is known call by call.
+  const tools = new MemoryTools({ client, embed, agentId: "follows" });
+  assert.equal(tools.userId, "");
+  await tools.createMemory({ content: "A's preference for window seats", memory_type: "preference" });
+  token = b.token;
+  assert.equal((await tools.getMemoryContext({})).count, 0, "B sees none of A's memories");
+  token = a.token;
+  assert.deepEqual((await tools.getMemoryContext({})).memories.map((m) => m.content), ["A's preference for window seats"]);
+  // userId, when given, is checked against each call's user.
+  const forA = new MemoryTools({ client, embed, agentId: "follows", userId: a.id });
+  assert.equal(forA.userId, a.id);
+  token = b.token;
+  const result = await forA.handle("get_memory_context", {});
+  assert.equal(result.success, false);
+  assert.equal(!result.success && result.error.code, "invalid_input");
+  // Signed out: no identity.
+  token = null;
+  assert.equal((await tools.handle("get_memory_context", {})).success, false);
+  await assert.rejects(tools.getMemoryContext({}), { code: "unauthorized" });
 });

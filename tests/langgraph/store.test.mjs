@@ -4,7 +4,7 @@
 //
 // Seeds: AGENTMEM_STORE_SEEDS="1,2,3" replays those (default: four fixed seeds);
 // AGENTMEM_STORE_STEPS sets the operations per seed (default 300).
-import { InMemoryStore, InvalidNamespaceError } from "@langchain/langgraph-checkpoint";
+import { emptyCheckpoint, InMemoryStore, InvalidNamespaceError, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
@@ -430,6 +430,33 @@ describe("AgentmemStore", () => {
     const wrongDims = new AgentmemStore(client, { index: { dims: 3, embed: (t) => t.map(() => [1, 2, 3]) } });
     await expect(wrongDims.setup()).rejects.toMatchObject({ code: "dimension_mismatch" });
     expect(await new AgentmemStore(client).get(["ns"], "k")).toBeNull();
+  });
+
+  test("AgentmemStore and AgentmemSaver on a client whose token comes from a function act for whoever it gives, call by call", async () => {
+    const a = await newUser();
+    const b = await newUser();
+    let token = a.token;
+    const client = createClient({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: async () => token });
+    // Constructed before any token was asked for: the identity is not known yet, and not anon.
+    const store = new AgentmemStore(client);
+    const saver = new AgentmemSaver(client);
+    await store.put(["prefs"], "k", { who: "a" });
+    token = b.token;
+    expect(await store.get(["prefs"], "k")).toBeNull();
+    await store.put(["prefs"], "k", { who: "b" });
+    token = a.token;
+    expect((await store.get(["prefs"], "k")).value).toEqual({ who: "a" });
+
+    const config = { configurable: { thread_id: "follows", checkpoint_ns: "" } };
+    const checkpoint = { ...emptyCheckpoint(), id: uuid6(0), channel_values: { n: 1 }, channel_versions: { n: 1 } };
+    await saver.put(config, checkpoint, { source: "input", step: 0, parents: {} }, { n: 1 });
+    expect((await saver.getTuple(config)).checkpoint.channel_values).toEqual({ n: 1 });
+    token = b.token;
+    expect(await saver.getTuple(config)).toBeUndefined();
+    // Signed out: the anon key alone, which has no key space.
+    token = null;
+    await expect(store.get(["prefs"], "k")).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(saver.getTuple(config)).rejects.toMatchObject({ code: "unauthorized" });
   });
 
   test("hostile arguments to every entry point are typed errors: deep arrays, Proxies, throwing getters; nothing written, the store works after", async () => {
