@@ -459,7 +459,9 @@ test("agentmem-inspect answers its own Host only and sends a CSP; the token goes
     tab.on("console", (m) => m.type() === "error" && logs.push(m.text()));
     await signIn(tab, url, a.token);
     await go(tab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
-    await tab.waitForSelector("[data-memories]");
+    await tab.waitForSelector("#f-q");
+    await tab.waitForSelector("[data-memories], [data-state]");
+    expect(await tab.locator("[data-memories]").count(), `${await tab.textContent("main")}\n${logs.join("\n")}`).toBe(1);
     expect(await tab.textContent("[data-memories] tbody")).toContain("window seats");
     expect(embedder.seen.filter((r) => r.method === "POST")).toEqual([{ method: "POST", path: "/embed", authorization: `Bearer ${a.token}` }]);
     const elsewhere = await tab.evaluate((to) => fetch(to, { method: "POST", body: "x" }).then(() => "sent", (e) => e.name), planted.url);
@@ -486,6 +488,7 @@ test("agentmem-inspect answers its own Host only and sends a CSP; the token goes
     await staticTab.click('form[aria-labelledby="h-token"] button[type="submit"]');
     await staticTab.waitForSelector("[data-threads], [data-state]");
     await go(staticTab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
+    await staticTab.waitForSelector("#f-q");
     await staticTab.waitForSelector("[data-memories], [data-state]");
     expect(planted.seen, "the planted endpoint received nothing").toEqual([]);
     expect(await staticTab.locator("#f-by").count(), "no embedder: no search by meaning").toBe(0);
