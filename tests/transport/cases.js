@@ -358,6 +358,7 @@ export function transportCases({ agentmem, env }) {
     await clearLog();
     const expired = await rejects(fixed.rpc("transport_whoami"), { code: "unauthorized", status: 401, pgrstCode: "PGRST303" }, "a string token, expired");
     ok(/expired/.test(expired.message), expired.message);
+    ok(/followSession/.test(expired.hint), `the hint says how to follow the session: ${expired.hint}`);
     eq(await seen("transport_whoami"), ["POST"], "not sent again: there is no other token");
 
     // The holder still hands out the expired token (its clock lags), and the refreshed one
