@@ -12,7 +12,7 @@
 // langgraph-node.js, langgraph-browser.js, picked by the "./langgraph" exports map) import
 // their runtime's entry first, which does that.
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
-import { clientOptions, createClient, isClient } from "./client.js";
+import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
 import { inMemory, memoryCleanup, memoryMetrics } from "./langgraph-memory.js";
@@ -257,7 +257,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     // The anon key alone has no key space: every operation would be refused (401). Said
     // here, with the fix, rather than at the first getTuple; a configuration mistake, so
     // never a reason to fall back.
-    if (this.#client.identity.role === "anon") {
+    if (anonymousOnly(this.#client)) {
       throw new AgentmemError("unauthorized", "AgentmemSaver needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }

@@ -16,7 +16,7 @@
 // => vectors, the memory tools' kind) or a LangChain Embeddings object; a batch sends all
 // the texts it needs embedded in one invocation, before its request.
 import { BaseStore, InvalidNamespaceError, validateNamespace } from "@langchain/langgraph-checkpoint";
-import { clientOptions, createClient, isClient } from "./client.js";
+import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { embedOnce, guarded } from "./io.js";
 import { describe, toJson } from "./json.js";
@@ -522,7 +522,7 @@ export class AgentmemStore extends BaseStore {
     this.#ttl = ttlConfig(own.ttl);
     this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
     // As AgentmemSaver: the anon key alone has no key space.
-    if (this.#client.identity.role === "anon") {
+    if (anonymousOnly(this.#client)) {
       throw new AgentmemError("unauthorized", "AgentmemStore needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }

@@ -457,6 +457,15 @@ describe("AgentmemStore", () => {
     token = null;
     await expect(store.get(["prefs"], "k")).rejects.toMatchObject({ code: "unauthorized" });
     await expect(saver.getTuple(config)).rejects.toMatchObject({ code: "unauthorized" });
+    // Built while signed out: whoever signs in next is who the calls act for.
+    const later = new AgentmemStore(client);
+    token = a.token;
+    expect((await later.get(["prefs"], "k")).value).toEqual({ who: "a" });
+    expect((await new AgentmemSaver(client).getTuple(config)).checkpoint.channel_values).toEqual({ n: 1 });
+    // The anon key alone, with no token to come: refused up front, as before.
+    const anonOnly = createClient({ url, apiKey: env.SUPABASE_ANON_KEY });
+    expect(() => new AgentmemStore(anonOnly)).toThrow(expect.objectContaining({ code: "unauthorized" }));
+    expect(() => new AgentmemSaver(anonOnly)).toThrow(expect.objectContaining({ code: "unauthorized" }));
   });
 
   test("hostile arguments to every entry point are typed errors: deep arrays, Proxies, throwing getters; nothing written, the store works after", async () => {
