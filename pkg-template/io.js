@@ -251,13 +251,7 @@ export function askToken(source) {
           });
           return;
         }
-        let what = "an object";
-        try {
-          what = describeValue(token);
-        } catch {
-          // A revoked Proxy: "an object".
-        }
-        settle(() => reject(new AgentmemError("invalid_input", `the accessToken function must return the signed-in user's JWT (a string), or null when nobody is signed in; it returned ${what}`, { field: "accessToken" })));
+        settle(() => reject(new AgentmemError("invalid_input", `the accessToken function must return the signed-in user's JWT (a string), or null when nobody is signed in; it returned ${describeValue(token)}`, { field: "accessToken" })));
       },
       (cause) => {
         clearTimeout(timer);

@@ -499,6 +499,9 @@ describe("AgentmemStore", () => {
       ["get, a Symbol label", () => store.get(symbolLabel, "k"), namespaceError],
       ["get, a label whose toString throws", () => store.get(loudLabel, "k"), namespaceError],
       ["get, a revoked Proxy namespace", () => store.get(revoked(), "k"), "invalid_input"],
+      ["get, a revoked Proxy label", () => store.get(["ns", revoked()], "k"), namespaceError],
+      ["search, a revoked Proxy label", () => store.search(["ns", revoked()]), namespaceError],
+      ["batch, a put of a revoked Proxy label", () => store.batch([{ namespace: [revoked()], key: "k", value: {} }]), namespaceError],
       ["get, a trapping Proxy namespace", () => store.get(trapping, "k"), "invalid_input"],
       ["get, options with a throwing getter", () => store.get(["ns"], "k", throwingGetter("refreshTtl")), "invalid_input"],
       ["put, a 10,000-deep namespace", () => store.put(deep(10_000), "k", { v: 1 }), namespaceError],
@@ -549,6 +552,9 @@ describe("AgentmemStore", () => {
       }
     });
     expect(requests).toEqual([]);
+    // Options read when the store is made.
+    expect(() => new AgentmemStore(client, { ttl: { defaultTtl: revoked() } })).toThrow(expect.objectContaining({ code: "invalid_input", field: "ttl.defaultTtl" }));
+    expect(() => new AgentmemStore(client, { index: { dims: revoked(), embed: () => [] } })).toThrow(expect.objectContaining({ code: "invalid_input", field: "index.dims" }));
     // The module and the store work afterwards.
     await store.put(["ns"], "k", { text: "still works" });
     expect((await store.get(["ns"], "k")).value).toEqual({ text: "still works" });
