@@ -8,10 +8,13 @@
 -- Three tables in the shape of @langchain/langgraph-checkpoint-postgres (checkpoints
 -- without channel values; one blob row per channel version, so unchanged channels are
 -- not rewritten; pending writes with task_path). Each saver operation is ONE RPC (= one
--- HTTP request, one transaction), SECURITY INVOKER, so row-level security decides as the
--- caller:
+-- HTTP request, one transaction). The reads are SECURITY INVOKER, so row-level security
+-- decides as the caller; the writes are the tables' only door for the API roles (see
+-- 20261121000100_tenancy.sql) and run as the owner, keyed by agentmem.thread_write_key:
 --
---   langgraph_put(...)                  blobs (new versions only) + checkpoint upsert
+--   langgraph_put(...)                  blobs (new versions only) + the checkpoint, each
+--                                       insert-once (the same content again: a no-op;
+--                                       other content under a stored key: 23505 → 409)
 --   langgraph_put_writes(...)           pending writes (special channels upserted)
 --   langgraph_get_tuple(...)            checkpoint + its blobs + its writes (+ v<4 sends)
 --   langgraph_list(...)                 the same shape, newest first, filtered
@@ -34,6 +37,14 @@
 -- Key columns use the "C" collation, so ordering (checkpoint_id DESC, pending writes by
 -- task_path, task_id, idx) and `before` comparisons are by code point, as LangGraph
 -- requires, whatever the database's default collation is.
+--
+-- Bounds, as CHECK constraints too (so a row written around the functions, by a project's
+-- own service-role code, is refused with 23514 rather than failing in an index): every
+-- id at most 255 characters (thread_id, checkpoint_ns, checkpoint_id,
+-- parent_checkpoint_id, channel, version, task_id), task_path at most 2,000, and each
+-- primary key's text columns at most 2,400 bytes of UTF-8 together (the index's entry
+-- limit is 2,704 bytes). A value stored as text (utf8) is valid UTF-8, so no stored row
+-- can make a read fail.
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
@@ -132,6 +143,24 @@ begin
   end loop;
 end
 $$;
+
+select agentmem.ensure_check('public.langgraph_checkpoints', 'langgraph_checkpoints_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(checkpoint_id) <= 255
+   and char_length(parent_checkpoint_id) <= 255
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(checkpoint_id) <= 2400');
+select agentmem.ensure_check('public.langgraph_checkpoint_blobs', 'langgraph_checkpoint_blobs_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(channel) <= 255
+   and char_length(version) <= 255
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(channel) + octet_length(version) <= 2400');
+select agentmem.ensure_check('public.langgraph_checkpoint_writes', 'langgraph_checkpoint_writes_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(checkpoint_id) <= 255
+   and char_length(task_id) <= 255 and char_length(channel) <= 255 and char_length(task_path) <= 2000
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(checkpoint_id) + octet_length(task_id) <= 2400');
+-- convert_from raises 22021 for bytes that are not UTF-8: the write fails, not a later read.
+select agentmem.ensure_check('public.langgraph_checkpoint_blobs', 'langgraph_checkpoint_blobs_utf8_check',
+  'not utf8 or blob is null or convert_from(blob, ''UTF8'') is not null');
+select agentmem.ensure_check('public.langgraph_checkpoint_writes', 'langgraph_checkpoint_writes_utf8_check',
+  'not utf8 or convert_from(blob, ''UTF8'') is not null');
 
 -- Helpers ---------------------------------------------------------------------------------
 -- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
@@ -291,7 +320,7 @@ create or replace function public.langgraph_put(
 returns jsonb
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -328,7 +357,15 @@ begin
     raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null, or text)'
       using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  -- A value is stored for the version the checkpoint gives its channel, and only with that
+  -- checkpoint: no blob waits at a version no checkpoint refers to (it would make a later
+  -- put of that version a conflict).
+  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
+              where (p_checkpoint -> 'channel_versions' ->> (b ->> 'channel')) is distinct from (b ->> 'version')) then
+    raise exception 'langgraph_put: every p_blobs element must be at the version p_checkpoint.channel_versions gives its channel'
+      using errcode = '22023';
+  end if;
+  v_key := agentmem.thread_write_key(p_thread_id);
   perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns, 'p_checkpoint_id', p_checkpoint_id);
   perform agentmem.check_id('langgraph_put: p_parent_checkpoint_id', coalesce(p_parent_checkpoint_id, ''));
   perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns,
@@ -349,16 +386,16 @@ begin
                                                       quote_literal(excluded.version)))
               else false end;
 
-  insert into public.langgraph_checkpoints
+  insert into public.langgraph_checkpoints as x
     (thread_key, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
   values
     (v_key, v_ns, p_checkpoint_id, p_parent_checkpoint_id, p_type,
      p_checkpoint - 'channel_values', coalesce(p_metadata, '{}'::jsonb))
-  on conflict (thread_key, checkpoint_ns, checkpoint_id) do update set
-    parent_checkpoint_id = excluded.parent_checkpoint_id,
-    type = excluded.type,
-    checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata;
+  on conflict (thread_key, checkpoint_ns, checkpoint_id) do update set type = excluded.type
+   where case when (x.parent_checkpoint_id, x.type, x.checkpoint, x.metadata)
+                   is distinct from (excluded.parent_checkpoint_id, excluded.type, excluded.checkpoint, excluded.metadata)
+              then agentmem.langgraph_conflict(format('checkpoint %s', quote_literal(excluded.checkpoint_id)))
+              else false end;
 
   return jsonb_build_object('thread_id', p_thread_id, 'checkpoint_ns', v_ns,
                             'checkpoint_id', p_checkpoint_id);
@@ -383,7 +420,7 @@ create or replace function public.langgraph_put_writes(
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -415,7 +452,7 @@ begin
     raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) or text, and optionally idx'
       using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  v_key := agentmem.thread_write_key(p_thread_id);
   perform agentmem.langgraph_check_key('langgraph_put_writes', v_key, 'p_checkpoint_ns', v_ns,
                                        'p_checkpoint_id', p_checkpoint_id, 'p_task_id', p_task_id);
   perform agentmem.check_id('langgraph_put_writes: p_task_path', v_path, 2000);
@@ -586,7 +623,7 @@ create or replace function public.langgraph_delete_thread(p_thread_id text)
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -596,7 +633,7 @@ begin
   if p_thread_id is null then
     raise exception 'langgraph_delete_thread: p_thread_id is required' using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  v_key := agentmem.thread_write_key(p_thread_id);
   with w as (delete from public.langgraph_checkpoint_writes where thread_key = v_key returning 1),
        b as (delete from public.langgraph_checkpoint_blobs where thread_key = v_key returning 1),
        c as (delete from public.langgraph_checkpoints where thread_key = v_key returning 1)
@@ -612,19 +649,19 @@ $$;
 -- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
 -- of the affected thread/namespaces that no remaining checkpoint references. Returns the
 -- number of checkpoints deleted. The service role cleans every tenant's threads (or, acting
--- for a user, that user's), a user the threads they may use. Never scheduled: checkpoints are kept
+-- for a user, that user's), a user the threads they may write. Never scheduled: checkpoints are kept
 -- forever unless someone calls it.
 create or replace function public.cleanup_old_checkpoints(days_old integer)
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
   v_cutoff timestamptz;
   v_all boolean := agentmem.sees_all_tenants();
-  v_tenants uuid[] := agentmem.thread_tenants();
+  v_tenants uuid[] := agentmem.thread_write_tenants();
   v_count integer;
 begin
   if days_old is null or days_old < 1 then

@@ -22,6 +22,7 @@ A=$(uuid)
 B=$(uuid)
 C=$(uuid)   # never a member of the deal's organization
 E=$(uuid)   # a member who is deleted
+V=$(uuid)   # a member whose role (viewer) only reads
 P="ckpt-test-$(date +%s%N)-$$"
 ORG=$(uuid)
 DEAL_ID=$(uuid)
@@ -103,11 +104,13 @@ ok "scripts/migrate.sh --with-optional applies the migrations and the opt-in fil
 RPCS="'langgraph_put', 'langgraph_put_writes', 'langgraph_get_tuple', 'langgraph_list', 'langgraph_delete_thread', 'cleanup_old_checkpoints', 'langgraph_checkpoint_metrics'"
 TABLES="array['public.langgraph_checkpoints', 'public.langgraph_checkpoint_blobs', 'public.langgraph_checkpoint_writes']"
 expect "RLS on the three tables" "true|true|true" "$(q -c "select string_agg(relrowsecurity::text, '|' order by relname) from pg_class where oid in ('public.langgraph_checkpoints'::regclass, 'public.langgraph_checkpoint_blobs'::regclass, 'public.langgraph_checkpoint_writes'::regclass)")"
-expect "RPCs are SECURITY INVOKER with an empty search_path" "7|7" "$(q -c "select count(*) filter (where not prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=\"\"']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
+expect "the reads are SECURITY INVOKER, the writes (the tables' one door) SECURITY DEFINER; all pin an empty search_path" \
+  "langgraph_checkpoint_metrics,langgraph_get_tuple,langgraph_list|cleanup_old_checkpoints,langgraph_delete_thread,langgraph_put,langgraph_put_writes|7" \
+  "$(q -c "select string_agg(proname, ',' order by proname) filter (where not prosecdef) || '|' || string_agg(proname, ',' order by proname) filter (where prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=\"\"']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
 expect "langgraph_thread_owner (an existence oracle) is gone" "t" "$(q -c "select to_regproc('public.langgraph_thread_owner') is null")"
 expect "anon may execute none of the functions" 0 "$(q -c "select count(*) from pg_proc where pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace) and (proname like 'langgraph%' or proname in ('cleanup_old_checkpoints', 'extract_deal_id_from_thread') or proname like '%thread%' or proname like '%deal%') and (has_function_privilege('anon', oid, 'execute') or has_function_privilege('public', oid, 'execute'))")"
 expect "anon has no privilege on the tables" "f" "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest($TABLES) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
-expect "authenticated: DML but no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select, insert, update, delete')) || '|' || bool_or(has_table_privilege('authenticated', t, 'truncate')) from unnest($TABLES) t")"
+expect "authenticated: SELECT only (writes go through the RPCs), no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select')) || '|' || bool_or(has_table_privilege('authenticated', t, p)) from unnest($TABLES) t, unnest(array['insert', 'update', 'delete', 'truncate']) p")"
 expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
 expect "rows are keyed by (thread_key, ...); tenant_id and thread_id derived by a trigger on insert and every update" \
   "thread_key,checkpoint_ns,checkpoint_id|thread_key,checkpoint_ns,channel,version|thread_key,checkpoint_ns,checkpoint_id,task_id,idx|3" \
@@ -130,7 +133,7 @@ B1=$(b64 '{"b":1}')
 META1='{"source":"input","step":-1,"parents":{},"run":"r1"}'
 META2='{"source":"loop","step":0,"parents":{},"run":"r1"}'
 
-out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID1" null "$(ckpt $ID1 '{"a":1,"b":1}')" "$META1" "[{\"channel\":\"a\",\"version\":1,\"type\":\"json\",\"blob\":\"$A1\"},{\"channel\":\"b\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$B1\"},{\"channel\":\"c\",\"version\":\"1\",\"type\":\"empty\",\"blob\":null}]")" commit)
+out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID1" null "$(ckpt $ID1 '{"a":1,"b":1,"c":1}')" "$META1" "[{\"channel\":\"a\",\"version\":1,\"type\":\"json\",\"blob\":\"$A1\"},{\"channel\":\"b\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$B1\"},{\"channel\":\"c\",\"version\":\"1\",\"type\":\"empty\",\"blob\":null}]")" commit)
 expect "put returns the next config" "{\"thread_id\": \"$T1\", \"checkpoint_id\": \"$ID1\", \"checkpoint_ns\": \"\"}" "$out"
 # Second checkpoint: only channel a changed (new_versions = {a: 2}).
 out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2,"b":1,"c":1}')" "$META2" "[{\"channel\":\"a\",\"version\":2,\"type\":\"bytes\",\"blob\":\"$A2\"}]")" commit)
@@ -147,7 +150,7 @@ expect "metadata round-trips" "$(js 's(d)' <<<"$META2")" "$(js 's(d["metadata"])
 expect "tuple keys" "blobs,checkpoint,checkpoint_id,checkpoint_ns,metadata,parent_checkpoint_id,pending_sends,refs,thread_id,type,writes" "$(js '",".join(sorted(d))' <<<"$tuple")"
 expect "no writes yet, no pending sends for v4" "[]|[]" "$(js 'c(d["writes"]) + "|" + c(d["pending_sends"])' <<<"$tuple")"
 tuple1=$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '', '$ID1');")
-expect "get_tuple by id: its own blob versions (a@1, b@1)" "a:1:$A1,b:1:$B1" "$(js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"])' <<<"$tuple1")"
+expect "get_tuple by id: its own blob versions (a@1, b@1, c@1)" "a:1:$A1,b:1:$B1,c:1:None" "$(js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"])' <<<"$tuple1")"
 expect "get_tuple by id: no parent, its own metadata" "null|$(js 's(d)' <<<"$META1")" "$(js 'c(d["parent_checkpoint_id"])' <<<"$tuple1")|$(js 's(d["metadata"])' <<<"$tuple1")"
 expect "get_tuple of an unknown id is null" "" "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '', 'nope');")"
 expect "get_tuple of an unknown thread is null" "" "$(as_api authenticated "$A" "select langgraph_get_tuple('$P-none');")"
@@ -299,7 +302,7 @@ probe() { # sub, thread id: one line per call, "SQLSTATE|result"
   local t=$2 stmt
   for stmt in "select langgraph_get_tuple('$t')" "select langgraph_get_tuple('$t', '', '$ID2')" \
     "select count(*) from langgraph_list('$t')" "select count(*) from langgraph_list() x where x ->> 'thread_id' = '$t'" \
-    "$(put "$t" "" "$ID2" null "$(ckpt $ID2 '{"a":9}')" '{"probe":1}' '[{"channel":"a","version":"2","type":"json","blob":null}]')" \
+    "$(put "$t" "" "$ID2" null "$(ckpt $ID2 '{"a":2}')" '{"probe":1}' '[{"channel":"a","version":"2","type":"json","blob":null}]')" \
     "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
     "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
     "select langgraph_delete_thread('$t')" "select langgraph_checkpoint_metrics('$t') - 'last_checkpoint_at'" \
@@ -350,15 +353,16 @@ expect "race for a new thread id: the second writer succeeds without waiting for
 expect "race: one thread each" "$A/$TR,$B/$TR" \
   "$(q -c "select string_agg(thread_key, ',' order by thread_key = '$B/$TR') from langgraph_checkpoints where thread_key in ('$A/$TR', '$B/$TR')")"
 
-# Direct table access (PostgREST /langgraph_checkpoints...) by B.
-expect "B: direct UPDATE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
-expect "B: direct DELETE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (delete from langgraph_checkpoint_blobs where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
+# Direct table access (PostgREST /langgraph_checkpoints...) by B: the tables have one door,
+# the RPCs; no signed-in user writes them, own rows included.
+expect "B: direct UPDATE and DELETE of A's rows: 42501 (no write privilege)" "42501|42501" \
+  "$(st authenticated "$B" "update langgraph_checkpoints set metadata = '{}' where thread_key = '$A/$T1'" commit)|$(st authenticated "$B" "delete from langgraph_checkpoint_blobs where thread_key = '$A/$T1'" commit)"
 expect "B: direct INSERT into A's thread (key '<A>/T'): 42501, in each table" "42501|42501|42501" \
   "$(st authenticated "$B" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$A/$T1', '$ID2', 'evil', 7, 'x', '\\x00')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$T1', 'evil', '{}')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$A/$T1', 'a', '99', 'empty')" commit)"
 expect "B: direct INSERT into the service tenant's key space (a bare key): 42501" 42501 \
   "$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$P-bare', 'evil', '{}')" commit)"
-expect "B: direct INSERT naming tenant_id/thread_id of A's thread: both derived from B's key instead" "$B|$P-own" \
-  "$(as_api authenticated "$B" "insert into langgraph_checkpoints (thread_key, thread_id, tenant_id, checkpoint_id, checkpoint) values ('$B/$P-own', '$T1', '$A', 'c', '{}') returning tenant_id || '|' || thread_id;")"
+expect "the service role's direct INSERT naming tenant_id/thread_id of A's thread: both derived from the key instead" "$B|$P-own" \
+  "$(as_api service_role "" "insert into langgraph_checkpoints (thread_key, thread_id, tenant_id, checkpoint_id, checkpoint) values ('$B/$P-own', '$T1', '$A', 'c', '{}') returning tenant_id || '|' || thread_id;")"
 TB="$P-tb"
 as_api authenticated "$B" "$(put "$TB" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')" commit >/dev/null
 expect "B: own thread works" "$ID5" "$(as_api authenticated "$B" "select langgraph_get_tuple('$TB') ->> 'checkpoint_id';")"
@@ -513,8 +517,25 @@ expect "membership does not open the writer's private threads" "0|" \
   "$(as_api authenticated "$B" "select count(*) from langgraph_checkpoints where tenant_id = '$A';")|$(as_api authenticated "$B" "select langgraph_get_tuple('$T1', '', '$ID3');")"
 expect "a member continues the thread; the colleague then sees that checkpoint as the latest" "00000|$ID2|2" \
   "$(st authenticated "$B" "$(put "$TD" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2}')" '{"by":"B"}' "[{\"channel\":\"a\",\"version\":\"2\",\"type\":\"json\",\"blob\":\"$W2\"}]")" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")|$(as_api authenticated "$A" "select count(*) from langgraph_list('$TD');")"
-expect "a member re-puts a colleague's checkpoint (upsert): it stays the deal's" "00000|member|$DT" \
-  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')" commit)|$(q -c "select (metadata ->> 'by') || '|' || tenant_id from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+expect "a member re-putting a colleague's checkpoint with other content: 23505 (values never change), the colleague's row as it was" "23505|true|$DT" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')" commit)|$(q -c "select (metadata ->> 'deal') || '|' || tenant_id from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+expect "... the same content again: a no-op (a retried put)" "00000|$(q -c "select md5(checkpoint::text || metadata::text) from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)|$(q -c "select md5(checkpoint::text || metadata::text) from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+# A member whose role only reads (agentmem.deal_read_only_roles(): viewer).
+q -c "insert into auth.users (id, email) values ('$V', 'v-$P@example.test');
+insert into organization_members (organization_id, user_id, role) values ('$ORG', '$V', 'viewer')" >/dev/null
+expect "a viewer reads the deal thread" "$ID2" "$(as_api authenticated "$V" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "... but cannot put, put writes or delete the thread (42501)" "42501|42501|42501" \
+  "$(st authenticated "$V" "$(put "$TD" "" "$ID5" "'$ID2'" "$(ckpt $ID5 '{}')" '{"by":"viewer"}' '[]')" commit)|$(st authenticated "$V" "$(put_writes "$TD" "" "$ID2" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)|$(st authenticated "$V" "select langgraph_delete_thread('$TD')" commit)"
+expect "... with a message naming the cause" "agentmem: thread '$TD' is read-only for you: your role in its scope may read it, not write it" \
+  "$(as_api authenticated "$V" "select langgraph_delete_thread('$TD') \\g /dev/null
+\\echo :LAST_ERROR_MESSAGE")"
+# Aged with triggers off (created_at is the database's), then back.
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = created_at - interval '40 days' where thread_key = '$TD'" >/dev/null
+td_count=$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$TD'")
+expect "... and cleanup_old_checkpoints as the viewer leaves the deal's old checkpoints" "0|$td_count" \
+  "$(as_api authenticated "$V" "select cleanup_old_checkpoints(30);" commit)|$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$TD'")"
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = created_at + interval '40 days' where thread_key = '$TD'" >/dev/null
 expect "a member cannot move a deal row into another user's space (42501)" "42501|42501" \
   "$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$C/$TD' where thread_key = '$TD'")|$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$A/$TD' where thread_key = '$TD'")"
 td_before=$(q -c "select count(*) || '|' || md5(string_agg(checkpoint_id || metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_key = '$TD'")
@@ -537,10 +558,10 @@ expect "non-member on the existing cim thread: 42501 for every read and write" "
 expect "non-member on the existing supervisor thread: the same" "$ALL42501" "$(outsider "$C" "$TDS")"
 expect "non-member on an unused thread of the deal: the same" "$ALL42501" "$(outsider "$C" "cim-$DEAL_ID-$P-unused")"
 expect "non-member on a thread of a deal that does not exist: the same" "$ALL42501" "$(outsider "$C" "cim-$(uuid)-$P")"
-expect "non-member's direct table access: reads nothing, inserts refused (42501) in each table" "0|0|42501|42501|42501|0" \
-  "$(as_api authenticated "$C" "select count(*) from langgraph_checkpoints where thread_key = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$TD';")|$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$TD', '$ID5', '{}', '{\"planted\":true}')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$TD', 'a', '9', 'empty')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$TD', '$ID2', 'evil', 0, 'x', '\\x00')" commit)|$(as_api authenticated "$C" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$TD' returning 1) select count(*) from u;" commit)"
-expect "non-member's private row named like the deal thread ('<C>/cim-…') never reaches the members" "00000|$ID2" \
-  "$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$C/$TD', '$ID5', '{}')" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "non-member's direct table access: reads nothing, writes refused (42501) in each table" "0|0|42501|42501|42501|42501" \
+  "$(as_api authenticated "$C" "select count(*) from langgraph_checkpoints where thread_key = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$TD';")|$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$TD', '$ID5', '{}', '{\"planted\":true}')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$TD', 'a', '9', 'empty')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$TD', '$ID2', 'evil', 0, 'x', '\\x00')" commit)|$(st authenticated "$C" "update langgraph_checkpoints set metadata = '{}' where thread_key = '$TD'" commit)"
+expect "a row keyed like the deal thread under a user ('<C>/cim-…') is refused even to the service role's direct insert (22023); members see the deal's" "22023|$ID2" \
+  "$(st service_role "" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$C/$TD', '$ID5', '{}')" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
 expect "non-member after a re-grant of everything: still 42501, and cannot join the organization" "42501|42501|42501|0" \
   "$(regranted st authenticated "$C" "select langgraph_get_tuple('$TD')")|$(regranted st authenticated "$C" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")|$(regranted st authenticated "$C" "insert into organization_members (organization_id, user_id) values ('$ORG', '$C')")|$(regranted as_api authenticated "$C" "select count(*) from deals where id = '$DEAL_ID';")"
 expect "the deal thread is intact after everything the outsider tried" "$td_before" \
