@@ -147,22 +147,27 @@ Deno.test("3. keys are immutable, and insert-once values never silently keep som
   await t.step("a row's own keys: PATCH of a memory's id or user_id, a workflow's session_id: refused", async () => {
     const m = await asUser(c.token, "POST", "rpc/create_agent_memory", { p_agent_id: "x", p_content: "mine", p_memory_type: "fact" });
     assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { id: crypto.randomUUID() })).status, 403);
-    assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { content: "changed" })).status, 200);
+    // (No signed-in user writes a table directly at all: the functions are the one door.)
+    assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { content: "changed" })).status, 403);
     assert.equal((await asUser(c.token, "POST", "rpc/create_workflow_state", { p_state: { session_id: "s1" } })).status, 200);
     assert.equal((await asUser(c.token, "PATCH", "workflow_agent_states?session_id=eq.s1", { session_id: "s2" })).status, 403);
   });
-  await t.step("a blob planted at a version another member will write: that put fails with 409, nothing of A's is read as B's", async () => {
+  await t.step("a blob planted at a version another member will write: refused (403); that member's put succeeds", async () => {
     const planted = await asUser(a.token, "POST", "langgraph_checkpoint_blobs", {
       thread_key: shared, checkpoint_ns: "", channel: "text", version: "2", type: "json", blob: `\\x${[...new TextEncoder().encode('"A planted"')].map((x) => x.toString(16).padStart(2, "0")).join("")}`,
     });
-    assert.equal(planted.status, 201, JSON.stringify(planted.body));
+    assert.equal(planted.status, 403, JSON.stringify(planted.body));
+    // Nor through the RPC: a blob is stored only at the version its own checkpoint names.
+    const stray = checkpoint(shared, "A's stray", "c0");
+    stray.p_blobs[0].version = "2";
+    const viaRpc = await asUser(a.token, "POST", "rpc/langgraph_put", stray);
+    assert.equal(viaRpc.status, 400, JSON.stringify(viaRpc.body));
+    assert.match(viaRpc.body.message, /must be at the version p_checkpoint\.channel_versions gives its channel/);
     const put = await asUser(b.token, "POST", "rpc/langgraph_put", checkpoint(shared, "B's second", "c2", "2"));
-    assert.equal(put.status, 409, JSON.stringify(put.body));
-    assert.equal(put.body.code, "23505");
-    // Nothing of the failed put was written: the thread's head is still B's first checkpoint.
+    assert.equal(put.status, 200, JSON.stringify(put.body));
     const head = await tuple(b.token, shared);
-    assert.equal(head.body.checkpoint_id, "c1");
-    assert.equal(valueOf(head), "deal's");
+    assert.equal(head.body.checkpoint_id, "c2");
+    assert.equal(valueOf(head), "B's second");
   });
   await t.step("the same put again (a retry after a lost answer) succeeds; the package's put reads back its own value", async () => {
     const own = `retry-${crypto.randomUUID()}`;
@@ -192,29 +197,34 @@ Deno.test("4. the database keeps the bookkeeping: a caller's user_id, created_at
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.user_id, a.id);
     assert.ok(r.body.created_at >= before - 1000 && r.body.updated_at >= r.body.created_at);
-    const direct = await asUser(a.token, "POST", "workflow_agent_states", { session_id: "w2", user_id: b.id, created_at: 5, updated_at: 5, stage: "debug" });
+    // A signed-in user writes no table directly; the service role's direct writes (a
+    // project's own server code) keep the same bookkeeping.
+    assert.equal((await asUser(a.token, "POST", "workflow_agent_states", { session_id: "w2", created_at: 5, updated_at: 5, stage: "debug" })).status, 403);
+    const direct = await asService("POST", "workflow_agent_states", { tenant_id: a.id, session_id: "w2", user_id: b.id, created_at: 5, updated_at: 5, stage: "debug" });
     assert.equal(direct.status, 201, JSON.stringify(direct.body));
     assert.equal(direct.body[0].user_id, a.id);
     assert.ok(direct.body[0].created_at >= before - 1000);
-    const patched = await asUser(a.token, "PATCH", "workflow_agent_states?session_id=eq.w2", { user_id: b.id, created_at: 1 });
+    const patched = await asService("PATCH", `workflow_agent_states?tenant_id=eq.${a.id}&session_id=eq.w2`, { user_id: b.id, created_at: 1 });
     assert.equal(patched.body[0].user_id, a.id);
     assert.equal(patched.body[0].created_at, direct.body[0].created_at);
   });
   await t.step("checkpoints: created_at (which retention trusts) is the database's on insert and update", async () => {
     assert.equal((await asUser(a.token, "POST", "rpc/langgraph_put", checkpoint("old", "x"))).status, 200);
-    const r = await asUser(a.token, "PATCH", "langgraph_checkpoints?thread_id=eq.old", { created_at: "2000-01-01T00:00:00Z" });
+    assert.equal((await asUser(a.token, "PATCH", "langgraph_checkpoints?thread_id=eq.old", { created_at: "2000-01-01T00:00:00Z" })).status, 403);
+    const r = await asService("PATCH", `langgraph_checkpoints?thread_key=eq.${a.id}/old`, { created_at: "2000-01-01T00:00:00Z" });
     assert.equal(r.status, 200);
     assert.ok(new Date(r.body[0].created_at).getFullYear() >= 2026, r.body[0].created_at);
-    const planted = await asUser(a.token, "POST", "langgraph_checkpoints", { thread_key: `${a.id}/planted`, checkpoint_id: "c", checkpoint: {}, created_at: "2000-01-01T00:00:00Z" });
+    const planted = await asService("POST", "langgraph_checkpoints", { thread_key: `${a.id}/planted`, checkpoint_id: "c", checkpoint: {}, created_at: "2000-01-01T00:00:00Z" });
     assert.equal(planted.status, 201, JSON.stringify(planted.body));
     assert.ok(new Date(planted.body[0].created_at).getFullYear() >= 2026);
   });
   await t.step("memories: created_at and updated_at from a POST or PATCH are ignored; access counts are the database's alone", async () => {
-    const r = await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact", created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
+    assert.equal((await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact" })).status, 403);
+    const r = await asService("POST", "agent_memories", { user_id: a.id, agent_id: "x", content: "c", memory_type: "fact", created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const m = r.body[0];
     assert.ok(new Date(m.created_at).getFullYear() >= 2026);
-    const p = await asUser(a.token, "PATCH", `agent_memories?id=eq.${m.id}`, { created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
+    const p = await asService("PATCH", `agent_memories?user_id=eq.${a.id}&id=eq.${m.id}`, { created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(p.body[0].created_at, m.created_at);
     assert.equal(p.body[0].updated_at, m.updated_at);
     // The counters are written by agentmem's functions only: a user cannot plant or change them.

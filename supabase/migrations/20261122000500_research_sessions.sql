@@ -237,6 +237,8 @@ volatile
 security definer
 set search_path = ''
 as $$
+  -- Refuse callers without an identity first, whatever the id.
+  select agentmem.tenant();
   select agentmem.check_id('session_id', p_session_id);
   with gone as (delete from public.research_sessions
                  where tenant_id = agentmem.tenant() and session_id = p_session_id returning 1)

@@ -674,6 +674,8 @@ volatile
 security definer
 set search_path = ''
 as $$
+  -- Refuse callers without an identity first, whether or not anything has expired.
+  select agentmem.tenant();
   with gone as (
     delete from public.langgraph_store_items i
      where i.ttl_minutes is not null and i.expires_at <= now()
