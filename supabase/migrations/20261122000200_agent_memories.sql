@@ -688,6 +688,9 @@ begin
     raise exception 'query_embedding is required' using errcode = '22023';
   end if;
   perform agentmem.check_embedding(p_query_embedding, true);
+  if char_length(p_session_id) > 255 then
+    raise exception 'session_id must be at most 255 characters' using errcode = '22023';
+  end if;
   if v_count < 1 then
     raise exception 'match_count must be at least 1 (got %)', v_count using errcode = '22023';
   end if;
