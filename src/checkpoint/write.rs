@@ -174,9 +174,10 @@ pub fn put_args(
         return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must not be empty"));
     }
     input::at_most(&id, "checkpoint.id", input::MAX_ID_CHARS)?;
-    if let Some(versions) = input::get(checkpoint, "channel_versions") {
-        input::object(versions, "checkpoint.channel_versions")?;
-    }
+    let versions = match input::get(checkpoint, "channel_versions") {
+        Some(versions) => Some(input::object(versions, "checkpoint.channel_versions")?),
+        None => None,
+    };
 
     let new_versions = match new_versions {
         Value::Null => &Map::new(),
@@ -189,6 +190,19 @@ pub fn put_args(
             input::at_most(channel, &path, input::MAX_ID_CHARS)?;
             let version = version_text(version, &path)?;
             input::at_most(&version, &path, input::MAX_ID_CHARS)?;
+            // A value is stored at the version its checkpoint gives the channel, and only
+            // with it (the database refuses any other: a stray version would make a later
+            // put of that version a conflict).
+            let named = versions.and_then(|v| v.get(channel)).map(|v| version_text(v, &path)).transpose()?;
+            if named.as_deref() != Some(version.as_str()) {
+                return Err(CheckpointError::invalid(
+                    &path,
+                    format!(
+                        "{path} is {version}, but checkpoint.channel_versions gives the channel {}",
+                        named.as_deref().unwrap_or("no version")
+                    ),
+                ));
+            }
             // A linear search: a graph has a handful of channels, and a map would only add code.
             let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
             Ok(match value {
@@ -516,6 +530,11 @@ mod tests {
         );
         assert_eq!(field(put(t(), &ok_ckpt, json!([]), meta())), "newVersions");
         assert_eq!(field(put(t(), &ok_ckpt, json!({"a": null}), meta())), "newVersions.a");
+        assert_eq!(
+            field(put(t(), &ok_ckpt, json!({"zz": 1}), meta())),
+            "newVersions.zz",
+            "a channel the checkpoint has no version of"
+        );
         assert_eq!(
             field(put(t(), &ok_ckpt, json!({}), TypedBytes { type_: "bytes".into(), bytes: vec![] })),
             "metadata"
