@@ -2,8 +2,8 @@
 //! migration, and the same checks for the in-memory backend (which makes no request).
 //!
 //! All of them are safe to send twice, so the client may retry them after a lost answer:
-//! blobs are insert-once per (channel, version), the checkpoint row an upsert of the same
-//! content, ordinary writes insert-once and special writes an upsert of the same values;
+//! blobs, the checkpoint row and ordinary writes are insert-once (the same content again is
+//! a no-op), special writes an upsert of the same values;
 //! deleting a thread, retention and metrics likewise.
 
 use serde_json::Value;
