@@ -90,6 +90,52 @@ fn version_text(v: &Value, field: &str) -> Result<String> {
 
 // ------------------------------------------------------------------------------- put
 
+/// The longest message text a thread's preview keeps (the saver cuts to less).
+pub const MAX_PREVIEW_CHARS: usize = 2000;
+
+/// A put's preview: `null` (none), or `{human, ai}` with each a string of at most
+/// [`MAX_PREVIEW_CHARS`] characters or `null`.
+pub fn preview_arg(preview: &Value) -> Result<Option<Value>> {
+    if preview.is_null() {
+        return Ok(None);
+    }
+    let o = input::object(preview, "preview")?;
+    input::only(o, "preview", "field", &["human", "ai"])?;
+    for (k, v) in o {
+        if !v.is_null() {
+            let path = input::key("preview", k);
+            input::at_most(&input::string(v, &path)?, &path, MAX_PREVIEW_CHARS)?;
+        }
+    }
+    Ok(Some(preview.clone()))
+}
+
+/// `listThreads(options)`: `{prefix, filter, limit, offset}`, each optional, as the
+/// arguments of `rpc/langgraph_list_threads`.
+pub fn list_threads_args(options: &Value) -> Result<Value> {
+    let empty = Map::new();
+    let o = if options.is_null() { &empty } else { input::object(options, "options")? };
+    input::only(o, "options", "option", &["prefix", "filter", "limit", "offset"])?;
+    let prefix = input::get(o, "prefix").map(|v| input::string(v, "options.prefix")).transpose()?;
+    if let Some(p) = &prefix {
+        input::at_most(p, "options.prefix", input::MAX_ID_CHARS)?;
+    }
+    let filter = input::get(o, "filter")
+        .map(|v| input::object(v, "options.filter").map(|m| strip_nul(Value::Object(m.clone()))))
+        .transpose()?;
+    let limit = input::get(o, "limit").map(|v| input::whole(v, "options.limit", 1, 1000)).transpose()?.unwrap_or(50);
+    let offset = input::get(o, "offset")
+        .map(|v| input::whole(v, "options.offset", 0, i64::from(i32::MAX)))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(Value::Object(object(vec![
+        ("p_prefix", Some(prefix.map_or(Value::Null, Value::String))),
+        ("p_filter", Some(filter.unwrap_or(Value::Null))),
+        ("p_limit", Some(limit.into())),
+        ("p_offset", Some(offset.into())),
+    ])))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlobArg {
     pub channel: String,
@@ -126,6 +172,9 @@ pub struct PutArgs {
     pub p_checkpoint: Map<String, Value>,
     pub p_metadata: Value,
     pub p_blobs: Vec<BlobArg>,
+    /// `{human, ai}`: the text of the state's last human and AI messages, kept with the
+    /// thread for listings ([`preview_arg`]); `None` when the saver sent none.
+    pub p_preview: Option<Value>,
 }
 
 impl PutArgs {
@@ -140,6 +189,7 @@ impl PutArgs {
             ("p_checkpoint", Some(Value::Object(self.p_checkpoint.clone()))),
             ("p_metadata", Some(self.p_metadata.clone())),
             ("p_blobs", Some(Value::Array(self.p_blobs.iter().map(BlobArg::to_json).collect()))),
+            ("p_preview", self.p_preview.clone()),
         ]))
     }
 }
@@ -224,6 +274,7 @@ pub fn put_args(
         p_checkpoint: checkpoint.clone(),
         p_metadata: metadata_json(metadata)?,
         p_blobs: blobs,
+        p_preview: None,
     })
 }
 

@@ -111,7 +111,7 @@ expect "langgraph_thread_owner (an existence oracle) is gone" "t" "$(q -c "selec
 expect "anon may execute none of the functions" 0 "$(q -c "select count(*) from pg_proc where pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace) and (proname like 'langgraph%' or proname in ('cleanup_old_checkpoints', 'extract_deal_id_from_thread') or proname like '%thread%' or proname like '%deal%') and (has_function_privilege('anon', oid, 'execute') or has_function_privilege('public', oid, 'execute'))")"
 expect "anon has no privilege on the tables" "f" "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest($TABLES) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
 expect "authenticated: SELECT only (writes go through the RPCs), no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select')) || '|' || bool_or(has_table_privilege('authenticated', t, p)) from unnest($TABLES) t, unnest(array['insert', 'update', 'delete', 'truncate']) p")"
-expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
+expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb,jsonb)', 'public.langgraph_list_threads(text,jsonb,integer,integer)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
 expect "rows are keyed by (thread_key, ...); tenant_id and thread_id derived by a trigger on insert and every update" \
   "thread_key,checkpoint_ns,checkpoint_id|thread_key,checkpoint_ns,channel,version|thread_key,checkpoint_ns,checkpoint_id,task_id,idx|3" \
   "$(q -c "select string_agg((select string_agg(a.attname, ',' order by k.o) from unnest(c.conkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n), '|' order by c.conrelid::regclass::text <> 'langgraph_checkpoints', c.conrelid::regclass::text)
@@ -574,6 +574,41 @@ expect "the service role acting for a member writes the deal thread: in the deal
 q -c "delete from organization_members where organization_id = '$ORG' and user_id = '$B'" >/dev/null
 expect "a member removed from the organization is refused at once (read and write)" "42501|42501" \
   "$(st authenticated "$B" "select langgraph_get_tuple('$TD')")|$(st authenticated "$B" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")"
+
+# --- threads: langgraph_threads and list_threads ---------------------------------------------
+TT="$P-threads"
+as_api authenticated "$A" "$(quiet put "$TT" "" "$ID1" null "$(ckpt $ID1 '{}')" '{"source":"input","step":-1,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "" "$ID3" "'$ID1'" "$(ckpt $ID3 '{}')" '{"source":"loop","step":1,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{}')" '{"source":"loop","step":0,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "sub" "$ID5" null "$(ckpt $ID5 '{}')" '{"source":"loop","step":9}' '[]')" commit >/dev/null
+thread_row() { q -c "select checkpoint_id || '|' || checkpoint_count || '|' || (metadata ->> 'step') || '|' || coalesce(last_human, '-') || '|' || coalesce(last_ai, '-') || '|' || tenant_id || '|' || thread_id from langgraph_threads where thread_key = '$A/$TT'"; }
+expect "a thread's row: the root namespace's greatest checkpoint id (not the last written), its count and metadata" "$ID3|3|1|-|-|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_put('$TT', '', '$ID4', '$ID3', 'json', '$(ckpt $ID4 '{}')', '{\"source\":\"loop\",\"step\":2}', '[]', '{\"human\":\"Which roofs?\",\"ai\":\"Slate.\"}') \\g /dev/null" commit >/dev/null
+expect "a put's preview is kept on the thread's row while it is the head" "$ID4|4|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_put('$TT', '', '$ID1-old', null, 'json', '$(ckpt "$ID1-old" '{}')', '{}', '[]', '{\"human\":\"stale\",\"ai\":null}') \\g /dev/null" commit >/dev/null
+expect "... an older fork's put counts, but neither moves the head nor takes the preview" "$ID4|5|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+expect "a preview that is not {human, ai} text: 22023" "22023|22023" \
+  "$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '[\"x\"]')")|$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '{\"human\":\"$(printf 'x%.0s' $(seq 2001))\"}')")"
+listed=$(as_api authenticated "$A" "select langgraph_list_threads('$P-thr');")
+expect "list_threads: the thread with its config, step, source, metadata, count, preview" \
+  "$TT|$ID4|2|loop|5|Which roofs?|Slate.|{\"configurable\":{\"checkpoint_id\":\"$ID4\",\"checkpoint_ns\":\"\",\"thread_id\":\"$TT\"}}" \
+  "$(js '"|".join(str(x) for x in [d["threadId"], d["checkpointId"], d["step"], d["source"], d["checkpointCount"], d["lastHumanMessage"], d["lastAiMessage"], s(d["config"])])' <<<"$listed")"
+expect "list_threads: newest first across threads; prefix, metadata filter, limit and offset" "$TT,$T1|$TT|1|1|0" \
+  "$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads() t where t ->> 'threadId' in ('$TT', '$T1');")|$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads('$P-thr') t;")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(null, '{\"step\": 2}') t where t ->> 'threadId' = '$TT';")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(p_limit => 1);")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads('$P-thr', p_offset => 1);")"
+expect "list_threads refuses a limit outside 1..1000, a negative offset, a filter that is no object (22023)" "22023|22023|22023|22023" \
+  "$(st authenticated "$A" "select langgraph_list_threads(p_limit => 0)")|$(st authenticated "$A" "select langgraph_list_threads(p_limit => 1001)")|$(st authenticated "$A" "select langgraph_list_threads(p_offset => -1)")|$(st authenticated "$A" "select langgraph_list_threads(null, '[1]')")"
+expect "B lists none of A's threads, and cannot read or write langgraph_threads (42501 for writes)" "0|0|42501" \
+  "$(as_api authenticated "$B" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TT';")|$(as_api authenticated "$B" "select count(*) from langgraph_threads where thread_id = '$TT';")|$(st authenticated "$B" "update langgraph_threads set last_human = 'x'" commit)"
+expect "a deal's thread is listed for its members" "1|0" \
+  "$(as_api authenticated "$A" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TD';")"
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = now() - interval '40 days' where thread_key = '$A/$TT' and checkpoint_id in ('$ID1', '$ID2')" >/dev/null
+as_api authenticated "$A" "select cleanup_old_checkpoints(30);" commit >/dev/null
+expect "retention recounts the thread's row and keeps its head and preview" "$ID4|3|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_delete_thread('$TT');" commit >/dev/null
+expect "deleting the thread deletes its row" "" "$(thread_row)"
+q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$A/$P-direct', 'd1', '{}', '{\"step\": 7}')" >/dev/null
+expect "a checkpoint written around the RPCs (a direct connection, PostgresSaver) is listed too" "1|7" \
+  "$(as_api authenticated "$A" "select count(*) || '|' || max(t ->> 'step') from langgraph_list_threads('$P-direct') t;")"
 
 # --- deleting a user ---------------------------------------------------------------------------
 as_api authenticated "$E" "$(quiet put "$P-e" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")

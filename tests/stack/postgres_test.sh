@@ -204,21 +204,21 @@ expect "sees_all_tenants: service role only, and only when acting for nobody" "t
 # Every agentmem table is registered and protected the same way.
 TABLES=$(q -c "select count(*) from agentmem.tenant_tables")
 REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
-expect "agentmem.tenant_tables lists the sixteen tables" \
-  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+expect "agentmem.tenant_tables lists the seventeen tables" \
+  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,langgraph_threads,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
   "$REGISTERED"
-expect "each: RLS on; policies only for authenticated, one: SELECT (the functions are the one door for writes)" "16|0|16|0" \
+expect "each: RLS on; policies only for authenticated, one: SELECT (the functions are the one door for writes)" "17|0|17|0" \
   "$(q -c "select count(*) filter (where c.relrowsecurity),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.cmd <> 'SELECT')
            from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
-expect "each: authenticated may SELECT and nothing else" "16|f" \
+expect "each: authenticated may SELECT and nothing else" "17|f" \
   "$(q -c "select count(*) filter (where has_table_privilege('authenticated', t.table_name, 'select')),
                   bool_or(has_table_privilege('authenticated', t.table_name, 'insert') or has_table_privilege('authenticated', t.table_name, 'update')
                           or has_table_privilege('authenticated', t.table_name, 'delete'))
            from agentmem.tenant_tables t")"
-expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|16" \
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|17" \
   "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
                   bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
                   count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
@@ -274,7 +274,7 @@ counts_sql() { # where clause over the table (%1\$I = its tenant column)
   done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
   printf '%s' "$sql"
 }
-ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,langgraph_threads:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
 ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
 expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
 expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
