@@ -100,6 +100,8 @@ const kinds: Kind[] = [
       "GET langgraph_checkpoints": (t, id) => api(t, "GET", `langgraph_checkpoints?thread_id=eq.${id}`),
       "GET langgraph_checkpoint_blobs": (t, id) => api(t, "GET", `langgraph_checkpoint_blobs?thread_id=eq.${id}`),
       "GET langgraph_checkpoint_writes": (t, id) => api(t, "GET", `langgraph_checkpoint_writes?thread_id=eq.${id}`),
+      "rpc langgraph_list_threads": (t, id) => rpc(t, "langgraph_list_threads", { p_prefix: id }),
+      "GET langgraph_threads": (t, id) => api(t, "GET", `langgraph_threads?thread_id=eq.${id}`),
     },
     updates: {
       "rpc langgraph_put_writes": (t, id) =>
@@ -343,11 +345,11 @@ for (const kind of kinds) {
 const endpoints: [string, string, unknown][] = [
   ...["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references", "memory_access_log",
     "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
-    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors"]
+    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors", "langgraph_threads"]
     .flatMap((table): [string, string, unknown][] => [["GET", `${table}?limit=1`, undefined], ["POST", table, {}]]),
   ...[
     ["langgraph_put", checkpoint(`x-${run}`, "m")], ["langgraph_put_writes", { p_thread_id: "x", p_checkpoint_ns: "", p_checkpoint_id: "c", p_task_id: "t", p_task_path: "", p_writes: [] }],
-    ["langgraph_get_tuple", { p_thread_id: "x" }], ["langgraph_list", {}], ["langgraph_delete_thread", { p_thread_id: "x" }],
+    ["langgraph_get_tuple", { p_thread_id: "x" }], ["langgraph_list", {}], ["langgraph_list_threads", {}], ["langgraph_delete_thread", { p_thread_id: "x" }],
     ["cleanup_old_checkpoints", { days_old: 30 }], ["langgraph_checkpoint_metrics", {}], ["agent_memory_dimensions", {}],
     ["create_agent_memory", { p_agent_id: "a", p_content: "c", p_memory_type: "fact" }], ["search_agent_memories", { p_query_embedding: `[${Array(384).fill(0.1)}]` }],
     ["update_memory_access", { p_memory_ids: [] }], ["get_memory_context", {}], ["cleanup_expired_memories", {}], ["get_memory_statistics", {}],
