@@ -10,6 +10,7 @@ mod cors;
 mod error;
 mod faults;
 mod fuzzy;
+mod grammar;
 mod jwt;
 mod media;
 mod plan;
@@ -269,12 +270,16 @@ impl Server {
         let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
         let origin = headers.iter().find(|(k, _)| k == "origin").map(|(_, v)| v.clone());
 
+        if let Some(admin_path) = path.strip_prefix("/__gateway/") {
+            // No CORS on the admin routes, preflights included: a page a developer visits must
+            // not be able to inject faults or read the request log.
+            let request = Request { method: &method, path: &path, query: &query, headers: &headers, body: &body };
+            return Ok(build(self.admin(&request, admin_path)));
+        }
         if method == "OPTIONS" && origin.is_some() {
             return Ok(build(cors::preflight(&headers)));
         }
-        let mut response = if let Some(admin_path) = path.strip_prefix("/__gateway/") {
-            self.admin(&method, admin_path, &body)
-        } else {
+        let mut response = {
             self.requests.lock().expect("lock").push((method.clone(), path.clone()));
             let decision = self.faults.lock().expect("lock").decide(&method, &path);
             if decision.delay_ms > 0 {
@@ -302,7 +307,8 @@ impl Server {
         Ok(build(response))
     }
 
-    fn admin(&self, method: &str, path: &str, body: &[u8]) -> Response {
+    fn admin(&self, req: &Request, path: &str) -> Response {
+        let (method, body) = (req.method, req.body);
         let json_response = |status: u16, v: Value| Response {
             status,
             headers: vec![("Content-Type".into(), "application/json".into())],
@@ -310,6 +316,12 @@ impl Server {
         };
         if !self.admin {
             return json_response(404, json!({"message": "admin endpoints are disabled; start with --admin"}));
+        }
+        if !self.app.is_service(req) {
+            return json_response(
+                401,
+                json!({"message": "the admin endpoints need the service key: `apikey: <secret key>` or `Authorization: Bearer <service_role JWT>`"}),
+            );
         }
         match (method, path) {
             ("PUT", "faults") => match serde_json::from_slice::<Vec<FaultRule>>(body) {
