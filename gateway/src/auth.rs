@@ -39,6 +39,8 @@ pub struct AuthConfig {
 pub struct Auth {
     pub config: AuthConfig,
     idle: Mutex<Vec<Client>>,
+    /// At most this many connections at once, as the REST side's pool.
+    permits: tokio::sync::Semaphore,
 }
 
 const MIN_PASSWORD_LENGTH: usize = 6;
@@ -416,6 +418,7 @@ async fn password_matches(password: String, hash: String) -> bool {
 struct Conn<'a> {
     auth: &'a Auth,
     client: Option<Client>,
+    _permit: tokio::sync::SemaphorePermit<'a>,
 }
 
 impl Drop for Conn<'_> {
@@ -446,16 +449,17 @@ async fn exec(tx: &Tx<'_>, context: &str, sql: &str, params: &[&(dyn ToSql + Syn
 
 impl Auth {
     pub fn new(config: AuthConfig) -> Auth {
-        Auth { config, idle: Mutex::new(Vec::new()) }
+        Auth { config, idle: Mutex::new(Vec::new()), permits: tokio::sync::Semaphore::new(10) }
     }
 
     async fn conn(&self) -> Result<Conn<'_>> {
+        let permit = self.permits.acquire().await.expect("semaphore never closed");
         let existing = self.idle.lock().expect("auth pool").pop();
         let client = match existing {
             Some(c) if !c.is_closed() => c,
             _ => crate::pool::connect(&self.config.db_url).await.map_err(|e| AuthError::db("Database error", e))?,
         };
-        Ok(Conn { auth: self, client: Some(client) })
+        Ok(Conn { auth: self, client: Some(client), _permit: permit })
     }
 
     pub async fn handle(&self, req: &Request<'_>, route: &str) -> Response {

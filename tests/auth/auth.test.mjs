@@ -283,6 +283,19 @@ describe("refresh tokens (tokens/service.go RefreshTokenGrant)", () => {
       "Invalid Refresh Token: Refresh Token Not Found");
   });
 
+  test("concurrent refreshes of one token (tabs waking up together) all get the same new token", async () => {
+    const { session } = await signUp();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => refresh(session.refresh_token)));
+    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200]);
+    assert.equal(new Set(answers.map((a) => a.body.refresh_token)).size, 1);
+    assert.notEqual(answers[0].body.refresh_token, session.refresh_token);
+  });
+
+  test("parallel anonymous sign-ins are distinct users", async () => {
+    const users = await Promise.all(Array.from({ length: 12 }, async () => ok(await authClient().signInAnonymously()).user.id));
+    assert.equal(new Set(users).size, 12);
+  });
+
   describe("with a 1 s reuse interval and 2 s tokens", () => {
     let gw;
     before(async () => {
