@@ -514,6 +514,21 @@ pub fn whole_field(piece: &str) -> Result<Field, Fail> {
     run(p, &chars).map(|(f, _, _)| f)
 }
 
+/// A name (`pFieldName`) that must span `piece` entirely: a select item's alias, an
+/// embedded relation's name or hint.
+pub fn whole_name(piece: &str) -> Result<String, Fail> {
+    let chars: Vec<char> = piece.chars().collect();
+    let p = bind(field_name(), |n| map(eof(), move |_| n.clone()));
+    run(p, &chars).map(|(n, _, _)| n)
+}
+
+/// A cast (`pIdentifier` after `::`) that must span `piece` entirely.
+pub fn whole_identifier(piece: &str) -> Result<String, Fail> {
+    let chars: Vec<char> = piece.chars().collect();
+    let p = bind(identifier(), |n| map(eof(), move |_| n.clone()));
+    run(p, &chars).map(|(n, _, _)| n)
+}
+
 /// `pColumns` (`columns=`, `on_conflict=`): field names separated by `,`; like PostgREST,
 /// what follows the list is ignored.
 pub fn columns(param: &str, value: &str) -> Result<Vec<String>, ApiError> {
@@ -628,6 +643,18 @@ mod tests {
         // PostgREST stops at the first character that cannot continue the path.
         assert_eq!(ok("id!x").1.column, "id");
         assert_eq!(ok("data->a)").1.path, [step(false, "a", false)]);
+    }
+
+    #[test]
+    fn whole_names_and_casts() {
+        assert_eq!(whole_name("\"my alias\"").unwrap(), "my alias");
+        assert_eq!(whole_name("some-name").unwrap(), "some-name");
+        assert!(whole_name("a!b").is_err());
+        assert!(whole_name("").is_err());
+        assert_eq!(whole_identifier("text").unwrap(), "text");
+        assert_eq!(whole_identifier("double precision").unwrap(), "double precision");
+        assert!(whole_identifier("text[]").is_err());
+        assert!(whole_identifier("").is_err());
     }
 
     #[test]

@@ -344,6 +344,11 @@ fn parse_select(value: &str) -> Result<Vec<SelectItem>, ApiError> {
 /// relations `[alias:]name[!hint][!inner|!left](…)` and spreads `...name(…)`.
 fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
     let err = |d: String| parse_error(format!("failed to parse select parameter ({whole})"), d);
+    let source = format!("failed to parse select parameter ({whole})");
+    // Aliases, relation names and hints are `pFieldName`s, casts `pIdentifier`s.
+    let name = |piece: &str| {
+        grammar::whole_name(piece).map_err(|e| e.shifted(grammar::offset_in(whole, piece)).to_api_error(&source, whole))
+    };
     let mut items = Vec::new();
     if value.trim().is_empty() {
         return Ok(items);
@@ -355,7 +360,7 @@ fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
             continue;
         }
         let (alias, rest) = match top_level_find(raw, ':').filter(|&i| !raw[i..].starts_with("::")) {
-            Some(i) if !raw[..i].contains('(') => (Some(unquote_name(raw[..i].trim())), raw[i + 1..].trim()),
+            Some(i) if !raw[..i].contains('(') => (Some(name(raw[..i].trim())?), raw[i + 1..].trim()),
             _ => (None, raw),
         };
         // Aggregates (`count()`, `col.sum()`): PostgREST refuses them unless
@@ -377,36 +382,45 @@ fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
                 return Err(err("a spread relation takes no alias".into()));
             }
             let mut parts = split_bang(head).into_iter();
-            let name = unquote_name(parts.next().unwrap_or_default().trim());
-            if name.is_empty() {
-                return Err(err("expecting a relation name".into()));
-            }
+            let relation = parts.next().unwrap_or_default();
+            let relation = name(relation.trim())
+                .map_err(|e| if relation.trim().is_empty() { err("expecting a relation name".into()) } else { e })?;
             let (mut hint, mut inner_join) = (None, None);
             for p in parts {
                 match p.as_str() {
                     "inner" => inner_join = Some(true),
                     "left" => inner_join = Some(false),
-                    h if hint.is_none() => hint = Some(unquote_name(h)),
+                    h if hint.is_none() => {
+                        hint = Some(grammar::whole_name(h).map_err(|_| err(format!("unexpected !{h}")))?)
+                    }
                     other => return Err(err(format!("unexpected !{other}"))),
                 }
             }
             let children = parse_forest(inner, whole)?;
-            items.push(SelectItem::Relation(Relation { name, alias, hint, inner: inner_join, spread, children }));
+            items.push(SelectItem::Relation(Relation {
+                name: relation,
+                alias,
+                hint,
+                inner: inner_join,
+                spread,
+                children,
+            }));
             continue;
         }
         if rest.starts_with("...") {
             return Err(err("a spread needs (columns)".into()));
         }
         let (field, cast) = match rest.split_once("::") {
-            Some((f, c)) => (f, Some(c.trim().to_owned())),
+            Some((f, c)) => (f, Some(c)),
             None => (rest, None),
         };
-        if let Some(c) = &cast
-            && (c.is_empty() || !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == ' '))
-        {
-            return Err(err(format!("invalid cast {c:?}")));
-        }
-        let source = format!("failed to parse select parameter ({whole})");
+        let cast = match cast {
+            Some(c) => Some(
+                grammar::whole_identifier(c)
+                    .map_err(|e| e.shifted(grammar::offset_in(whole, c)).to_api_error(&source, whole))?,
+            ),
+            None => None,
+        };
         items.push(SelectItem::Field { field: field_of(field, whole, &source)?, alias, cast });
     }
     Ok(items)

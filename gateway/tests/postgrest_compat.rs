@@ -261,6 +261,17 @@ fn json_path_keys_parse_as_postgrest() {
     assert_eq!(ids(&get("select=id&meta-%3E%3E%22--%22=eq.dashes")), [111]);
     assert_eq!(ids(&get("select=id&meta-%3Ea-b=eq.1")), [111]);
     assert_eq!(get("select=last:meta-%3Elist-%3E-1").json(), serde_json::json!([{"last": 3}]));
+    // Aliases are field names and casts identifiers (pFieldSelect).
+    assert_eq!(
+        get("select=%22my%20alias%22:id,n:name::text").json(),
+        serde_json::json!([{"my alias": 111, "n": "keys"}])
+    );
+    assert_eq!(get("select=a!b:id").status, 400);
+    let r = get("select=id::text%5B%5D");
+    assert_eq!(
+        (r.status, r.json()["message"].as_str()),
+        (400, Some(r#""failed to parse select parameter (id::text[])" (line 1, column 9)"#))
+    );
     // Text after a complete path is ignored by PostgREST's filter-key parser.
     assert_eq!(ids(&get("select=id&id!x=eq.111")), [111]);
 }
