@@ -3,7 +3,8 @@
 # (from npm) against the gateway's /auth/v1 on the running stack
 # (scripts/stack.sh up --test-fixtures), each case asserting what Supabase Auth answers.
 # Cases needing short token lives start a second gateway (AGENTMEM_GATEWAY_BIN from the
-# stack's env) on the same database.
+# stack's env) on the same database. browser.test.mjs runs supabase-js's browser build in
+# headless Chromium (playwright-core from tools/, installed by scripts/bootstrap.sh).
 #
 # Installs this folder's npm dependencies exactly as locked (npm ci) when node_modules is
 # missing or older than package-lock.json.
@@ -17,4 +18,4 @@ if ! cmp -s package-lock.json "$stamp" 2>/dev/null; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json "$stamp"
 fi
-node --test auth.test.mjs
+node --test auth.test.mjs browser.test.mjs
