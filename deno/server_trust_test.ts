@@ -234,13 +234,18 @@ Deno.test("6. ids have a bounded length: 400 naming the field, never 500 with st
   });
 });
 
-Deno.test("7. gateway: JSON-path keys are literals; statement_timeout per role", async (t) => {
+Deno.test("7. gateway: JSON-path keys parse as PostgREST parses them; statement_timeout per role", async (t) => {
   const u = await newUser();
-  await t.step("select/filter/order on metadata->-- : answered, never a Postgres syntax error", async () => {
+  await t.step("select/filter/order on metadata->-- : 400 PGRST100 as PostgREST answers, never a Postgres syntax error", async () => {
     for (const path of ["agent_memories?select=metadata->--", "agent_memories?select=id&metadata->>--=eq.1", "agent_memories?select=id&order=metadata->--", "agent_memories?select=metadata->-"]) {
       const r = await asUser(u.token, "GET", path);
-      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "PGRST100", `${path}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.message, /^"failed to parse .*" \(line 1, column \d+\)$/);
     }
+    // Quoted, the key of dashes is a key like any other.
+    const quoted = await asUser(u.token, "GET", 'agent_memories?select=id&metadata->>"--"=eq.1');
+    assert.equal(quoted.status, 200, JSON.stringify(quoted.body));
   });
   await t.step("authenticated: a statement over 8 s is cancelled (57014); under it runs", async () => {
     assert.equal((await asUser(u.token, "POST", "rpc/test_sleep", { p_seconds: 0.1 })).status, 200);

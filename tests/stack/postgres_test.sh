@@ -150,6 +150,14 @@ expect "authenticator alone (NOINHERIT) has no table access" 42501 \
 expect "API roles cannot read auth.users" 42501 \
   "$(as_api authenticated "$A" "select 1 from auth.users;
 \\echo :SQLSTATE")"
+for t in identities sessions refresh_tokens mfa_amr_claims; do
+  expect "API roles cannot read auth.$t (Supabase Auth's tables)" 42501 \
+    "$(as_api service_role "" "select 1 from auth.$t;
+\\echo :SQLSTATE")"
+done
+expect "supabase_auth_admin (the local Auth's role) may write auth.users but nothing in public" "t|42501" \
+  "$("$PG" psql -X -q -At -U supabase_auth_admin -c "select has_table_privilege('auth.users', 'insert')" \
+     -c 'select 1 from public.t_notes' -c '\echo :SQLSTATE' 2>/dev/null | paste -sd'|')"
 
 # --- tenancy (20261121000100_tenancy.sql) ----------------------------------------------------
 # Who a request acts for: agentmem.tenant() under every kind of caller.
