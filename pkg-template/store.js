@@ -515,7 +515,8 @@ export class AgentmemStore extends BaseStore {
       // The database refuses a vector whose size is not its column's (index.dims set to
       // another size than the migration's): the code MemoryTools gives the same mistake.
       if (e instanceof AgentmemError && e.code === "invalid_input" && (e.pgrstCode === "22023" || e.pgrstCode === "22000") && /dimensions/.test(e.message)) {
-        e.code = "dimension_mismatch";
+        const { status, pgrstCode, details, hint } = e;
+        throw new AgentmemError("dimension_mismatch", e.message, { status, pgrstCode, details, hint, cause: e });
       }
       throw e;
     }
