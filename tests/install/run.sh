@@ -242,7 +242,10 @@ tsc -p bundler/tsconfig.json
 # check; compiled to CommonJS, both ways run against the stack.
 tsc -p cjs/tsconfig.json
 (cd "$dir" && node cjs/dist/graph.js)
-pass "types: compile({ checkpointer, store }) in commonjs + nodenext (static imports and await import(), both run; import type), module + nodenext, bundler, Deno"
+# The same files with module commonjs (older tsc --init's default; node10 resolution, which
+# reads no exports map and finds the .d.ts files by their paths).
+tsc -p node10/tsconfig.json
+pass "types: compile({ checkpointer, store }) in commonjs + nodenext (static imports and await import(), both run; import type), module + nodenext, bundler, Deno; and module commonjs (node10)"
 
 # --- The quick start ------------------------------------------------------------------
 log "quickstart: the packed README's quick start, as written, in a fresh project"
