@@ -124,7 +124,8 @@ const USER_PATHS = [
   /^supabase\/config\.toml$/, // the project's Supabase CLI config, where static_files go
   /^supabase\/migrations\/?$/, // the project's migrations folder, where agentmem-sql copy writes
   /^supabase\/functions\/?$/,
-  /^(src|dist)\//, // a bundler's input and output in the Bundlers section
+  /^src\/app\.mjs$/, // a bundler's input and output in the Bundlers section
+  /^dist\//,
   /^\.\/functions\/[\w-]+\/agentmem\//, // static_files entries, relative to the project's supabase/
   /^supabase\/functions\/[\w-]+\/agentmem\/?$/, // where a function's copy of the package goes
   /^agentmem\/[\w.-]+$/, // a function's copy of the package, from the function's folder
