@@ -123,7 +123,7 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   assert.ok(converted.converted_at);
 
   // Once: a second conversion (other account data, even) answers with the same contractor.
-  const [second, r5] = await counted(() => store.convertLead(lead, { tier: 1, availability_status: "busy" }));
+  const [second, r5] = await counted(() => store.convertLead(lead, { availability_status: "busy" }));
   assert.deepEqual(r5, ["POST /rpc/convert_contractor_lead"]);
   assert.deepEqual(second, contractor, "the same contractor, unchanged");
   assert.equal((await store.getLead(lead))!.converted_at, converted.converted_at);
@@ -133,11 +133,20 @@ Deno.test("contractors: the state save writes the lead in its own request; profi
   assert.equal(await rows(a, "contractors"), 1);
   assert.equal(await store.contractorForLead(leadId("never")), null);
 
-  // Account settings apply to a lead's first conversion.
+  // Account settings apply to a lead's first conversion; the tier is the service role's to
+  // set (a user converting their own lead cannot rank themselves), nothing written.
   const other = leadId("flow-2");
   await store.buildContractorProfile(other, { company_name: "Bolt Electric" });
-  const bolt = await store.convertLead(other, { tier: "2", availability_status: "busy", specialties: ["electrical"] });
-  assert.deepEqual([bolt.tier, bolt.availability_status, bolt.specialties, bolt.company_name], [2, "busy", ["electrical"], "Bolt Electric"]);
+  const refused = await store.convertLead(other, { tier: 0 }).catch((e: AgentmemError) => e);
+  assert.ok(refused instanceof AgentmemError && refused.code === "forbidden" && refused.status === 403, String(refused));
+  assert.match(refused.message, /account\.tier is set by the service role only/);
+  assert.equal((await store.getLead(other))!.converted_to_contractor, false, "nothing converted");
+  const bolt = await store.convertLead(other, { availability_status: "busy", specialties: ["electrical"] });
+  assert.deepEqual([bolt.tier, bolt.availability_status, bolt.specialties, bolt.company_name], [3, "busy", ["electrical"], "Bolt Electric"]);
+  const forA = new ContractorStore({ client: service().actingFor(a.id) });
+  const third = leadId("flow-3");
+  await store.buildContractorProfile(third, { company_name: "Tier Two Roofing" });
+  assert.equal((await forA.convertLead(third, { tier: "2" })).tier, 2, "the service role acting for the user sets it");
 });
 
 Deno.test("contractors: a write resent after a dropped response stores once", async () => {
@@ -193,13 +202,13 @@ Deno.test("contractors: 20 concurrent conversions of one lead make one contracto
   assert.deepEqual([...merged.data_sources].sort(), Array.from({ length: 10 }, (_, i) => `source-${i}`).sort(), "no build lost");
 
   const results: (Contractor | AgentmemError)[] = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => store.convertLead(lead, { tier: i + 1 }).catch((e: AgentmemError) => e)),
+    Array.from({ length: 20 }, (_, i) => store.convertLead(lead, { availability_status: `busy-${i}` }).catch((e: AgentmemError) => e)),
   );
   const errors = results.filter((r) => r instanceof AgentmemError);
   assert.deepEqual(errors, [], "no conversion failed");
   const contractors = results as Contractor[];
   assert.equal(new Set(contractors.map((c) => c.id)).size, 1, "all 20 answered with one contractor");
-  assert.equal(new Set(contractors.map((c) => c.tier)).size, 1, "the first conversion's account, for everyone");
+  assert.equal(new Set(contractors.map((c) => c.availability_status)).size, 1, "the first conversion's account, for everyone");
   assert.equal(await rows(a, "contractors"), 1);
   assert.equal(await rows(a, "contractors", [["contractor_lead_id", "eq", lead]]), 1);
 });

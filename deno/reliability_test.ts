@@ -32,7 +32,11 @@ function revoked() {
 const hostile = new Proxy({}, { get() { throw new Error("trap says no"); }, ownKeys() { throw new Error("trap says no"); } });
 
 async function faults(rules: unknown[] | null) {
-  const r = await fetch(`${env.SUPABASE_URL}/__gateway/faults`, { method: rules ? "PUT" : "DELETE", body: rules ? JSON.stringify(rules) : undefined });
+  const r = await fetch(`${env.SUPABASE_URL}/__gateway/faults`, {
+    method: rules ? "PUT" : "DELETE",
+    headers: { apikey: env.SUPABASE_SECRET_KEY },
+    body: rules ? JSON.stringify(rules) : undefined,
+  });
   assert.ok(r.ok, `faults: ${r.status}`);
   await r.body?.cancel();
 }

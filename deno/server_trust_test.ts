@@ -6,53 +6,8 @@
 import assert from "node:assert/strict";
 import { AgentmemError, createClient, MemoryTools } from "agentmem-supabase";
 import { env, mintJwt, newUser, service } from "./support.ts";
+import { asService, asUser, checkpoint, deal, dealTenant, tuple, valueOf } from "./attack.ts";
 
-const REST = `${env.SUPABASE_URL}/rest/v1`;
-type Reply = { status: number; body: any };
-
-async function api(key: string, token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const r = await fetch(`${REST}/${path}`, {
-    method,
-    headers: {
-      apikey: key,
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      "Content-Type": "application/json",
-      Prefer: "return=representation",
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
-/** As a user (anon key + their JWT). */
-const asUser = (token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-  api(env.SUPABASE_ANON_KEY, token, method, path, body, headers);
-/** As server code on the service role (its key is its JWT). */
-const asService = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
-  api(env.SUPABASE_SERVICE_ROLE_KEY, env.SUPABASE_SERVICE_ROLE_KEY, method, path, body, headers);
-
-const checkpoint = (thread: string, mark: string, id = "c1", version = "1.5") => ({
-  p_thread_id: thread, p_checkpoint_ns: "", p_checkpoint_id: id, p_parent_checkpoint_id: null, p_type: null,
-  p_checkpoint: { v: 4, id, ts: "2026-01-01T00:00:00Z", channel_versions: { text: version }, versions_seen: {} },
-  p_metadata: { mark }, p_blobs: [{ channel: "text", version, type: "json", blob: btoa(JSON.stringify(mark)) }],
-});
-const valueOf = (reply: Reply) => reply.body && JSON.parse(atob(reply.body.blobs[0].blob));
-const tuple = (token: string, thread: string) => asUser(token, "POST", "rpc/langgraph_get_tuple", { p_thread_id: thread });
-
-async function deal(members: string[]) {
-  const org = crypto.randomUUID(), id = crypto.randomUUID();
-  assert.equal((await asService("POST", "organizations", { id: org, name: "org" })).status, 201);
-  for (const m of members) assert.equal((await asService("POST", "organization_members", { organization_id: org, user_id: m })).status, 201);
-  assert.equal((await asService("POST", "deals", { id, organization_id: org, name: "deal" })).status, 201);
-  return id;
-}
-/** The deal's key space, as anyone can compute it (md5('agentmem deal ' || deal id)). */
-async function dealTenant(dealId: string) {
-  const { createHash } = await import("node:crypto");
-  const h = createHash("md5").update(`agentmem deal ${dealId}`).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 const isCode = (code: string) => (e: unknown) => e instanceof AgentmemError && e.code === code;
 
 Deno.test("1. a visitor-chosen thread id never reaches another tenant's thread through the service role", async (t) => {
@@ -147,22 +102,27 @@ Deno.test("3. keys are immutable, and insert-once values never silently keep som
   await t.step("a row's own keys: PATCH of a memory's id or user_id, a workflow's session_id: refused", async () => {
     const m = await asUser(c.token, "POST", "rpc/create_agent_memory", { p_agent_id: "x", p_content: "mine", p_memory_type: "fact" });
     assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { id: crypto.randomUUID() })).status, 403);
-    assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { content: "changed" })).status, 200);
+    // (No signed-in user writes a table directly at all: the functions are the one door.)
+    assert.equal((await asUser(c.token, "PATCH", `agent_memories?id=eq.${m.body.id}`, { content: "changed" })).status, 403);
     assert.equal((await asUser(c.token, "POST", "rpc/create_workflow_state", { p_state: { session_id: "s1" } })).status, 200);
     assert.equal((await asUser(c.token, "PATCH", "workflow_agent_states?session_id=eq.s1", { session_id: "s2" })).status, 403);
   });
-  await t.step("a blob planted at a version another member will write: that put fails with 409, nothing of A's is read as B's", async () => {
+  await t.step("a blob planted at a version another member will write: refused (403); that member's put succeeds", async () => {
     const planted = await asUser(a.token, "POST", "langgraph_checkpoint_blobs", {
       thread_key: shared, checkpoint_ns: "", channel: "text", version: "2", type: "json", blob: `\\x${[...new TextEncoder().encode('"A planted"')].map((x) => x.toString(16).padStart(2, "0")).join("")}`,
     });
-    assert.equal(planted.status, 201, JSON.stringify(planted.body));
+    assert.equal(planted.status, 403, JSON.stringify(planted.body));
+    // Nor through the RPC: a blob is stored only at the version its own checkpoint names.
+    const stray = checkpoint(shared, "A's stray", "c0");
+    stray.p_blobs[0].version = "2";
+    const viaRpc = await asUser(a.token, "POST", "rpc/langgraph_put", stray);
+    assert.equal(viaRpc.status, 400, JSON.stringify(viaRpc.body));
+    assert.match(viaRpc.body.message, /must be at the version p_checkpoint\.channel_versions gives its channel/);
     const put = await asUser(b.token, "POST", "rpc/langgraph_put", checkpoint(shared, "B's second", "c2", "2"));
-    assert.equal(put.status, 409, JSON.stringify(put.body));
-    assert.equal(put.body.code, "23505");
-    // Nothing of the failed put was written: the thread's head is still B's first checkpoint.
+    assert.equal(put.status, 200, JSON.stringify(put.body));
     const head = await tuple(b.token, shared);
-    assert.equal(head.body.checkpoint_id, "c1");
-    assert.equal(valueOf(head), "deal's");
+    assert.equal(head.body.checkpoint_id, "c2");
+    assert.equal(valueOf(head), "B's second");
   });
   await t.step("the same put again (a retry after a lost answer) succeeds; the package's put reads back its own value", async () => {
     const own = `retry-${crypto.randomUUID()}`;
@@ -192,29 +152,34 @@ Deno.test("4. the database keeps the bookkeeping: a caller's user_id, created_at
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.user_id, a.id);
     assert.ok(r.body.created_at >= before - 1000 && r.body.updated_at >= r.body.created_at);
-    const direct = await asUser(a.token, "POST", "workflow_agent_states", { session_id: "w2", user_id: b.id, created_at: 5, updated_at: 5, stage: "debug" });
+    // A signed-in user writes no table directly; the service role's direct writes (a
+    // project's own server code) keep the same bookkeeping.
+    assert.equal((await asUser(a.token, "POST", "workflow_agent_states", { session_id: "w2", created_at: 5, updated_at: 5, stage: "debug" })).status, 403);
+    const direct = await asService("POST", "workflow_agent_states", { tenant_id: a.id, session_id: "w2", user_id: b.id, created_at: 5, updated_at: 5, stage: "debug" });
     assert.equal(direct.status, 201, JSON.stringify(direct.body));
     assert.equal(direct.body[0].user_id, a.id);
     assert.ok(direct.body[0].created_at >= before - 1000);
-    const patched = await asUser(a.token, "PATCH", "workflow_agent_states?session_id=eq.w2", { user_id: b.id, created_at: 1 });
+    const patched = await asService("PATCH", `workflow_agent_states?tenant_id=eq.${a.id}&session_id=eq.w2`, { user_id: b.id, created_at: 1 });
     assert.equal(patched.body[0].user_id, a.id);
     assert.equal(patched.body[0].created_at, direct.body[0].created_at);
   });
   await t.step("checkpoints: created_at (which retention trusts) is the database's on insert and update", async () => {
     assert.equal((await asUser(a.token, "POST", "rpc/langgraph_put", checkpoint("old", "x"))).status, 200);
-    const r = await asUser(a.token, "PATCH", "langgraph_checkpoints?thread_id=eq.old", { created_at: "2000-01-01T00:00:00Z" });
+    assert.equal((await asUser(a.token, "PATCH", "langgraph_checkpoints?thread_id=eq.old", { created_at: "2000-01-01T00:00:00Z" })).status, 403);
+    const r = await asService("PATCH", `langgraph_checkpoints?thread_key=eq.${a.id}/old`, { created_at: "2000-01-01T00:00:00Z" });
     assert.equal(r.status, 200);
     assert.ok(new Date(r.body[0].created_at).getFullYear() >= 2026, r.body[0].created_at);
-    const planted = await asUser(a.token, "POST", "langgraph_checkpoints", { thread_key: `${a.id}/planted`, checkpoint_id: "c", checkpoint: {}, created_at: "2000-01-01T00:00:00Z" });
+    const planted = await asService("POST", "langgraph_checkpoints", { thread_key: `${a.id}/planted`, checkpoint_id: "c", checkpoint: {}, created_at: "2000-01-01T00:00:00Z" });
     assert.equal(planted.status, 201, JSON.stringify(planted.body));
     assert.ok(new Date(planted.body[0].created_at).getFullYear() >= 2026);
   });
   await t.step("memories: created_at and updated_at from a POST or PATCH are ignored; access counts are the database's alone", async () => {
-    const r = await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact", created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
+    assert.equal((await asUser(a.token, "POST", "agent_memories", { agent_id: "x", content: "c", memory_type: "fact" })).status, 403);
+    const r = await asService("POST", "agent_memories", { user_id: a.id, agent_id: "x", content: "c", memory_type: "fact", created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const m = r.body[0];
     assert.ok(new Date(m.created_at).getFullYear() >= 2026);
-    const p = await asUser(a.token, "PATCH", `agent_memories?id=eq.${m.id}`, { created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
+    const p = await asService("PATCH", `agent_memories?user_id=eq.${a.id}&id=eq.${m.id}`, { created_at: "2000-01-01T00:00:00Z", updated_at: "2000-01-01T00:00:00Z" });
     assert.equal(p.body[0].created_at, m.created_at);
     assert.equal(p.body[0].updated_at, m.updated_at);
     // The counters are written by agentmem's functions only: a user cannot plant or change them.
@@ -269,13 +234,18 @@ Deno.test("6. ids have a bounded length: 400 naming the field, never 500 with st
   });
 });
 
-Deno.test("7. gateway: JSON-path keys are literals; statement_timeout per role", async (t) => {
+Deno.test("7. gateway: JSON-path keys parse as PostgREST parses them; statement_timeout per role", async (t) => {
   const u = await newUser();
-  await t.step("select/filter/order on metadata->-- : answered, never a Postgres syntax error", async () => {
+  await t.step("select/filter/order on metadata->-- : 400 PGRST100 as PostgREST answers, never a Postgres syntax error", async () => {
     for (const path of ["agent_memories?select=metadata->--", "agent_memories?select=id&metadata->>--=eq.1", "agent_memories?select=id&order=metadata->--", "agent_memories?select=metadata->-"]) {
       const r = await asUser(u.token, "GET", path);
-      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, "PGRST100", `${path}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.message, /^"failed to parse .*" \(line 1, column \d+\)$/);
     }
+    // Quoted, the key of dashes is a key like any other.
+    const quoted = await asUser(u.token, "GET", 'agent_memories?select=id&metadata->>"--"=eq.1');
+    assert.equal(quoted.status, 200, JSON.stringify(quoted.body));
   });
   await t.step("authenticated: a statement over 8 s is cancelled (57014); under it runs", async () => {
     assert.equal((await asUser(u.token, "POST", "rpc/test_sleep", { p_seconds: 0.1 })).status, 200);

@@ -238,7 +238,7 @@ Deno.test("workflow: create, get, update, list, delete: one request each; previo
   assert.equal((await store.list({ limit: 1 })).length, 1);
 
   const deletes = await countRequests(async () => assert.equal(await store.delete(`wf-${run}-2`), true));
-  assert.deepEqual(deletes, ["DELETE /workflow_agent_states"]);
+  assert.deepEqual(deletes, ["POST /rpc/delete_workflow_state"]);
   assert.equal(await store.delete(`wf-${run}-2`), false);
 
   // Creating an existing session with another state is a conflict, not an overwrite.

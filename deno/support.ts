@@ -21,7 +21,11 @@ export async function newUser() {
 }
 
 async function admin(method: string, path: string, body?: unknown) {
-  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${env.SUPABASE_URL}/__gateway/${path}`, {
+    method,
+    headers: { apikey: env.SUPABASE_SECRET_KEY },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }

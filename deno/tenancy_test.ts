@@ -55,6 +55,8 @@ async function user() {
 }
 
 const text = new TextEncoder();
+/** The user a token names (its `sub`). */
+const subOf = (token: string) => JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub as string;
 const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 async function sign(claims: Record<string, unknown>, secret = env.SUPABASE_JWT_SECRET, alg = "HS256") {
   const part = (o: unknown) => b64url(text.encode(JSON.stringify(o)));
@@ -98,6 +100,8 @@ const kinds: Kind[] = [
       "GET langgraph_checkpoints": (t, id) => api(t, "GET", `langgraph_checkpoints?thread_id=eq.${id}`),
       "GET langgraph_checkpoint_blobs": (t, id) => api(t, "GET", `langgraph_checkpoint_blobs?thread_id=eq.${id}`),
       "GET langgraph_checkpoint_writes": (t, id) => api(t, "GET", `langgraph_checkpoint_writes?thread_id=eq.${id}`),
+      "rpc langgraph_list_threads": (t, id) => rpc(t, "langgraph_list_threads", { p_prefix: id }),
+      "GET langgraph_threads": (t, id) => api(t, "GET", `langgraph_threads?thread_id=eq.${id}`),
     },
     updates: {
       "rpc langgraph_put_writes": (t, id) =>
@@ -116,9 +120,11 @@ const kinds: Kind[] = [
   },
   {
     name: "memory",
-    // Memory ids are chosen by the server in create_agent_memory; a client can still pick
-    // one through the table.
-    create: (t, id, mark) => api(t, "POST", "agent_memories?columns=id,agent_id,content,memory_type", { id, agent_id: "agent", content: mark, memory_type: "fact" }),
+    // Memory ids are chosen by create_agent_memory and no signed-in user writes the table
+    // (the functions are its one door), so the matrix plants a memory of a chosen id as the
+    // service role would: in the token's user's key space.
+    create: (t, id, mark) =>
+      api(env.SUPABASE_SERVICE_ROLE_KEY, "POST", "agent_memories?columns=id,user_id,agent_id,content,memory_type", { id, user_id: subOf(t), agent_id: "agent", content: mark, memory_type: "fact" }),
     reads: {
       "GET agent_memories": (t, id) => api(t, "GET", `agent_memories?id=eq.${id}&select=id,content`),
       "rpc update_memory_access": (t, id) => rpc(t, "update_memory_access", { p_memory_ids: [id] }),
@@ -252,7 +258,7 @@ const kinds: Kind[] = [
       return rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id });
     },
     reads: {
-      "rpc convert_contractor_lead (answers with the contractor)": (t, id) => rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id, p_account: { tier: 1 } }),
+      "rpc convert_contractor_lead (answers with the contractor)": (t, id) => rpc(t, "convert_contractor_lead", { p_contractor_lead_id: id, p_account: { availability_status: "busy" } }),
       "GET contractors": (t, id) => api(t, "GET", `contractors?contractor_lead_id=eq.${id}&select=id,company_name`),
     },
     updates: { "PATCH contractors": (t, id) => api(t, "PATCH", `contractors?contractor_lead_id=eq.${id}`, { tier: 1, verified: true }) },
@@ -339,11 +345,11 @@ for (const kind of kinds) {
 const endpoints: [string, string, unknown][] = [
   ...["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references", "memory_access_log",
     "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
-    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors"]
+    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors", "langgraph_threads"]
     .flatMap((table): [string, string, unknown][] => [["GET", `${table}?limit=1`, undefined], ["POST", table, {}]]),
   ...[
     ["langgraph_put", checkpoint(`x-${run}`, "m")], ["langgraph_put_writes", { p_thread_id: "x", p_checkpoint_ns: "", p_checkpoint_id: "c", p_task_id: "t", p_task_path: "", p_writes: [] }],
-    ["langgraph_get_tuple", { p_thread_id: "x" }], ["langgraph_list", {}], ["langgraph_delete_thread", { p_thread_id: "x" }],
+    ["langgraph_get_tuple", { p_thread_id: "x" }], ["langgraph_list", {}], ["langgraph_list_threads", {}], ["langgraph_delete_thread", { p_thread_id: "x" }],
     ["cleanup_old_checkpoints", { days_old: 30 }], ["langgraph_checkpoint_metrics", {}], ["agent_memory_dimensions", {}],
     ["create_agent_memory", { p_agent_id: "a", p_content: "c", p_memory_type: "fact" }], ["search_agent_memories", { p_query_embedding: `[${Array(384).fill(0.1)}]` }],
     ["update_memory_access", { p_memory_ids: [] }], ["get_memory_context", {}], ["cleanup_expired_memories", {}], ["get_memory_statistics", {}],
@@ -357,6 +363,7 @@ const endpoints: [string, string, unknown][] = [
     ["build_contractor_profile", { p_contractor_lead_id: "l", p_profile: { company_name: "c" } }], ["convert_contractor_lead", { p_contractor_lead_id: "l" }],
     ["langgraph_store_batch", { p_ops: [{ op: "put", namespace: ["n"], key: "k", value: { a: 1 } }] }], ["langgraph_store_sweep", {}],
     ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }],
+    ["delete_workflow_state", { p_session_id: "s" }], ["delete_research_session", { p_session_id: "s" }],
   ].map(([fn, args]): [string, string, unknown] => ["POST", `rpc/${fn}`, args]),
 ];
 
@@ -385,7 +392,10 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
         const r = await api(expected.token, method, path, body);
         // A service-only function is refused to every authenticated token by its grant
         // (403), before it could even look at the identity.
-        const { status, code } = ["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions"].includes(path) && expected.code === "PT401"
+        // So is a write to a table (the functions are the tables' one door): no signed-in
+        // user has the privilege, whoever the token names.
+        const { status, code } = (["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions"].includes(path) || method === "POST" && !path.startsWith("rpc/")) &&
+            expected.code === "PT401"
           ? { status: 403, code: "42501" }
           : expected;
         // The anon role reads an RLS table as empty (PostgREST's behaviour) only if it had

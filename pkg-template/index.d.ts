@@ -9,8 +9,8 @@
 // x.d.ts next to x.js. Deno for a copied folder or a URL does not look for it: it reads
 // the `@ts-types` line before the statement. client.js, memory.js and state.js carry no
 // `@ts-self-types` (ids.js and errors.js do): client.js exports helpers the other facades
-// import, and such a line would stop tests/facades/check.sh from holding their JavaScript
-// to these declarations. A split file that imports another does the same.
+// import, and such a line would stop the repository's type check of the facades from
+// holding their JavaScript to these declarations. A split file that imports another does the same.
 
 // The error class and the id helpers are shared with agentmem-supabase/ids (ids.d.ts).
 export * from "./ids.js";

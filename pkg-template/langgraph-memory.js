@@ -6,7 +6,7 @@ import { AgentmemError } from "./errors.js";
 import { messageOf } from "./json.js";
 /**
  * @import { MemorySaver } from "@langchain/langgraph-checkpoint"
- * @import { CheckpointMetrics } from "./langgraph.d.ts"
+ * @import { CheckpointMetrics, ListThreadsOptions, ThreadSummary } from "./langgraph.d.ts"
  */
 
 /** Runs an operation of LangGraph's MemorySaver, after agentmem's own checks passed: what
@@ -89,4 +89,92 @@ export async function memoryMetrics(memory, threadId) {
     last_checkpoint_at: last,
     thread_count: threads.filter((t) => memory.storage[t] !== undefined).length,
   };
+}
+
+/** How much of a message's text a thread's preview keeps. */
+const PREVIEW_CHARS = 500;
+
+/**
+ * The text of a state's last human and AI messages (those with text: an AI message that
+ * only calls tools is passed over), for thread listings; null when the state holds no
+ * `messages` list or none of either. Never throws: a preview is no reason to fail a put.
+ * @param {unknown} values the state's channel values
+ * @returns {{ human: string | null, ai: string | null } | null}
+ */
+export function messagesPreview(values) {
+  try {
+    const messages = /** @type {any} */ (values)?.messages;
+    if (!Array.isArray(messages)) return null;
+    /** @type {{ human: string | null, ai: string | null }} */
+    const found = { human: null, ai: null };
+    for (let i = messages.length - 1; i >= 0 && (found.human === null || found.ai === null); i -= 1) {
+      const role = roleOf(messages[i]);
+      if ((role === "human" || role === "ai") && found[role] === null) {
+        const text = textOf(messages[i]);
+        if (text) found[role] = text.slice(0, PREVIEW_CHARS);
+      }
+    }
+    return found.human === null && found.ai === null ? null : found;
+  } catch {
+    return null;
+  }
+}
+
+/** "human" | "ai" | another role, for a LangChain message or a message-like object. */
+function roleOf(/** @type {any} */ m) {
+  const type = typeof m?.getType === "function" ? m.getType() : typeof m?._getType === "function" ? m._getType() : m?.type ?? m?.role;
+  return type === "user" ? "human" : type === "assistant" ? "ai" : type;
+}
+
+/** A message's text: its string content, or the text parts of its content blocks. */
+function textOf(/** @type {any} */ m) {
+  const content = m?.content;
+  if (typeof content === "string") return content.trim();
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => typeof part === "string" ? part : part?.type === "text" && typeof part.text === "string" ? part.text : "")
+    .filter(Boolean).join(" ").trim();
+}
+
+/**
+ * listThreads on the memory backend, with the database's rules: a thread's root namespace,
+ * its latest checkpoint (greatest id), most recently written first (checkpoint `ts`).
+ * @param {MemorySaver} memory
+ * @param {ListThreadsOptions} options (already checked)
+ * @returns {Promise<ThreadSummary[]>}
+ */
+export async function memoryListThreads(memory, options) {
+  const { prefix = null, filter = null, limit = 50, offset = 0 } = options ?? {};
+  /** @type {ThreadSummary[]} */
+  const threads = [];
+  for (const [thread, namespaces] of Object.entries(memory.storage)) {
+    const root = namespaces[""];
+    const ids = Object.keys(root ?? {}).sort();
+    if (!root || ids.length === 0 || (prefix !== null && !thread.startsWith(prefix))) continue;
+    const latest = ids[ids.length - 1];
+    const checkpoint = await memory.serde.loadsTyped("json", root[latest][0]);
+    const metadata = await memory.serde.loadsTyped("json", root[latest][1]);
+    if (filter !== null && !Object.entries(filter).every(([k, v]) => JSON.stringify(metadata?.[k]) === JSON.stringify(v))) continue;
+    let first = checkpoint.ts, last = checkpoint.ts;
+    for (const id of ids) {
+      const { ts } = await memory.serde.loadsTyped("json", root[id][0]);
+      if (ts < first) first = ts;
+      if (ts > last) last = ts;
+    }
+    const preview = messagesPreview(checkpoint.channel_values);
+    threads.push({
+      threadId: thread,
+      config: { configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: latest } },
+      checkpointId: latest,
+      step: metadata?.step ?? null,
+      source: metadata?.source ?? null,
+      metadata: metadata ?? {},
+      checkpointCount: ids.length,
+      lastHumanMessage: preview?.human ?? null,
+      lastAiMessage: preview?.ai ?? null,
+      createdAt: first,
+      updatedAt: last,
+    });
+  }
+  threads.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.threadId < b.threadId ? -1 : 1));
+  return threads.slice(offset, offset + limit);
 }

@@ -57,6 +57,38 @@ export interface CheckpointMetrics {
   thread_count: number;
 }
 
+/** `AgentmemSaver.listThreads` options. */
+export interface ListThreadsOptions {
+  /** Only threads whose id starts with this. */
+  prefix?: string | null;
+  /** Only threads whose latest checkpoint's metadata contains this (as `list`'s filter). */
+  filter?: Record<string, unknown> | null;
+  /** How many (1 to 1000, default 50). */
+  limit?: number | null;
+  /** How many to skip (default 0). */
+  offset?: number | null;
+}
+
+/** A thread, as `AgentmemSaver.listThreads` lists it. */
+export interface ThreadSummary {
+  threadId: string;
+  /** The latest checkpoint's config: pass it to `getTuple` / `getState`. */
+  config: { configurable: { thread_id: string; checkpoint_ns: string; checkpoint_id: string } };
+  /** The latest checkpoint (greatest id) of the thread's root namespace. */
+  checkpointId: string;
+  /** Its metadata's `step` and `source`, when it has them. */
+  step: number | null;
+  source: string | null;
+  metadata: Record<string, unknown>;
+  checkpointCount: number;
+  /** Text of the state's last human / AI message (null when none, or not written by AgentmemSaver). */
+  lastHumanMessage: string | null;
+  lastAiMessage: string | null;
+  /** ISO timestamps: the thread's first checkpoint, and its latest write. */
+  createdAt: string;
+  updatedAt: string;
+}
+
 /**
  * LangGraph checkpoints in Supabase/PostgREST, as the client's user (row-level security
  * applies: a thread belongs to its first writer). Each method is one HTTP request.
@@ -101,6 +133,12 @@ export declare class AgentmemSaver extends BaseCheckpointSaver<number> {
   cleanupOldCheckpoints(daysOld: number): Promise<number>;
   /** Counts, sizes and the newest checkpoint's time, for one thread or all visible ones. */
   metrics(threadId?: string | null): Promise<CheckpointMetrics>;
+  /**
+   * The caller's threads (and deal threads shared with them), most recently written first,
+   * with their latest checkpoint, step, source, metadata, checkpoint count and last human and
+   * AI message text. One request, however long the threads are.
+   */
+  listThreads(options?: ListThreadsOptions): Promise<ThreadSummary[]>;
 }
 
 // --- Long-term memory: AgentmemStore ------------------------------------------------------

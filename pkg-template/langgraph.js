@@ -15,14 +15,14 @@ import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-ch
 import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
-import { inMemory, memoryCleanup, memoryMetrics } from "./langgraph-memory.js";
+import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
  * @import { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite,
  *   SerializerProtocol } from "@langchain/langgraph-checkpoint"
  * @import { AgentmemClient, ClientOptions } from "./index.d.ts"
- * @import { AgentmemSaver as Declared, AgentmemSaverOptions, CheckpointMetrics } from "./langgraph.d.ts"
+ * @import { AgentmemSaver as Declared, AgentmemSaverOptions, CheckpointMetrics, ListThreadsOptions, ThreadSummary } from "./langgraph.d.ts"
  */
 /**
  * RunnableConfig as the base class takes it (as langgraph.d.ts names it).
@@ -450,7 +450,8 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         // newVersions as the base class passes it, though MemorySaver declares no such parameter.
         return inMemory(() => /** @type {BaseCheckpointSaver} */ (memory).put(config, checkpoint, metadata, newVersions));
       }
-      const stored = await database(this.#client, "put", [configurable, checkpointJson, versionsJson, serialized, meta]);
+      const preview = messagesPreview(values);
+      const stored = await database(this.#client, "put", [configurable, checkpointJson, versionsJson, serialized, meta, preview === null ? undefined : toJson("preview", preview)]);
       return { configurable: stored };
     });
   }
@@ -526,6 +527,23 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       checkpointCheck("metrics", args); // for both backends
       if (this.#memory) return memoryMetrics(this.#memory, threadId);
       return database(this.#client, "metrics", args);
+    });
+  }
+
+  /**
+   * The caller's threads, most recently written first, each with its latest checkpoint
+   * (`config` is what `getTuple` takes), step, source, metadata, checkpoint count and the
+   * text of its last human and AI messages. One request; `prefix` and `filter` (the latest
+   * checkpoint's metadata) narrow it, `limit` (1 to 1000, default 50) and `offset` page it.
+   * @param {ListThreadsOptions} [options]
+   * @returns {Promise<ThreadSummary[]>}
+   */
+  listThreads(options) {
+    return guarded(async () => {
+      const args = [toJson("options", options ?? null)];
+      checkpointCheck("listThreads", args); // for both backends
+      if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
+      return database(this.#client, "listThreads", args);
     });
   }
 

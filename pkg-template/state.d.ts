@@ -397,7 +397,7 @@ export interface WorkflowSummary extends Omit<SessionState, "research_state"> {
   /** All seven phases, in order. */
   phases: PhaseSummary[];
   total_drafts: number;
-  /** What the original wrote to drafts/WORKFLOW_SUMMARY.md. */
+  /** What the original wrote to its drafts folder as WORKFLOW_SUMMARY.md. */
   markdown: string;
 }
 

@@ -534,8 +534,18 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<any>}
    */
   async #rpc(fn, argsText) {
-    const { data } = await call(clientOptions(this.#client), "client", "rpc", [prim(fn), argsText, undefined]);
-    return data;
+    try {
+      const { data } = await call(clientOptions(this.#client), "client", "rpc", [prim(fn), argsText, undefined]);
+      return data;
+    } catch (e) {
+      // The database refuses a vector whose size is not its column's (index.dims set to
+      // another size than the migration's): the code MemoryTools gives the same mistake.
+      if (e instanceof AgentmemError && e.code === "invalid_input" && (e.pgrstCode === "22023" || e.pgrstCode === "22000") && /dimensions/.test(e.message)) {
+        const { status, pgrstCode, details, hint } = e;
+        throw new AgentmemError("dimension_mismatch", e.message, { status, pgrstCode, details, hint, cause: e });
+      }
+      throw e;
+    }
   }
 
   /**

@@ -100,9 +100,14 @@ build_module agentmem-supabase agentmem agentmem \
 build_module agentmem-ids agentmem_ids agentmem_ids -Oz --strip-producers --strip-target-features
 
 cp -R pkg-template/. "$PKG/"
-# What users need besides the code: the license, the changelog, the README, and the SQL
-# to apply to their project (bin/agentmem-sql.js copies or prints it).
-cp LICENSE CHANGELOG.md README.md "$PKG/"
+# The CommonJS declarations (x.d.cts), generated from the .d.ts files: the `require` side of
+# the exports map's "types" (scripts/declarations.mjs says why).
+node "$ROOT/scripts/declarations.mjs" "$PKG"
+# What users need besides the code: the license, the changelog, the README (the package's
+# own, pkg-template/README.md, copied above: the repository's README is for contributors
+# and names files the package does not have), and the SQL to apply to their project
+# (bin/agentmem-sql.js copies or prints it).
+cp LICENSE CHANGELOG.md "$PKG/"
 mkdir -p "$PKG/supabase/functions"
 cp -R supabase/migrations supabase/optional "$PKG/supabase/"
 # The example Edge Functions, as README tells users to copy them: their import maps point

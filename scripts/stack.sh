@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The local Supabase-like stack: Postgres (+pgvector, Supabase roles and auth schema) →
-# migrations → agentmem-gateway (PostgREST-compatible, Supabase API-key gate).
+# migrations → agentmem-gateway (PostgREST-compatible /rest/v1 and a local Supabase Auth
+# under /auth/v1, behind Supabase's API-key gate).
 #
 #   scripts/stack.sh up [--fresh] [--test-fixtures]
 #                               start everything (idempotent); prints URL and keys;
@@ -11,7 +12,9 @@
 #                               injection, request log) that the tests use; without it (or
 #                               AGENTMEM_GATEWAY_ADMIN=1) they answer 404
 #   scripts/stack.sh down       stop the gateway and Postgres
-#   scripts/stack.sh env        the stack's settings as shell assignments (source-able)
+#   scripts/stack.sh env        the stack's settings as shell assignments (source-able); Auth is
+#                               $SUPABASE_URL/auth/v1; AGENTMEM_GATEWAY_BIN and the two DB URLs
+#                               let a test start a second gateway (e.g. with --auth-jwt-exp 2)
 #   scripts/stack.sh jwt SUB [ROLE] [SECONDS]   mint a user JWT (default role authenticated, 1 h)
 #   scripts/stack.sh status
 #
@@ -78,6 +81,7 @@ up() {
       --db-url "$("$ROOT/scripts/postgres.sh" url authenticator)" \
       --jwt-secret "$JWT_SECRET" --listen "127.0.0.1:$GW_PORT" \
       --publishable-key "$PUBLISHABLE_KEY" --secret-key "$SECRET_KEY" "${admin[@]}" \
+      --auth-db-url "$("$ROOT/scripts/postgres.sh" url supabase_auth_admin)" \
       ${AGENTMEM_GATEWAY_ARGS:-} >"$GW_DIR/stdout" 2>"$GW_DIR/log" &
     echo $! >"$GW_DIR/pid"
     for _ in $(seq 1 100); do
@@ -101,6 +105,9 @@ SUPABASE_PUBLISHABLE_KEY=$PUBLISHABLE_KEY
 SUPABASE_SECRET_KEY=$SECRET_KEY
 SUPABASE_JWT_SECRET=$JWT_SECRET
 AGENTMEM_DB_URL=$("$ROOT/scripts/postgres.sh" url)
+AGENTMEM_AUTHENTICATOR_DB_URL=$("$ROOT/scripts/postgres.sh" url authenticator)
+AGENTMEM_AUTH_DB_URL=$("$ROOT/scripts/postgres.sh" url supabase_auth_admin)
+AGENTMEM_GATEWAY_BIN=$GATEWAY_BIN
 ENV
 }
 
@@ -120,5 +127,5 @@ case "${1:-}" in
     [ -n "${2:-}" ] || { echo "usage: stack.sh jwt SUB [ROLE] [SECONDS]" >&2; exit 2; }
     [ -x "$GATEWAY_BIN" ] || build_gateway
     "$GATEWAY_BIN" mint --jwt-secret "$JWT_SECRET" --sub "$2" --role "${3:-authenticated}" --expires-in "${4:-3600}" ;;
-  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 # (Postgres + migrations + gateway), builds the package, then
 #   1. native:        cargo test --workspace (core logic, CPython UUIDv5 comparison, and
 #                     the gateway against the real Postgres), plus the Postgres script checks
-#                     and the gateway conformance suite (tests/gateway/run.sh)
+#                     and the gateway conformance suites (tests/gateway/run.sh for
+#                     PostgREST, tests/auth/run.sh for Supabase Auth)
 #   2. wasm-bindgen:  the core compiled to wasm32, in Node and in headless Chromium
 #   3. package:       the facades type-checked against the .d.ts files (tests/facades/check.sh),
 #                     the built package in Deno (deno test), Node and headless Chromium,
@@ -43,6 +44,8 @@ log "layer 1: memory search at scale (the search contract at 36,000 memories, st
 "$ROOT/tests/stack/memory_scale_test.sh"
 log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"
 "$ROOT/tests/gateway/run.sh"
+log "layer 1: local Supabase Auth conformance (auth-js and supabase-js from npm against /auth/v1, Supabase Auth's answers)"
+"$ROOT/tests/auth/run.sh"
 
 log "layer 2: wasm-bindgen tests (core on wasm32) in Node"
 wasm-pack test --node --no-default-features

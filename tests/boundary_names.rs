@@ -110,7 +110,7 @@ fn every_operation_a_facade_passes_is_one_rust_plans_and_every_one_planned_is_pa
     assert_eq!(quoted_after(client_js, "request(this.#state, "), rest, "client.js ops vs src/rest.rs plan");
     // The saver's database backend: database(this.#client, "put", …) against src/wasm/checkpoint.rs.
     let checkpoint = arms_in(include_str!("../src/wasm/checkpoint.rs"), "call_of");
-    assert_eq!(checkpoint.len(), 7, "call_of arms: {checkpoint:?}");
+    assert_eq!(checkpoint.len(), 8, "call_of arms: {checkpoint:?}");
     assert_eq!(quoted_after(langgraph_js, "database(this.#client, "), checkpoint, "langgraph.js ops vs call_of");
     // The state stores: call(this.#s, "<store>", "<op>", …) against each store's OPS.
     let stores = [

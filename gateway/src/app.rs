@@ -140,6 +140,20 @@ impl App {
         Ok(Auth { role, claims })
     }
 
+    /// Whether the request carries the service role's credentials: an `apikey` that stands
+    /// for `service_role` (the secret key or the legacy service JWT), or a verified JWT whose
+    /// role is `service_role` as `Authorization: Bearer`. Only headers count, never the query.
+    pub fn is_service(&self, req: &Request) -> bool {
+        let key_is_service = req
+            .header("apikey")
+            .is_some_and(|k| self.config.api_keys.iter().any(|(key, role)| key == k && role == "service_role"));
+        let bearer_is_service = bearer(req).is_some_and(|t| {
+            jwt::verify(&t, &self.config.jwt_secret, None, now())
+                .is_ok_and(|c| c.get("role").and_then(Value::as_str) == Some("service_role"))
+        });
+        key_is_service || bearer_is_service
+    }
+
     /// Schema negotiation (ApiRequest.hs `getSchema`): reads name the schema in
     /// `Accept-Profile`, writes in `Content-Profile`; only the exposed schema is served.
     fn check_profile(&self, req: &Request) -> Result<(), ApiError> {

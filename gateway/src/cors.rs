@@ -35,6 +35,13 @@ pub fn decorate(r: &mut Response) {
     r.headers.push(("Access-Control-Expose-Headers".into(), EXPOSED.into()));
 }
 
+/// Supabase Auth's CORS (GoTrue api.go): auth-js reads the answer's API version, so a
+/// browser must be allowed to see it.
+pub fn decorate_auth(r: &mut Response) {
+    r.headers.push(("Access-Control-Allow-Origin".into(), "*".into()));
+    r.headers.push(("Access-Control-Expose-Headers".into(), "X-Total-Count, Link, X-Supabase-Api-Version".into()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,10 +6,12 @@
 #![allow(clippy::result_large_err)]
 
 mod app;
+mod auth;
 mod cors;
 mod error;
 mod faults;
 mod fuzzy;
+mod grammar;
 mod jwt;
 mod media;
 mod plan;
@@ -42,6 +44,8 @@ use shape::Response;
 
 struct Server {
     app: App,
+    /// The local Supabase Auth under /auth/v1 (with --auth-db-url).
+    auth: Option<auth::Auth>,
     faults: Mutex<Faults>,
     requests: Mutex<Vec<(String, String)>>,
     admin: bool,
@@ -70,6 +74,8 @@ fn usage() -> ! {
          \t[--extra-search-path extensions] [--anon-role anon] [--max-rows 1000] [--anon-key JWT] [--service-key JWT]\n\
          \t[--publishable-key sb_publishable_…] [--secret-key sb_secret_…] [--faults JSON] [--admin]\n\
          \t[--db-tx-end commit|commit-allow-override|rollback|rollback-allow-override]\n\
+         \t[--auth-db-url URL (serves /auth/v1)] [--auth-jwt-exp 3600] [--auth-refresh-reuse-interval 10]\n\
+         \t[--auth-issuer URL] [--auth-bcrypt-cost 10]\n\
          \x20 agentmem-gateway mint --jwt-secret SECRET [--role authenticated] [--sub UUID] [--expires-in SECONDS] [--claims JSON]"
     );
     std::process::exit(2)
@@ -149,8 +155,25 @@ async fn main() {
     if let Some(f) = arg(&args, "--faults", "AGENTMEM_GATEWAY_FAULTS") {
         faults.set(serde_json::from_str::<Vec<FaultRule>>(&f).expect("--faults must be a JSON array of rules"));
     }
+    let listener = TcpListener::bind(listen).await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let number = |flag: &str, default: i64| -> i64 {
+        arg(&args, flag, "").map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{flag} must be an integer")))
+    };
+    let auth = arg(&args, "--auth-db-url", "AGENTMEM_AUTH_DB_URL").map(|auth_db_url| {
+        auth::Auth::new(auth::AuthConfig {
+            db_url: auth_db_url,
+            jwt_secret: config.jwt_secret.clone(),
+            jwt_exp: number("--auth-jwt-exp", 3600),
+            issuer: arg(&args, "--auth-issuer", "").unwrap_or_else(|| format!("{url}/auth/v1")),
+            reuse_interval: number("--auth-refresh-reuse-interval", 10),
+            api_keys: config.api_keys.clone(),
+            bcrypt_cost: number("--auth-bcrypt-cost", 10) as u32,
+        })
+    });
     let server = Arc::new(Server {
         app: App { config, schema: RwLock::new(Arc::default()), pool: pool::Pool::new(db_url.clone(), 10) },
+        auth,
         faults: Mutex::new(faults),
         requests: Mutex::new(Vec::new()),
         admin: args.iter().any(|a| a == "--admin"),
@@ -161,10 +184,9 @@ async fn main() {
         std::process::exit(1);
     }
     tokio::spawn(listen_for_reload(server.clone()));
-    let listener = TcpListener::bind(listen).await.expect("bind");
     println!(
         "{}",
-        json!({"url": format!("http://{}", listener.local_addr().unwrap()), "anon_key": anon_key, "service_key": service_key,
+        json!({"url": url, "anon_key": anon_key, "service_key": service_key,
                "publishable_key": publishable, "secret_key": secret_key})
     );
     loop {
@@ -269,12 +291,16 @@ impl Server {
         let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
         let origin = headers.iter().find(|(k, _)| k == "origin").map(|(_, v)| v.clone());
 
+        if let Some(admin_path) = path.strip_prefix("/__gateway/") {
+            // No CORS on the admin routes, preflights included: a page a developer visits must
+            // not be able to inject faults or read the request log.
+            let request = Request { method: &method, path: &path, query: &query, headers: &headers, body: &body };
+            return Ok(build(self.admin(&request, admin_path)));
+        }
         if method == "OPTIONS" && origin.is_some() {
             return Ok(build(cors::preflight(&headers)));
         }
-        let mut response = if let Some(admin_path) = path.strip_prefix("/__gateway/") {
-            self.admin(&method, admin_path, &body)
-        } else {
+        let mut response = {
             self.requests.lock().expect("lock").push((method.clone(), path.clone()));
             let decision = self.faults.lock().expect("lock").decide(&method, &path);
             if decision.delay_ms > 0 {
@@ -289,20 +315,34 @@ impl Server {
                 Response::error(&e)
             } else {
                 let request = Request { method: &method, path: &path, query: &query, headers: &headers, body: &body };
-                let r = self.app.handle(&request).await;
+                let r = match (path.strip_prefix("/auth/v1"), &self.auth) {
+                    (Some(route), Some(auth)) if route.is_empty() || route.starts_with('/') => {
+                        auth.handle(&request, route).await
+                    }
+                    // Supabase's API gateway when no service answers the route.
+                    (Some(route), None) if route.is_empty() || route.starts_with('/') => Response {
+                        status: 404,
+                        headers: vec![("Content-Type".into(), "application/json; charset=utf-8".into())],
+                        body: br#"{"message":"no Route matched with those values"}"#.to_vec(),
+                    },
+                    _ => self.app.handle(&request).await,
+                };
                 if decision.drop_after {
                     return Err(Dropped);
                 }
                 r
             }
         };
-        if origin.is_some() {
+        if origin.is_some() && path.starts_with("/auth/v1") {
+            cors::decorate_auth(&mut response);
+        } else if origin.is_some() {
             cors::decorate(&mut response);
         }
         Ok(build(response))
     }
 
-    fn admin(&self, method: &str, path: &str, body: &[u8]) -> Response {
+    fn admin(&self, req: &Request, path: &str) -> Response {
+        let (method, body) = (req.method, req.body);
         let json_response = |status: u16, v: Value| Response {
             status,
             headers: vec![("Content-Type".into(), "application/json".into())],
@@ -310,6 +350,12 @@ impl Server {
         };
         if !self.admin {
             return json_response(404, json!({"message": "admin endpoints are disabled; start with --admin"}));
+        }
+        if !self.app.is_service(req) {
+            return json_response(
+                401,
+                json!({"message": "the admin endpoints need the service key: `apikey: <secret key>` or `Authorization: Bearer <service_role JWT>`"}),
+            );
         }
         match (method, path) {
             ("PUT", "faults") => match serde_json::from_slice::<Vec<FaultRule>>(body) {

@@ -4,6 +4,7 @@
 //! every rule is unit-tested without a database.
 
 use crate::error::ApiError;
+use crate::grammar;
 
 /// `col`, `col->key`, `col->0->>key`: a column and an optional JSON path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,18 +17,19 @@ pub struct Field {
 pub struct JsonStep {
     /// `->>` (text) rather than `->` (json).
     pub as_text: bool,
+    /// A key, or an array index with its sign (`+1`, `-2`) when `index`.
     pub key: String,
+    pub index: bool,
 }
 
 impl Field {
     /// The name PostgREST gives the output column (Plan.hs `lastJsonKey`): the last JSON key;
     /// when the path ends in an array index, the last key before it, else the column.
     pub fn output_name(&self) -> &str {
-        let is_index = |k: &str| !k.is_empty() && k.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit());
         match self.path.last() {
             None => &self.column,
-            Some(last) if !is_index(&last.key) => &last.key,
-            Some(_) => self.path.iter().rev().find(|s| !is_index(&s.key)).map_or(&self.column, |s| &s.key),
+            Some(last) if !last.index => &last.key,
+            Some(_) => self.path.iter().rev().find(|s| !s.index).map_or(&self.column, |s| &s.key),
         }
     }
 }
@@ -236,8 +238,8 @@ pub fn parse_query(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryPa
     for (key, value) in pairs {
         match key.as_str() {
             "select" => q.select = Some(parse_select(value)?),
-            "columns" => q.columns = Some(parse_name_list("columns", value)?),
-            "on_conflict" => q.on_conflict = Some(parse_name_list("on_conflict", value)?),
+            "columns" => q.columns = Some(grammar::columns("columns", value)?),
+            "on_conflict" => q.on_conflict = Some(grammar::columns("on_conflict", value)?),
             _ => {
                 let segments = split_path(key);
                 let last = segments.last().map(String::as_str).unwrap_or("");
@@ -273,10 +275,13 @@ pub fn parse_query(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryPa
                         q.conditions.push((path, Condition::Logic { negated, or: last == "or", children }));
                     }
                     _ => {
-                        let field = parse_field(last)?;
+                        // The whole key is one tree path (QueryParams.hs `pRequestFilter`): a
+                        // key PostgREST cannot parse fails the request, even on RPC reads.
+                        let (path, field) = grammar::tree_path(key)?;
+                        let name = field.column.clone();
                         match parse_op_operand(field, value, false) {
                             Ok(f) => q.conditions.push((path, Condition::Filter(f))),
-                            Err(_) if rpc_read && path.is_empty() => q.rpc_args.push((key.clone(), value.clone())),
+                            Err(_) if rpc_read && path.is_empty() => q.rpc_args.push((name, value.clone())),
                             Err(d) => return Err(parse_error(format!("failed to parse filter ({value})"), d)),
                         }
                     }
@@ -322,55 +327,10 @@ fn split_path(key: &str) -> Vec<String> {
     out
 }
 
-fn parse_name_list(name: &str, value: &str) -> Result<Vec<String>, ApiError> {
-    let names: Vec<String> = value.split(',').map(|s| s.trim().trim_matches('"').to_owned()).collect();
-    if names.iter().any(String::is_empty) {
-        return Err(parse_error(format!("failed to parse {name} parameter ({value})"), "empty column name"));
-    }
-    Ok(names)
-}
-
-/// `col`, `col->a->>b`, `col->0`. Column names may be double-quoted.
-pub fn parse_field(s: &str) -> Result<Field, ApiError> {
-    let bad = || parse_error(format!("failed to parse field ({s})"), "expecting a column name or a JSON path");
-    let mut rest = s;
-    let mut pieces: Vec<(Option<bool>, String)> = Vec::new();
-    let mut as_text = None;
-    loop {
-        let (name, after) = take_name(rest).ok_or_else(bad)?;
-        pieces.push((as_text, name));
-        if let Some(r) = after.strip_prefix("->>") {
-            as_text = Some(true);
-            rest = r;
-        } else if let Some(r) = after.strip_prefix("->") {
-            as_text = Some(false);
-            rest = r;
-        } else if after.is_empty() {
-            break;
-        } else {
-            return Err(bad());
-        }
-    }
-    let mut it = pieces.into_iter();
-    let (_, column) = it.next().ok_or_else(bad)?;
-    let path = it.map(|(t, key)| JsonStep { as_text: t.unwrap_or(false), key }).collect();
-    Ok(Field { column, path })
-}
-
-/// A bare name (up to `-`>, `:`, `,`, `.`, `(`, `)`), or a double-quoted one.
-fn take_name(s: &str) -> Option<(String, &str)> {
-    if let Some(inner) = s.strip_prefix('"') {
-        let end = inner.find('"')?;
-        return Some((inner[..end].to_owned(), &inner[end + 1..]));
-    }
-    let mut end = s.len();
-    for (i, c) in s.char_indices() {
-        if matches!(c, ':' | ',' | '.' | '(' | ')') || s[i..].starts_with("->") {
-            end = i;
-            break;
-        }
-    }
-    (end > 0).then(|| (s[..end].trim().to_owned(), &s[end..]))
+/// A field with its JSON path (`pField`) spanning `piece`, a slice of the parameter
+/// `whole`; a failure is PGRST100 for `source`, placed where it is in `whole`.
+fn field_of(piece: &str, whole: &str, source: &str) -> Result<Field, ApiError> {
+    grammar::whole_field(piece).map_err(|e| e.shifted(grammar::offset_in(whole, piece)).to_api_error(source, whole))
 }
 
 fn parse_select(value: &str) -> Result<Vec<SelectItem>, ApiError> {
@@ -384,6 +344,11 @@ fn parse_select(value: &str) -> Result<Vec<SelectItem>, ApiError> {
 /// relations `[alias:]name[!hint][!inner|!left](…)` and spreads `...name(…)`.
 fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
     let err = |d: String| parse_error(format!("failed to parse select parameter ({whole})"), d);
+    let source = format!("failed to parse select parameter ({whole})");
+    // Aliases, relation names and hints are `pFieldName`s, casts `pIdentifier`s.
+    let name = |piece: &str| {
+        grammar::whole_name(piece).map_err(|e| e.shifted(grammar::offset_in(whole, piece)).to_api_error(&source, whole))
+    };
     let mut items = Vec::new();
     if value.trim().is_empty() {
         return Ok(items);
@@ -395,7 +360,7 @@ fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
             continue;
         }
         let (alias, rest) = match top_level_find(raw, ':').filter(|&i| !raw[i..].starts_with("::")) {
-            Some(i) if !raw[..i].contains('(') => (Some(unquote_name(raw[..i].trim())), raw[i + 1..].trim()),
+            Some(i) if !raw[..i].contains('(') => (Some(name(raw[..i].trim())?), raw[i + 1..].trim()),
             _ => (None, raw),
         };
         // Aggregates (`count()`, `col.sum()`): PostgREST refuses them unless
@@ -417,36 +382,46 @@ fn parse_forest(value: &str, whole: &str) -> Result<Vec<SelectItem>, ApiError> {
                 return Err(err("a spread relation takes no alias".into()));
             }
             let mut parts = split_bang(head).into_iter();
-            let name = unquote_name(parts.next().unwrap_or_default().trim());
-            if name.is_empty() {
-                return Err(err("expecting a relation name".into()));
-            }
+            let relation = parts.next().unwrap_or_default();
+            let relation = name(relation.trim())
+                .map_err(|e| if relation.trim().is_empty() { err("expecting a relation name".into()) } else { e })?;
             let (mut hint, mut inner_join) = (None, None);
             for p in parts {
                 match p.as_str() {
                     "inner" => inner_join = Some(true),
                     "left" => inner_join = Some(false),
-                    h if hint.is_none() => hint = Some(unquote_name(h)),
+                    h if hint.is_none() => {
+                        hint = Some(grammar::whole_name(h).map_err(|_| err(format!("unexpected !{h}")))?)
+                    }
                     other => return Err(err(format!("unexpected !{other}"))),
                 }
             }
             let children = parse_forest(inner, whole)?;
-            items.push(SelectItem::Relation(Relation { name, alias, hint, inner: inner_join, spread, children }));
+            items.push(SelectItem::Relation(Relation {
+                name: relation,
+                alias,
+                hint,
+                inner: inner_join,
+                spread,
+                children,
+            }));
             continue;
         }
         if rest.starts_with("...") {
             return Err(err("a spread needs (columns)".into()));
         }
         let (field, cast) = match rest.split_once("::") {
-            Some((f, c)) => (f, Some(c.trim().to_owned())),
+            Some((f, c)) => (f, Some(c)),
             None => (rest, None),
         };
-        if let Some(c) = &cast
-            && (c.is_empty() || !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == ' '))
-        {
-            return Err(err(format!("invalid cast {c:?}")));
-        }
-        items.push(SelectItem::Field { field: parse_field(field.trim())?, alias, cast });
+        let cast = match cast {
+            Some(c) => Some(
+                grammar::whole_identifier(c)
+                    .map_err(|e| e.shifted(grammar::offset_in(whole, c)).to_api_error(&source, whole))?,
+            ),
+            None => None,
+        };
+        items.push(SelectItem::Field { field: field_of(field, whole, &source)?, alias, cast });
     }
     Ok(items)
 }
@@ -503,7 +478,7 @@ fn parse_order(value: &str) -> Result<Vec<OrderTerm>, ApiError> {
             _ => (None, raw.to_owned()),
         };
         let (field_part, modifiers) = split_field_prefix(&raw);
-        let field = parse_field(field_part).map_err(|_| err())?;
+        let field = field_of(field_part, value, &format!("failed to parse order ({value})"))?;
         let mut term = OrderTerm { relation, field, desc: false, nulls_first: None };
         for m in modifiers.split('.').filter(|m| !m.is_empty()) {
             match m {
@@ -535,7 +510,7 @@ fn split_field_prefix(s: &str) -> (&str, &str) {
 /// `key=value` where value is `[not.]op.operand`.
 #[cfg(test)]
 pub fn parse_filter(key: &str, value: &str) -> Result<Filter, ApiError> {
-    let field = parse_field(key)?;
+    let field = grammar::tree_path(key)?.1;
     parse_op_operand(field, value, false).map_err(|d| parse_error(format!("failed to parse filter ({value})"), d))
 }
 
@@ -673,24 +648,42 @@ fn parse_logic_children(key: &str, value: &str) -> Result<Vec<Condition>, ApiErr
         .strip_prefix('(')
         .and_then(|r| r.strip_suffix(')'))
         .ok_or_else(|| err(format!("{key} expects (condition,condition,...)")))?;
-    split_top_level(inner, ',').map_err(err)?.into_iter().map(|item| parse_logic_item(item).map_err(err)).collect()
+    // PostgREST parses `<op><value>` (`or(a.eq.1)`), so its columns count the operator too.
+    let op = key.rsplit('.').next().unwrap_or(key);
+    let op = if key.split('.').any(|p| p == "not") { format!("not.{op}") } else { op.to_owned() };
+    let ctx = Logic { value, op: &op };
+    split_top_level(inner, ',').map_err(err)?.into_iter().map(|item| parse_logic_item(item, &ctx)).collect()
 }
 
-fn parse_logic_item(item: &str) -> Result<Condition, String> {
+struct Logic<'a> {
+    value: &'a str,
+    op: &'a str,
+}
+
+fn parse_logic_item(item: &str, ctx: &Logic) -> Result<Condition, ApiError> {
+    let err = |d: String| parse_error(format!("failed to parse logic tree ({})", ctx.value), d);
     let (negated, body) = match item.strip_prefix("not.") {
         Some(r) if r.starts_with("and(") || r.starts_with("or(") => (true, r),
         _ => (false, item),
     };
     for (prefix, or) in [("and(", false), ("or(", true)] {
         if let Some(inner) = body.strip_prefix(prefix) {
-            let inner = inner.strip_suffix(')').ok_or("unclosed logic group")?;
-            let children = split_top_level(inner, ',')?.into_iter().map(parse_logic_item).collect::<Result<_, _>>()?;
+            let inner = inner.strip_suffix(')').ok_or_else(|| err("unclosed logic group".into()))?;
+            let children = split_top_level(inner, ',')
+                .map_err(err)?
+                .into_iter()
+                .map(|i| parse_logic_item(i, ctx))
+                .collect::<Result<_, _>>()?;
             return Ok(Condition::Logic { negated, or, children });
         }
     }
     let (field_part, rest) = split_field_prefix(item);
-    let field = parse_field(field_part).map_err(|e| e.message)?;
-    Ok(Condition::Filter(parse_op_operand(field, rest, true)?))
+    let field = grammar::whole_field(field_part).map_err(|e| {
+        let at = grammar::offset_in(ctx.value, field_part) + ctx.op.chars().count();
+        e.shifted(at)
+            .to_api_error(&format!("failed to parse logic tree ({})", ctx.value), &format!("{}{}", ctx.op, ctx.value))
+    })?;
+    Ok(Condition::Filter(parse_op_operand(field, rest, true).map_err(err)?))
 }
 
 /// `Range: 0-9` → (offset 0, limit 10); `Range: 5-` → (offset 5, no limit).
@@ -815,7 +808,10 @@ mod tests {
         let f = parse_filter("metadata->>source", "eq.loop").unwrap();
         assert_eq!(
             f.field,
-            Field { column: "metadata".into(), path: vec![JsonStep { as_text: true, key: "source".into() }] }
+            Field {
+                column: "metadata".into(),
+                path: vec![JsonStep { as_text: true, key: "source".into(), index: false }]
+            }
         );
         let f = parse_filter("data->a->0->>b", "eq.1").unwrap();
         assert_eq!(f.field.path.len(), 3);

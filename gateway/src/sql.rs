@@ -47,13 +47,10 @@ pub fn field_expr(qual: &str, field: &Field, table: Option<&Table>) -> String {
     let mut out = if is_json { base } else { format!("to_jsonb({base})") };
     for step in &field.path {
         out.push_str(if step.as_text { "->>" } else { "->" });
-        // An array index is a whole integer (PostgREST's parser: an optional `-`, then
-        // digits); every other key, `--` and `-` included, is a quoted literal.
-        let digits = step.key.strip_prefix('-').unwrap_or(&step.key);
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            out.push_str(&step.key);
-        } else {
-            out.push_str(&literal(&step.key));
+        // SqlFragment.hs `pgFmtJsonOperand`: a key is a literal, an index a literal cast to int.
+        out.push_str(&literal(&step.key));
+        if step.index {
+            out.push_str("::int");
         }
     }
     out
@@ -234,7 +231,7 @@ mod tests {
         assert_eq!(where_of("n=in.()"), " WHERE false");
         // Without a known json column, PostgREST goes through to_jsonb.
         assert_eq!(where_of("m->>source=eq.loop"), " WHERE to_jsonb(\"t\".\"m\")->>'source' = 'loop'");
-        assert_eq!(where_of("m->a->0=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->0 = '1'");
+        assert_eq!(where_of("m->a->0=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->'+0'::int = '1'");
         assert_eq!(where_of("t=like(any).{*a*,b}"), " WHERE \"t\".\"t\" LIKE ANY('{%a%,b}')");
         assert_eq!(where_of("n=lt(all).{1,2}"), " WHERE \"t\".\"n\" < ALL('{1,2}')");
         assert_eq!(where_of("x=is.null&y=not.is.null"), " WHERE \"t\".\"x\" IS NULL AND NOT (\"t\".\"y\" IS NULL)");
@@ -247,12 +244,13 @@ mod tests {
     }
 
     #[test]
-    fn json_path_keys_are_literals_unless_whole_integers() {
-        // `--` would start an SQL comment if written bare.
-        assert_eq!(where_of("m->--=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'--' = '1'");
-        assert_eq!(where_of("m->>-=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->>'-' = '1'");
+    fn json_path_keys_are_literals_and_indexes_literals_cast_to_int() {
+        // SqlFragment.hs `pgFmtJsonOperand`. Keys PostgREST refuses (`--`, `-`) never get here.
+        assert_eq!(where_of("m->%22--%22=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'--' = '1'");
         assert_eq!(where_of("m->1-2=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'1-2' = '1'");
-        assert_eq!(where_of("m->-1=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->-1 = '1'");
-        assert_eq!(where_of("m->a->>12=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->>12 = '1'");
+        assert_eq!(where_of("m->a'b=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a''b' = '1'");
+        assert_eq!(where_of("m->-1=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'-1'::int = '1'");
+        assert_eq!(where_of("m->a->>12=eq.1"), " WHERE to_jsonb(\"t\".\"m\")->'a'->>'+12'::int = '1'");
+        assert!(parse_query(&decode_pairs("m->--=eq.1"), false).is_err());
     }
 }

@@ -230,6 +230,53 @@ fn reads_select_filters_order_and_json_paths() {
 }
 
 #[test]
+fn json_path_keys_parse_as_postgrest() {
+    let Some(s) = setup() else { return };
+    seed_items(&s, r#"[{"id":111,"name":"keys","meta":{"--":"dashes","a-b":1,"list":[1,2,3]}}]"#);
+    let get = |q: &str| call(&s, "GET", &format!("/rest/v1/gw_items?id=eq.111&{q}"), &svc(&s), None);
+    // PostgREST's answer for a key of dashes: its JSON-path parser refuses it (QueryParams.hs
+    // pJsonPath: neither an index, `-` then digits, nor a key, which cannot start with `-`).
+    let r = get("select=id&meta-%3E--=eq.dashes");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"code": "PGRST100", "details": "unexpected \"-\" expecting digit", "hint": null,
+                           "message": "\"failed to parse tree path (meta->--)\" (line 1, column 8)"})
+    );
+    let r = get("select=id,meta-%3E--");
+    assert_eq!(
+        (r.status, r.json()["message"].as_str()),
+        (400, Some(r#""failed to parse select parameter (id,meta->--)" (line 1, column 11)"#))
+    );
+    assert_eq!(get("select=id&order=meta-%3E--").status, 400);
+    assert_eq!(get("select=id&or=(meta-%3E--.eq.1)").status, 400);
+    assert_eq!(get("select=id&meta-=eq.1").json()["details"], "unexpected end of input expecting letter or digit");
+    // columns= is parsed on every request (QueryParams.hs `parse`), reads included.
+    let r = get("columns=,a");
+    assert_eq!(
+        (r.status, r.json()["message"].as_str()),
+        (400, Some(r#""failed to parse columns parameter (,a)" (line 1, column 1)"#))
+    );
+    // What it accepts: a quoted key, dashes between key characters, negative indexes.
+    assert_eq!(ids(&get("select=id&meta-%3E%3E%22--%22=eq.dashes")), [111]);
+    assert_eq!(ids(&get("select=id&meta-%3Ea-b=eq.1")), [111]);
+    assert_eq!(get("select=last:meta-%3Elist-%3E-1").json(), serde_json::json!([{"last": 3}]));
+    // Aliases are field names and casts identifiers (pFieldSelect).
+    assert_eq!(
+        get("select=%22my%20alias%22:id,n:name::text").json(),
+        serde_json::json!([{"my alias": 111, "n": "keys"}])
+    );
+    assert_eq!(get("select=a!b:id").status, 400);
+    let r = get("select=id::text%5B%5D");
+    assert_eq!(
+        (r.status, r.json()["message"].as_str()),
+        (400, Some(r#""failed to parse select parameter (id::text[])" (line 1, column 9)"#))
+    );
+    // Text after a complete path is ignored by PostgREST's filter-key parser.
+    assert_eq!(ids(&get("select=id&id!x=eq.111")), [111]);
+}
+
+#[test]
 fn pagination_counts_and_ranges() {
     let Some(s) = setup() else { return };
     let rows: Vec<String> = (201..=210).map(|i| format!(r#"{{"id":{i},"name":"p{i}"}}"#)).collect();
@@ -855,8 +902,9 @@ fn cors_like_postgrest() {
 #[test]
 fn fault_mode_status_drop_and_delay() {
     let Some(s) = setup() else { return };
-    let admin =
-        |method: &str, path: &str, body: Option<&str>| call(&s, method, &format!("/__gateway/{path}"), &[], body);
+    let admin = |method: &str, path: &str, body: Option<&str>| {
+        call(&s, method, &format!("/__gateway/{path}"), &[("apikey", &s.secret)], body)
+    };
     // Only gw_children is touched here, so other tests running in parallel are unaffected.
     let rules = r#"[{"action":"status","status":503,"path":"/gw_children","method":"GET","nth":[1]},
                     {"action":"drop_before","path":"/gw_children","method":"POST","nth":[1]},
@@ -890,6 +938,55 @@ fn fault_mode_status_drop_and_delay() {
     let log = admin("GET", "requests", None).json();
     assert!(log["count"].as_u64().unwrap() > 0);
     assert_eq!(admin("DELETE", "faults", None).status, 200);
+}
+
+#[test]
+fn admin_routes_need_the_service_key_and_answer_no_cors() {
+    let Some(s) = setup() else { return };
+    let origin = ("Origin", "http://evil.test");
+    let user = bearer(&jwt(&s, "00000000-0000-0000-0000-0000000000aa", "authenticated", 60));
+    let service_jwt = bearer(&jwt(&s, "", "service_role", 60));
+    let forged = format!("Bearer {}x", &service_jwt["Bearer ".len()..]);
+    let refused: [Vec<(&str, &str)>; 6] = [
+        vec![],
+        vec![("apikey", &s.anon)],
+        vec![("apikey", &s.publishable)],
+        vec![("apikey", &s.anon), ("Authorization", &user)],
+        vec![("Authorization", &forged)],
+        vec![("apikey", "sb_secret_wrong")],
+    ];
+    for headers in &refused {
+        for (method, path) in [("GET", "requests"), ("PUT", "faults"), ("DELETE", "requests")] {
+            let r = call(&s, method, &format!("/__gateway/{path}"), &with(headers, origin), Some("[]"));
+            assert_eq!(r.status, 401, "{method} {path} with {headers:?}: {}", r.body);
+            assert_eq!(r.header("access-control-allow-origin"), None, "{method} {path} with {headers:?}");
+        }
+    }
+    // The key in the query string is not enough: only headers count.
+    let r = call(&s, "GET", &format!("/__gateway/requests?apikey={}", s.secret), &[], None);
+    assert_eq!(r.status, 401);
+    let accepted: [Vec<(&str, &str)>; 3] =
+        [vec![("apikey", &s.secret)], vec![("apikey", &s.service)], vec![("Authorization", &service_jwt)]];
+    for headers in &accepted {
+        let r = call(&s, "GET", "/__gateway/requests", &with(headers, origin), None);
+        assert_eq!(r.status, 200, "{headers:?}: {}", r.body);
+        assert_eq!(r.header("access-control-allow-origin"), None, "{headers:?}");
+        assert_eq!(r.header("access-control-expose-headers"), None, "{headers:?}");
+    }
+    // A browser's preflight gets no CORS answer, so a page on another origin cannot send
+    // the key even if it had it.
+    let r = call(
+        &s,
+        "OPTIONS",
+        "/__gateway/faults",
+        &[origin, ("Access-Control-Request-Method", "PUT"), ("Access-Control-Request-Headers", "apikey")],
+        None,
+    );
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    assert_eq!(r.header("access-control-allow-methods"), None);
+    // The API itself keeps PostgREST's CORS.
+    let r = call(&s, "OPTIONS", "/rest/v1/gw_items", &[origin, ("Access-Control-Request-Method", "GET")], None);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
 }
 
 /// Runs SQL as postgres (DDL, or a look at the server's own state); returns psql's output.

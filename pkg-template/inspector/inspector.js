@@ -161,7 +161,7 @@ function renderWho() {
 function signInView(problem) {
   const url = h("input", { id: "f-url", name: "url", value: project.url, required: true, size: 40, readonly: project.fixed || null });
   const key = h("input", { id: "f-key", name: "apiKey", value: project.apiKey, required: true, size: 40, readonly: project.fixed || null });
-  const token = h("textarea", { id: "f-token", name: "token", rows: 3, placeholder: "eyJhbGciOi… (scripts/stack.sh jwt <user id>)" });
+  const token = h("textarea", { id: "f-token", name: "token", rows: 3, placeholder: "eyJhbGciOi… (a signed-in user's access token: supabase-js session.access_token)" });
   const pasted = h("form", { class: "panel", "aria-labelledby": "h-token", onsubmit: (ev) => {
     ev.preventDefault();
     project.url = /** @type {HTMLInputElement} */ (url).value.trim();

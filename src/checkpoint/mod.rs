@@ -26,8 +26,8 @@ pub use ops::{Call, MIGRATION, check, operation};
 
 pub use read::{BlobRef, ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
 pub use write::{
-    BlobArg, GetTupleArgs, ListArgs, PutArgs, PutWritesArgs, WriteArg, get_tuple_args, list_args, put_args,
-    put_writes_args, strip_nul,
+    BlobArg, GetTupleArgs, ListArgs, MAX_PREVIEW_CHARS, PutArgs, PutWritesArgs, WriteArg, get_tuple_args, list_args,
+    list_threads_args, preview_arg, put_args, put_writes_args, strip_nul,
 };
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};

@@ -2,13 +2,16 @@
 //! migration, and the same checks for the in-memory backend (which makes no request).
 //!
 //! All of them are safe to send twice, so the client may retry them after a lost answer:
-//! blobs are insert-once per (channel, version), the checkpoint row an upsert of the same
-//! content, ordinary writes insert-once and special writes an upsert of the same values;
+//! blobs, the checkpoint row and ordinary writes are insert-once (the same content again is
+//! a no-op), special writes an upsert of the same values;
 //! deleting a thread, retention and metrics likewise.
 
 use serde_json::Value;
 
-use super::{CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, put_args, put_writes_args};
+use super::{
+    CheckpointError, TypedBytes, decode_rows, get_tuple_args, list_args, list_threads_args, preview_arg, put_args,
+    put_writes_args,
+};
 use crate::error::ErrorReport;
 use crate::op::{Op, Output, Step};
 use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
@@ -25,6 +28,8 @@ pub const MIGRATION: crate::schema::Migration = (
         "langgraph_checkpoint_metrics",
         "langgraph_get_tuple",
         "langgraph_list",
+        "langgraph_list_threads",
+        "langgraph_threads",
         "langgraph_put",
         "langgraph_put_writes",
         "langgraph_delete_thread",
@@ -54,6 +59,9 @@ pub enum Call {
         new_versions: Value,
         values: Vec<(String, TypedBytes)>,
         metadata: TypedBytes,
+        /// `{human, ai}` text of the state's last messages, or `null` (boxed: the
+        /// variant would be far larger than the others).
+        preview: Box<Value>,
     },
     PutWrites {
         configurable: Value,
@@ -71,6 +79,10 @@ pub enum Call {
     /// Counts and bytes of one thread, or of every visible one.
     Metrics {
         thread_id: Option<String>,
+    },
+    /// The caller's threads, newest first: `{prefix, filter, limit, offset}`.
+    ListThreads {
+        options: Value,
     },
 }
 
@@ -112,8 +124,9 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
                 nothing => nothing,
             })
         }
-        Call::Put { configurable, checkpoint, new_versions, values, metadata } => {
-            let args = put_args(&configurable, &checkpoint, &new_versions, values, metadata)?;
+        Call::Put { configurable, checkpoint, new_versions, values, metadata, preview } => {
+            let mut args = put_args(&configurable, &checkpoint, &new_versions, values, metadata)?;
+            args.p_preview = preview_arg(&preview)?;
             let stored = value!({
                 "thread_id": args.p_thread_id, "checkpoint_ns": args.p_checkpoint_ns, "checkpoint_id": args.p_checkpoint_id,
             });
@@ -143,6 +156,7 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
         Call::Metrics { thread_id } => {
             rpc("langgraph_checkpoint_metrics", Ok(value!({ "p_thread_id": thread_id })), Answer::Data)
         }
+        Call::ListThreads { options } => rpc("langgraph_list_threads", list_threads_args(&options), Answer::Data),
     }
 }
 
@@ -210,6 +224,62 @@ mod tests {
         for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
             let e = operation(&target(), Call::CleanupOldCheckpoints { days_old: bad }).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("daysOld"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn list_threads_is_one_idempotent_rpc_with_checked_options() {
+        let r = sent(Call::ListThreads { options: Value::Null });
+        assert!(r.url.ends_with("/rpc/langgraph_list_threads") && r.idempotent, "{}", r.url);
+        assert_eq!(r.body.as_deref(), Some(r#"{"p_prefix":null,"p_filter":null,"p_limit":50,"p_offset":0}"#));
+        let r = sent(Call::ListThreads {
+            options: json!({"prefix": "chat-", "filter": {"source": "loop"}, "limit": 10, "offset": 20}),
+        });
+        assert_eq!(
+            r.body.as_deref(),
+            Some(r#"{"p_prefix":"chat-","p_filter":{"source":"loop"},"p_limit":10,"p_offset":20}"#)
+        );
+        for (options, field) in [
+            (json!([]), "options"),
+            (json!({"limit": 0}), "options.limit"),
+            (json!({"limit": 1001}), "options.limit"),
+            (json!({"offset": -1}), "options.offset"),
+            (json!({"prefix": 5}), "options.prefix"),
+            (json!({"prefix": "x".repeat(256)}), "options.prefix"),
+            (json!({"filter": "source"}), "options.filter"),
+            (json!({"before": "c1"}), "options.before"),
+        ] {
+            let e = operation(&target(), Call::ListThreads { options }).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field));
+        }
+    }
+
+    #[test]
+    fn a_put_carries_its_preview_checked() {
+        let put = |preview: Value| Call::Put {
+            configurable: json!({"thread_id": "t"}),
+            checkpoint: json!({"id": "c", "channel_versions": {}}),
+            new_versions: json!({}),
+            values: vec![],
+            metadata: TypedBytes { type_: "json".into(), bytes: b"{}".to_vec() },
+            preview: Box::new(preview),
+        };
+        let body = |r: crate::transport::request::HttpRequest| -> Value {
+            serde_json::from_str(r.body.as_deref().unwrap()).unwrap()
+        };
+        assert_eq!(
+            body(sent(put(json!({"human": "hi", "ai": null})))).get("p_preview"),
+            Some(&json!({"human": "hi", "ai": null}))
+        );
+        assert_eq!(body(sent(put(Value::Null))).get("p_preview"), None, "none sent: the RPC's default");
+        for (preview, field) in [
+            (json!("hi"), "preview"),
+            (json!({"human": 1}), "preview.human"),
+            (json!({"user": "x"}), "preview.user"),
+            (json!({"ai": "x".repeat(super::super::MAX_PREVIEW_CHARS + 1)}), "preview.ai"),
+        ] {
+            let e = operation(&target(), put(preview)).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field));
         }
     }
 

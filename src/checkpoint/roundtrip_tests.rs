@@ -119,7 +119,8 @@ impl Db {
 
 /// Postgres' text for a jsonb number, via the same rule `put_args` uses for versions.
 fn version_text_of(v: &Value) -> String {
-    let args = put_args(&json!({"thread_id": "t"}), &json!({"id": "c"}), &json!({"x": v}), vec![], meta(&json!({})))
+    let checkpoint = json!({"id": "c", "channel_versions": {"x": v}});
+    let args = put_args(&json!({"thread_id": "t"}), &checkpoint, &json!({"x": v}), vec![], meta(&json!({})))
         .expect("a numeric version");
     args.p_blobs[0].version.clone()
 }

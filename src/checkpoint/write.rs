@@ -90,6 +90,52 @@ fn version_text(v: &Value, field: &str) -> Result<String> {
 
 // ------------------------------------------------------------------------------- put
 
+/// The longest message text a thread's preview keeps (the saver cuts to less).
+pub const MAX_PREVIEW_CHARS: usize = 2000;
+
+/// A put's preview: `null` (none), or `{human, ai}` with each a string of at most
+/// [`MAX_PREVIEW_CHARS`] characters or `null`.
+pub fn preview_arg(preview: &Value) -> Result<Option<Value>> {
+    if preview.is_null() {
+        return Ok(None);
+    }
+    let o = input::object(preview, "preview")?;
+    input::only(o, "preview", "field", &["human", "ai"])?;
+    for (k, v) in o {
+        if !v.is_null() {
+            let path = input::key("preview", k);
+            input::at_most(&input::string(v, &path)?, &path, MAX_PREVIEW_CHARS)?;
+        }
+    }
+    Ok(Some(preview.clone()))
+}
+
+/// `listThreads(options)`: `{prefix, filter, limit, offset}`, each optional, as the
+/// arguments of `rpc/langgraph_list_threads`.
+pub fn list_threads_args(options: &Value) -> Result<Value> {
+    let empty = Map::new();
+    let o = if options.is_null() { &empty } else { input::object(options, "options")? };
+    input::only(o, "options", "option", &["prefix", "filter", "limit", "offset"])?;
+    let prefix = input::get(o, "prefix").map(|v| input::string(v, "options.prefix")).transpose()?;
+    if let Some(p) = &prefix {
+        input::at_most(p, "options.prefix", input::MAX_ID_CHARS)?;
+    }
+    let filter = input::get(o, "filter")
+        .map(|v| input::object(v, "options.filter").map(|m| strip_nul(Value::Object(m.clone()))))
+        .transpose()?;
+    let limit = input::get(o, "limit").map(|v| input::whole(v, "options.limit", 1, 1000)).transpose()?.unwrap_or(50);
+    let offset = input::get(o, "offset")
+        .map(|v| input::whole(v, "options.offset", 0, i64::from(i32::MAX)))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(Value::Object(object(vec![
+        ("p_prefix", Some(prefix.map_or(Value::Null, Value::String))),
+        ("p_filter", Some(filter.unwrap_or(Value::Null))),
+        ("p_limit", Some(limit.into())),
+        ("p_offset", Some(offset.into())),
+    ])))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlobArg {
     pub channel: String,
@@ -126,6 +172,9 @@ pub struct PutArgs {
     pub p_checkpoint: Map<String, Value>,
     pub p_metadata: Value,
     pub p_blobs: Vec<BlobArg>,
+    /// `{human, ai}`: the text of the state's last human and AI messages, kept with the
+    /// thread for listings ([`preview_arg`]); `None` when the saver sent none.
+    pub p_preview: Option<Value>,
 }
 
 impl PutArgs {
@@ -140,6 +189,7 @@ impl PutArgs {
             ("p_checkpoint", Some(Value::Object(self.p_checkpoint.clone()))),
             ("p_metadata", Some(self.p_metadata.clone())),
             ("p_blobs", Some(Value::Array(self.p_blobs.iter().map(BlobArg::to_json).collect()))),
+            ("p_preview", self.p_preview.clone()),
         ]))
     }
 }
@@ -174,9 +224,10 @@ pub fn put_args(
         return Err(CheckpointError::invalid("checkpoint.id", "checkpoint.id must not be empty"));
     }
     input::at_most(&id, "checkpoint.id", input::MAX_ID_CHARS)?;
-    if let Some(versions) = input::get(checkpoint, "channel_versions") {
-        input::object(versions, "checkpoint.channel_versions")?;
-    }
+    let versions = match input::get(checkpoint, "channel_versions") {
+        Some(versions) => Some(input::object(versions, "checkpoint.channel_versions")?),
+        None => None,
+    };
 
     let new_versions = match new_versions {
         Value::Null => &Map::new(),
@@ -189,6 +240,19 @@ pub fn put_args(
             input::at_most(channel, &path, input::MAX_ID_CHARS)?;
             let version = version_text(version, &path)?;
             input::at_most(&version, &path, input::MAX_ID_CHARS)?;
+            // A value is stored at the version its checkpoint gives the channel, and only
+            // with it (the database refuses any other: a stray version would make a later
+            // put of that version a conflict).
+            let named = versions.and_then(|v| v.get(channel)).map(|v| version_text(v, &path)).transpose()?;
+            if named.as_deref() != Some(version.as_str()) {
+                return Err(CheckpointError::invalid(
+                    &path,
+                    format!(
+                        "{path} is {version}, but checkpoint.channel_versions gives the channel {}",
+                        named.as_deref().unwrap_or("no version")
+                    ),
+                ));
+            }
             // A linear search: a graph has a handful of channels, and a map would only add code.
             let value = values.iter().position(|(c, _)| c == channel).map(|i| values.swap_remove(i).1);
             Ok(match value {
@@ -210,6 +274,7 @@ pub fn put_args(
         p_checkpoint: checkpoint.clone(),
         p_metadata: metadata_json(metadata)?,
         p_blobs: blobs,
+        p_preview: None,
     })
 }
 
@@ -516,6 +581,11 @@ mod tests {
         );
         assert_eq!(field(put(t(), &ok_ckpt, json!([]), meta())), "newVersions");
         assert_eq!(field(put(t(), &ok_ckpt, json!({"a": null}), meta())), "newVersions.a");
+        assert_eq!(
+            field(put(t(), &ok_ckpt, json!({"zz": 1}), meta())),
+            "newVersions.zz",
+            "a channel the checkpoint has no version of"
+        );
         assert_eq!(
             field(put(t(), &ok_ckpt, json!({}), TypedBytes { type_: "bytes".into(), bytes: vec![] })),
             "metadata"

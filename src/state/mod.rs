@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::op::Step;
-use crate::transport::options::{Returning, WriteOptions};
+use crate::transport::options::RpcOptions;
 use crate::transport::request::{self, HttpRequest};
 use crate::transport::target::Target;
 
@@ -74,16 +74,16 @@ fn in_tenant(t: &Target, mut filters: Vec<Value>) -> Vec<Value> {
 
 pub use crate::op::Op;
 
-/// Deletes the caller's row of `table` with this `session_id`; the answer is whether there
-/// was one.
-fn delete_session(t: &Target, table: &str, id: &str) -> Result<Op, ErrorReport> {
-    let write = WriteOptions {
-        returning: Returning::Representation,
-        columns: Some("session_id".into()),
-        filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
-        ..Default::default()
-    };
-    Ok(json_op(request::delete(t, table, &write)?, |rows| Ok(value!(rows.as_array().is_some_and(|r| !r.is_empty())))))
+/// Deletes the caller's session `id` through `function` (the table's one door for a
+/// signed-in user); the answer is whether there was one.
+fn delete_session(t: &Target, function: &str, id: &str) -> Result<Op, ErrorReport> {
+    let req = request::rpc(
+        t,
+        function,
+        &value!({ "p_session_id": id }),
+        &RpcOptions { idempotent: true, ..Default::default() },
+    )?;
+    Ok(json_op(req, |existed| Ok(value!(existed.as_bool() == Some(true)))))
 }
 
 /// How a store reads the JSON answer of its request into the operation's result.

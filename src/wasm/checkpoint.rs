@@ -51,9 +51,10 @@ fn channel_values(field: &str, v: &JsValue) -> Result<Vec<(String, TypedBytes)>,
 /// A saver call from its method name and arguments: `configurable` (JSON text) first
 /// for the checkpoint reads and writes, then the method's own:
 /// - `getTuple(configurable)`, `list(configurable, options, offset)`;
-/// - `put(configurable, checkpoint, newVersions, values, metadata)`;
+/// - `put(configurable, checkpoint, newVersions, values, metadata, preview?)`;
 /// - `putWrites(configurable, taskId, taskPath, writes)`;
-/// - `deleteThread(threadId)`, `cleanupOldCheckpoints(daysOld)`, `metrics(threadId?)`.
+/// - `deleteThread(threadId)`, `cleanupOldCheckpoints(daysOld)`, `metrics(threadId?)`,
+///   `listThreads(options)`.
 fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
     let arg = |i: u32| args.get(i);
     let configurable = || json("config.configurable", &arg(0));
@@ -70,6 +71,7 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
             new_versions: json("newVersions", &arg(2))?,
             values: channel_values("values", &arg(3))?,
             metadata: typed("metadata", &arg(4))?,
+            preview: Box::new(if arg(5).is_undefined() { Value::Null } else { json("preview", &arg(5))? }),
         },
         "putWrites" => Call::PutWrites {
             configurable: configurable()?,
@@ -80,6 +82,7 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
         "deleteThread" => Call::DeleteThread { thread_id: args::string("threadId", &arg(0))? },
         "cleanupOldCheckpoints" => Call::CleanupOldCheckpoints { days_old: args::number("daysOld", &arg(0))? },
         "metrics" => Call::Metrics { thread_id: args::optional_string("threadId", &arg(0))? },
+        "listThreads" => Call::ListThreads { options: json("options", &arg(0))? },
         other => {
             return Err(ErrorReport::invalid_input(
                 "op",

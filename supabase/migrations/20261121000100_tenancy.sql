@@ -18,14 +18,18 @@
 -- independent objects, and neither can notice the other: no squatting, no existence
 -- oracle.
 --
---   a signed-in user (role authenticated)  the JWT's `sub`, a user of auth.users; a token
---                                          without a valid `sub`, or whose user no longer
---                                          exists (deleted), is refused (PT401 → HTTP 401)
+--   a signed-in user (role authenticated)  the JWT's `sub`, a user of auth.users who may
+--                                          still sign in; a token without a valid `sub`, or
+--                                          whose user no longer exists (deleted), is
+--                                          soft-deleted (deleted_at) or banned
+--                                          (banned_until in the future), is refused
+--                                          (PT401 → HTTP 401, one answer for all of them).
+--                                          An anonymous user (is_anonymous) is a user.
 --   the service role (or a direct database the service tenant, the nil UUID, unless the
 --   connection as a BYPASSRLS/superuser     request carries `x-agentmem-tenant: <user uuid>`
 --   role)                                  to act for that user, who must exist in
---                                          auth.users (anything else: 42501, one answer
---                                          whether or not the id exists)
+--                                          auth.users and may sign in (anything else:
+--                                          42501, one answer whether or not the id exists)
 --   anon, or any other role                refused (42501)
 --
 -- The service tenant is a key space like a user's: an id the service role names without
@@ -49,16 +53,26 @@
 -- HTTP endpoint. The API roles may execute the identity functions because row-level
 -- security policies and the public functions call them as the caller.
 --
+-- One door for writes. The API roles read agentmem's tables under row-level security and
+-- write them only through agentmem's functions: the functions that write run as their
+-- owner (SECURITY DEFINER, search_path pinned empty) and keep every row they touch in the
+-- caller's key space themselves (agentmem.tenant(), agentmem.thread_key()), so the rules
+-- they enforce (immutable values, keys in their key space, bounds, bookkeeping) cannot be
+-- gone around with a POST, PATCH or DELETE on the table. Each table has one policy, for
+-- SELECT: a later migration that grants a write privilege to authenticated anyway opens
+-- nothing (row-level security then refuses every write).
+--
 -- Privileges, the same for every agentmem table and function (granted only through the
 -- helpers below, agentmem.protect / grant_table / expose / expose_to_service /
 -- keep_private, so no file states them by hand):
 --   anon           nothing: no table, no function, no usage of schema agentmem
---   authenticated  select, insert, update, delete on the tables (what row-level security
---                  then narrows to the caller's tenant; fewer where a table says so);
---                  execute on the RPCs and on the helpers they and the policies call
+--   authenticated  select on the tables (what row-level security then narrows to the
+--                  caller's tenant); execute on the RPCs and on the helpers they and the
+--                  policies call
 --   service_role   select, insert, update, delete on the tables (it bypasses row-level
---                  security; agentmem's functions still keep it in its tenant); execute
---                  on the RPCs, the helpers, and the service-only functions
+--                  security: a project's own server code may read and repair rows, and
+--                  must keep their keys, tenants and values as agentmem's functions would);
+--                  execute on the RPCs, the helpers, and the service-only functions
 --   nobody         TRUNCATE, REFERENCES, TRIGGER; a later migration that grants TRUNCATE
 --                  anyway is stopped by a trigger for every role but the service role
 --
@@ -131,10 +145,12 @@ as $$
   select p_text ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
 $$;
 
--- Whether p_id is a user of Supabase Auth. SECURITY DEFINER: the API roles cannot read
--- auth.users. It answers only the questions agentmem.tenant() asks, so it is no oracle of
--- user ids: the service role about anyone, a signed-in user about their own sub (false
--- otherwise). agentmem.tenant() remembers the last user it found for the rest of the
+-- Whether p_id is a user of Supabase Auth who may still sign in: neither soft-deleted
+-- (deleted_at) nor banned (banned_until in the future), as Supabase Auth refuses them at
+-- sign-in and refresh; their tokens stay valid JWTs until they expire, and this is what
+-- stops them. SECURITY DEFINER: the API roles cannot read auth.users. It answers only the
+-- questions agentmem.tenant() asks, so it is no oracle of user ids: the service role about
+-- anyone, a signed-in user about their own sub (false otherwise). agentmem.tenant() remembers the last user it found for the rest of the
 -- transaction (agentmem.known_user), so a request looks the user up once.
 create or replace function agentmem.user_exists(p_id uuid)
 returns boolean
@@ -146,7 +162,10 @@ as $$
   select coalesce((agentmem.is_service()
                    or p_id::text operator(pg_catalog.=)
                       pg_catalog.lower(nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))
-                  and exists (select 1 from auth.users u where u.id operator(pg_catalog.=) p_id), false)
+                  and exists (select 1 from auth.users u
+                               where u.id operator(pg_catalog.=) p_id and u.deleted_at is null
+                                 and (u.banned_until is null or u.banned_until operator(pg_catalog.<=) pg_catalog.now())),
+                  false)
 $$;
 
 -- The caller's tenant, or an error that says why there is none.
@@ -172,7 +191,7 @@ begin
     end if;
     if current_setting('agentmem.known_user', true) is distinct from v_sub then
       if not agentmem.user_exists(v_sub::uuid) then
-        raise exception 'agentmem: this token''s user does not exist (deleted?)'
+        raise exception 'agentmem: this token''s user does not exist or may not sign in (deleted or banned)'
           using errcode = 'PT401', hint = 'sign in again';
       end if;
       perform set_config('agentmem.known_user', v_sub, true);
@@ -188,7 +207,7 @@ begin
        or (current_setting('agentmem.known_user', true) is distinct from v_acting
            and not agentmem.user_exists(v_acting::uuid)) then
       raise exception 'agentmem: x-agentmem-tenant must be the id of an existing user'
-        using errcode = '42501', hint = 'the service role acts only for users of auth.users';
+        using errcode = '42501', hint = 'the service role acts only for users of auth.users who may sign in';
     end if;
     perform set_config('agentmem.known_user', v_acting, true);
     return v_acting::uuid;
@@ -285,6 +304,16 @@ as $$
   select array[agentmem.tenant()]
 $$;
 
+-- The tenants whose shared threads the caller may also write (not only read): all of them
+-- by default (replaced by the deal-scope option, whose read-only roles only read).
+create or replace function agentmem.thread_write_tenants()
+returns uuid[]
+language sql
+stable
+as $$
+  select agentmem.thread_tenants()
+$$;
+
 -- The key of the caller's thread p_thread_id. A shared thread outside the caller's scopes
 -- is refused whether or not it exists; so is, to the service tenant, an id in the form of
 -- another tenant's key ('<uuid>/…'): the service role reaches other key spaces only by
@@ -321,6 +350,26 @@ begin
 end;
 $$;
 
+-- The key of the caller's thread p_thread_id for a write: agentmem.thread_key, and for a
+-- shared thread a scope the caller may write in (42501 for a member who may only read).
+create or replace function agentmem.thread_write_key(p_thread_id text)
+returns text
+language plpgsql
+stable
+as $$
+declare
+  v_key   text := agentmem.thread_key(p_thread_id);
+  v_scope uuid := agentmem.thread_scope(p_thread_id);
+begin
+  if v_scope is not null and not (v_scope = any (agentmem.thread_write_tenants())) then
+    raise exception 'agentmem: thread % is read-only for you: your role in its scope may read it, not write it',
+      quote_literal(p_thread_id)
+      using errcode = '42501', hint = 'a member whose role may write it (agentmem.deal_read_only_roles()) can';
+  end if;
+  return v_key;
+end;
+$$;
+
 create or replace function agentmem.thread_key_tenant(p_key text)
 returns uuid
 language sql
@@ -351,6 +400,12 @@ begin
                           or new.thread_key !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/'
                         then new.thread_key
                         else substr(new.thread_key, 38) end;
+  -- A shared thread lives under its own id only: '<uuid>/cim-…' would list under the
+  -- shared thread's id in that tenant's threads without being it.
+  if tg_op = 'INSERT' and new.thread_id <> new.thread_key and agentmem.thread_scope(new.thread_id) is not null then
+    raise exception 'agentmem: thread key % names a shared thread under a tenant; shared threads are keyed by their own id',
+      quote_literal(new.thread_key) using errcode = '22023';
+  end if;
   return new;
 end;
 $$;
@@ -360,7 +415,7 @@ $$;
 -- grant ALL (TRUNCATE included) to anon, authenticated and service_role on every new table,
 -- so everything is revoked first and then stated. p_user_privileges: what authenticated
 -- gets (null: nothing, for tables only the service role uses).
-create or replace function agentmem.grant_table(p_table regclass, p_user_privileges text default 'select, insert, update, delete')
+create or replace function agentmem.grant_table(p_table regclass, p_user_privileges text default 'select')
 returns void
 language plpgsql
 set search_path = ''
@@ -435,15 +490,14 @@ begin
 end;
 $$;
 
--- Row-level security for one table: the caller's tenant (or `p_visible`) for every
--- command; anon nothing; the grants of agentmem.grant_table (p_user_privileges: what
--- authenticated gets); TRUNCATE (which RLS does not govern) refused to non-service roles
--- even if a later migration grants it; the tenant column, every NOT NULL column of the
--- primary and unique keys and `p_immutable` refused to UPDATE (a trigger whose WHEN clause compares
--- them, so an update that leaves them alone costs no function call). Re-running replaces
--- the policies and triggers.
+-- Row-level security for one table: authenticated reads the rows of the caller's tenant
+-- (or `p_visible`) and writes none (the one door: agentmem's functions write, as the
+-- table's owner); anon nothing; the grants of agentmem.grant_table; TRUNCATE (which RLS
+-- does not govern) refused to non-service roles even if a later migration grants it; the
+-- tenant column, every NOT NULL column of the primary and unique keys and `p_immutable`
+-- refused to UPDATE (a trigger whose WHEN clause compares them, so an update that leaves
+-- them alone costs no function call). Re-running replaces the policies and triggers.
 create or replace function agentmem.protect(p_table regclass, p_tenant_col name, p_visible text default null,
-                                            p_user_privileges text default 'select, insert, update, delete',
                                             p_immutable name[] default '{}')
 returns void
 language plpgsql
@@ -465,12 +519,8 @@ begin
     execute format('drop policy %I on %s', v_policy.policyname, p_table);
   end loop;
   execute format('create policy tenant_select on %s for select to authenticated using (%s)', p_table, v_rule);
-  execute format('create policy tenant_insert on %s for insert to authenticated with check (%s)', p_table, v_rule);
-  execute format('create policy tenant_update on %s for update to authenticated using (%s) with check (%s)',
-                 p_table, v_rule, v_rule);
-  execute format('create policy tenant_delete on %s for delete to authenticated using (%s)', p_table, v_rule);
 
-  perform agentmem.grant_table(p_table, p_user_privileges);
+  perform agentmem.grant_table(p_table);
 
   execute format('drop trigger if exists refuse_truncate on %s', p_table);
   execute format('create trigger refuse_truncate before truncate on %s for each statement execute function agentmem.refuse_truncate()', p_table);
@@ -495,8 +545,38 @@ begin
                  array_to_string(v_keys, ', '));
 end;
 $$;
--- The signature before p_immutable (re-running this file over an older one).
+-- Earlier signatures (re-running this file over an older one).
 drop function if exists agentmem.protect(regclass, name, text, text);
+drop function if exists agentmem.protect(regclass, name, text, text, name[]);
+
+-- A CHECK constraint of a table that may predate it: added when missing, replaced when its
+-- expression changed (re-running a file over an older install). `create table if not
+-- exists` cannot add a constraint to a table that is already there.
+create or replace function agentmem.ensure_check(p_table regclass, p_name name, p_expr text)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_def text;
+  v_want text;
+begin
+  select pg_catalog.pg_get_constraintdef(c.oid) into v_def
+    from pg_catalog.pg_constraint c where c.conrelid = p_table and c.conname = p_name;
+  if v_def is not null then
+    -- Compare the stored form of both: add the wanted one under a scratch name, read it back.
+    execute pg_catalog.format('alter table %s add constraint agentmem_check_probe check (%s) not valid', p_table, p_expr);
+    select pg_catalog.pg_get_constraintdef(c.oid) into v_want
+      from pg_catalog.pg_constraint c where c.conrelid = p_table and c.conname = 'agentmem_check_probe';
+    execute pg_catalog.format('alter table %s drop constraint agentmem_check_probe', p_table);
+    if pg_catalog.replace(v_want, ' NOT VALID', '') = v_def then
+      return;
+    end if;
+    execute pg_catalog.format('alter table %s drop constraint %I', p_table, p_name);
+  end if;
+  execute pg_catalog.format('alter table %s add constraint %I check (%s)', p_table, p_name, p_expr);
+end;
+$$;
 
 -- Bookkeeping the database keeps: what a caller writes into these columns is ignored.
 -- created_at / updated_at (timestamptz): the insert's time; updated_at moves on every update.
@@ -645,13 +725,13 @@ $$;
 select agentmem.expose(
   'agentmem.caller_role()', 'agentmem.is_service()', 'agentmem.service_tenant()', 'agentmem.is_uuid(text)',
   'agentmem.tenant()', 'agentmem.sees_all_tenants()', 'agentmem.thread_scope(text)', 'agentmem.thread_tenants()',
-  'agentmem.thread_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
+  'agentmem.thread_write_tenants()', 'agentmem.thread_key(text)', 'agentmem.thread_write_key(text)', 'agentmem.thread_key_tenant(text)', 'agentmem.check_id(text, text, integer)',
   'agentmem.check_fields(jsonb, text, text, text[], text[])',
   'agentmem.now_ms()', 'agentmem.user_exists(uuid)', 'agentmem.vector_dimensions(regclass, name)');
 select agentmem.keep_private(
   'agentmem.thread_row_derive()', 'agentmem.grant_table(regclass, text)', 'agentmem.set_execute(regprocedure[], text)',
   'agentmem.expose(regprocedure[])', 'agentmem.expose_to_service(regprocedure[])', 'agentmem.keep_private(regprocedure[])',
-  'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, text, name[])', 'agentmem.forget_user()',
+  'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, name[])', 'agentmem.forget_user()',
   'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
-  'agentmem.keep_bookkeeping(regclass, regproc)',
+  'agentmem.keep_bookkeeping(regclass, regproc)', 'agentmem.ensure_check(regclass, name, text)',
   'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)');

@@ -1,20 +1,26 @@
 -- LangGraph checkpoints over PostgREST RPC, with row-level security per tenant.
 --
 -- Creates: tables langgraph_checkpoints, langgraph_checkpoint_blobs,
---          langgraph_checkpoint_writes; the RPCs below; helpers agentmem.langgraph_value,
---          agentmem.langgraph_tuples.
+--          langgraph_checkpoint_writes, langgraph_threads; the RPCs below; helpers
+--          agentmem.langgraph_value, agentmem.langgraph_tuples, and the triggers that keep
+--          langgraph_threads.
 -- Needs:   20261121000100_tenancy.sql.
 --
 -- Three tables in the shape of @langchain/langgraph-checkpoint-postgres (checkpoints
 -- without channel values; one blob row per channel version, so unchanged channels are
 -- not rewritten; pending writes with task_path). Each saver operation is ONE RPC (= one
--- HTTP request, one transaction), SECURITY INVOKER, so row-level security decides as the
--- caller:
+-- HTTP request, one transaction). The reads are SECURITY INVOKER, so row-level security
+-- decides as the caller; the writes are the tables' only door for the API roles (see
+-- 20261121000100_tenancy.sql) and run as the owner, keyed by agentmem.thread_write_key:
 --
---   langgraph_put(...)                  blobs (new versions only) + checkpoint upsert
+--   langgraph_put(...)                  blobs (new versions only) + the checkpoint, each
+--                                       insert-once (the same content again: a no-op;
+--                                       other content under a stored key: 23505 → 409)
 --   langgraph_put_writes(...)           pending writes (special channels upserted)
 --   langgraph_get_tuple(...)            checkpoint + its blobs + its writes (+ v<4 sends)
 --   langgraph_list(...)                 the same shape, newest first, filtered
+--   langgraph_list_threads(...)         the caller's threads, newest first, with their
+--                                       latest checkpoint, count and last messages
 --   langgraph_delete_thread(...)        every row of a thread, all namespaces
 --   cleanup_old_checkpoints(days_old)   retention, keeps each thread's latest checkpoint
 --   langgraph_checkpoint_metrics(...)   counts, bytes and the newest checkpoint's time
@@ -34,6 +40,14 @@
 -- Key columns use the "C" collation, so ordering (checkpoint_id DESC, pending writes by
 -- task_path, task_id, idx) and `before` comparisons are by code point, as LangGraph
 -- requires, whatever the database's default collation is.
+--
+-- Bounds, as CHECK constraints too (so a row written around the functions, by a project's
+-- own service-role code, is refused with 23514 rather than failing in an index): every
+-- id at most 255 characters (thread_id, checkpoint_ns, checkpoint_id,
+-- parent_checkpoint_id, channel, version, task_id), task_path at most 2,000, and each
+-- primary key's text columns at most 2,400 bytes of UTF-8 together (the index's entry
+-- limit is 2,704 bytes). A value stored as text (utf8) is valid UTF-8, so no stored row
+-- can make a read fail.
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
 
@@ -132,6 +146,130 @@ begin
   end loop;
 end
 $$;
+
+select agentmem.ensure_check('public.langgraph_checkpoints', 'langgraph_checkpoints_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(checkpoint_id) <= 255
+   and char_length(parent_checkpoint_id) <= 255
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(checkpoint_id) <= 2400');
+select agentmem.ensure_check('public.langgraph_checkpoint_blobs', 'langgraph_checkpoint_blobs_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(channel) <= 255
+   and char_length(version) <= 255
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(channel) + octet_length(version) <= 2400');
+select agentmem.ensure_check('public.langgraph_checkpoint_writes', 'langgraph_checkpoint_writes_ids_check',
+  'char_length(thread_id) <= 255 and char_length(checkpoint_ns) <= 255 and char_length(checkpoint_id) <= 255
+   and char_length(task_id) <= 255 and char_length(channel) <= 255 and char_length(task_path) <= 2000
+   and octet_length(thread_key) + octet_length(checkpoint_ns) + octet_length(checkpoint_id) + octet_length(task_id) <= 2400');
+-- convert_from raises 22021 for bytes that are not UTF-8: the write fails, not a later read.
+select agentmem.ensure_check('public.langgraph_checkpoint_blobs', 'langgraph_checkpoint_blobs_utf8_check',
+  'not utf8 or blob is null or convert_from(blob, ''UTF8'') is not null');
+select agentmem.ensure_check('public.langgraph_checkpoint_writes', 'langgraph_checkpoint_writes_utf8_check',
+  'not utf8 or convert_from(blob, ''UTF8'') is not null');
+
+-- Threads ---------------------------------------------------------------------------------
+-- One row per thread (its root namespace, ''): the latest checkpoint (greatest
+-- checkpoint_id) and its metadata, how many checkpoints the thread has, when it last got a
+-- new one, and the text of its last human and AI messages when the writer sent them
+-- (AgentmemSaver does, from the state's `messages`). Kept by triggers on
+-- langgraph_checkpoints, so every writer (the RPCs, PostgresSaver through
+-- langgraph_postgres_saver.sql, retention, deletes) keeps it right, and listing a user's
+-- threads reads one index range, however long the threads are.
+do $$
+declare
+  v_new boolean := to_regclass('public.langgraph_threads') is null;
+begin
+  create table if not exists public.langgraph_threads (
+    thread_key       text collate "C" primary key,
+    tenant_id        uuid not null,
+    thread_id        text collate "C" not null,
+    checkpoint_id    text collate "C" not null,
+    metadata         jsonb not null default '{}'::jsonb,
+    checkpoint_count integer not null default 0,
+    last_human       text constraint langgraph_threads_last_human_check check (char_length(last_human) <= 2000),
+    last_ai          text constraint langgraph_threads_last_ai_check check (char_length(last_ai) <= 2000),
+    created_at       timestamptz not null default now(),
+    updated_at       timestamptz not null default now()
+  );
+  if v_new then
+    -- An install that predates the table: its threads, once.
+    insert into public.langgraph_threads (thread_key, tenant_id, thread_id, checkpoint_id, metadata, checkpoint_count,
+                                          created_at, updated_at)
+    select distinct on (c.thread_key) c.thread_key, c.tenant_id, c.thread_id, c.checkpoint_id, c.metadata,
+           count(*) over (partition by c.thread_key), min(c.created_at) over (partition by c.thread_key),
+           max(c.created_at) over (partition by c.thread_key)
+      from public.langgraph_checkpoints c
+     where c.checkpoint_ns = ''
+     order by c.thread_key, c.checkpoint_id desc;
+  end if;
+end
+$$;
+comment on table public.langgraph_threads is
+  'One row per LangGraph thread (root namespace): latest checkpoint, its metadata, checkpoint count, last human/AI message text. Kept by triggers on langgraph_checkpoints; read through rpc/langgraph_list_threads.';
+create index if not exists langgraph_threads_recent_idx on public.langgraph_threads (tenant_id, updated_at desc, thread_key);
+select agentmem.protect('public.langgraph_threads', 'tenant_id',
+                        'tenant_id = (select agentmem.tenant()) or tenant_id = any ((select agentmem.thread_tenants())::uuid[])',
+                        p_immutable => '{thread_id}');
+
+-- A new root checkpoint: the thread's row counts it, and takes it as the latest when its id
+-- is the greatest (a put of an older fork does not move the head).
+create or replace function agentmem.langgraph_thread_added()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  insert into public.langgraph_threads as t (thread_key, tenant_id, thread_id, checkpoint_id, metadata, checkpoint_count)
+  values (new.thread_key, new.tenant_id, new.thread_id, new.checkpoint_id, new.metadata, 1)
+  on conflict (thread_key) do update set
+    checkpoint_count = t.checkpoint_count + 1,
+    checkpoint_id = greatest(t.checkpoint_id, excluded.checkpoint_id),
+    metadata = case when excluded.checkpoint_id > t.checkpoint_id then excluded.metadata else t.metadata end,
+    last_human = case when excluded.checkpoint_id > t.checkpoint_id then null else t.last_human end,
+    last_ai = case when excluded.checkpoint_id > t.checkpoint_id then null else t.last_ai end,
+    updated_at = pg_catalog.now();
+  return null;
+end;
+$$;
+
+-- Deleted root checkpoints (a thread deleted, retention): each affected thread's row
+-- recounted, its head recomputed when it went, gone with its last checkpoint.
+create or replace function agentmem.langgraph_threads_removed()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  with touched as (
+    select distinct g.thread_key from gone g where g.checkpoint_ns = ''
+  ), now_there as (
+    select t.thread_key, h.checkpoint_id, h.metadata, n.count
+      from touched t
+      cross join lateral (select count(*)::integer as count from public.langgraph_checkpoints c
+                           where c.thread_key = t.thread_key and c.checkpoint_ns = '') n
+      left join lateral (select c.checkpoint_id, c.metadata from public.langgraph_checkpoints c
+                          where c.thread_key = t.thread_key and c.checkpoint_ns = ''
+                          order by c.checkpoint_id desc limit 1) h on true
+  ), emptied as (
+    delete from public.langgraph_threads r using now_there x
+     where r.thread_key = x.thread_key and x.count = 0
+  )
+  update public.langgraph_threads r set
+    checkpoint_count = x.count,
+    checkpoint_id = x.checkpoint_id,
+    metadata = x.metadata,
+    last_human = case when r.checkpoint_id = x.checkpoint_id then r.last_human end,
+    last_ai = case when r.checkpoint_id = x.checkpoint_id then r.last_ai end
+    from now_there x
+   where r.thread_key = x.thread_key and x.count > 0;
+  return null;
+end;
+$$;
+
+drop trigger if exists langgraph_thread_added on public.langgraph_checkpoints;
+create trigger langgraph_thread_added after insert on public.langgraph_checkpoints
+  for each row when (new.checkpoint_ns = '') execute function agentmem.langgraph_thread_added();
+drop trigger if exists langgraph_threads_removed on public.langgraph_checkpoints;
+create trigger langgraph_threads_removed after delete on public.langgraph_checkpoints
+  referencing old table as gone for each statement execute function agentmem.langgraph_threads_removed();
 
 -- Helpers ---------------------------------------------------------------------------------
 -- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
@@ -277,7 +415,11 @@ $$;
 -- p_blobs: [{channel, version, type, blob | text}] for the channels in newVersions; blob is
 -- base64 or null (type "empty"), text a value that is text (stored as its UTF-8 bytes).
 -- A (channel, version) already stored with the same value is kept; with another value the
--- put fails (23505, agentmem.langgraph_conflict) and writes nothing.
+-- put fails (23505, agentmem.langgraph_conflict) and writes nothing. p_preview: {"human":
+-- text, "ai": text}, the last human and AI messages of the state (each at most 2,000
+-- characters), kept on the thread's langgraph_threads row while this checkpoint is its head.
+-- (The signature before p_preview, when re-running this file over an older one.)
+drop function if exists public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb);
 create or replace function public.langgraph_put(
   p_thread_id text,
   p_checkpoint_ns text,
@@ -286,12 +428,13 @@ create or replace function public.langgraph_put(
   p_type text,
   p_checkpoint jsonb,
   p_metadata jsonb,
-  p_blobs jsonb
+  p_blobs jsonb,
+  p_preview jsonb default null
 )
 returns jsonb
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -328,7 +471,23 @@ begin
     raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null, or text)'
       using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  -- A value is stored for the version the checkpoint gives its channel, and only with that
+  -- checkpoint: no blob waits at a version no checkpoint refers to (it would make a later
+  -- put of that version a conflict).
+  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
+              where (p_checkpoint -> 'channel_versions' ->> (b ->> 'channel')) is distinct from (b ->> 'version')) then
+    raise exception 'langgraph_put: every p_blobs element must be at the version p_checkpoint.channel_versions gives its channel'
+      using errcode = '22023';
+  end if;
+  if p_preview is not null
+     and (jsonb_typeof(p_preview) <> 'object'
+          or coalesce(jsonb_typeof(p_preview -> 'human'), 'null') not in ('string', 'null')
+          or coalesce(jsonb_typeof(p_preview -> 'ai'), 'null') not in ('string', 'null')
+          or char_length(p_preview ->> 'human') > 2000 or char_length(p_preview ->> 'ai') > 2000) then
+    raise exception 'langgraph_put: p_preview must be {"human": text, "ai": text} of at most 2000 characters each'
+      using errcode = '22023';
+  end if;
+  v_key := agentmem.thread_write_key(p_thread_id);
   perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns, 'p_checkpoint_id', p_checkpoint_id);
   perform agentmem.check_id('langgraph_put: p_parent_checkpoint_id', coalesce(p_parent_checkpoint_id, ''));
   perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns,
@@ -349,16 +508,21 @@ begin
                                                       quote_literal(excluded.version)))
               else false end;
 
-  insert into public.langgraph_checkpoints
+  insert into public.langgraph_checkpoints as x
     (thread_key, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
   values
     (v_key, v_ns, p_checkpoint_id, p_parent_checkpoint_id, p_type,
      p_checkpoint - 'channel_values', coalesce(p_metadata, '{}'::jsonb))
-  on conflict (thread_key, checkpoint_ns, checkpoint_id) do update set
-    parent_checkpoint_id = excluded.parent_checkpoint_id,
-    type = excluded.type,
-    checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata;
+  on conflict (thread_key, checkpoint_ns, checkpoint_id) do update set type = excluded.type
+   where case when (x.parent_checkpoint_id, x.type, x.checkpoint, x.metadata)
+                   is distinct from (excluded.parent_checkpoint_id, excluded.type, excluded.checkpoint, excluded.metadata)
+              then agentmem.langgraph_conflict(format('checkpoint %s', quote_literal(excluded.checkpoint_id)))
+              else false end;
+  if p_preview is not null and v_ns = '' then
+    update public.langgraph_threads t
+       set last_human = p_preview ->> 'human', last_ai = p_preview ->> 'ai'
+     where t.thread_key = v_key and t.checkpoint_id = p_checkpoint_id;
+  end if;
 
   return jsonb_build_object('thread_id', p_thread_id, 'checkpoint_ns', v_ns,
                             'checkpoint_id', p_checkpoint_id);
@@ -383,7 +547,7 @@ create or replace function public.langgraph_put_writes(
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -415,7 +579,7 @@ begin
     raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) or text, and optionally idx'
       using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  v_key := agentmem.thread_write_key(p_thread_id);
   perform agentmem.langgraph_check_key('langgraph_put_writes', v_key, 'p_checkpoint_ns', v_ns,
                                        'p_checkpoint_id', p_checkpoint_id, 'p_task_id', p_task_id);
   perform agentmem.check_id('langgraph_put_writes: p_task_path', v_path, 2000);
@@ -579,6 +743,64 @@ begin
 end
 $$;
 
+-- RPC: list_threads ----------------------------------------------------------------------
+-- The caller's threads (and those of the scopes shared with them), most recently written
+-- first (then by id): each with its latest checkpoint (in the config getTuple takes), that
+-- checkpoint's step, source and metadata, how many checkpoints the thread has, the last
+-- human and AI message text (null when the writer sent none), and when it was created and
+-- last written. p_prefix: thread ids that start with it; p_filter: the latest checkpoint's
+-- metadata @> p_filter; p_limit (1 to 1000, default 50) and p_offset page.
+create or replace function public.langgraph_list_threads(
+  p_prefix text default null,
+  p_filter jsonb default null,
+  p_limit integer default 50,
+  p_offset integer default 0
+)
+returns setof jsonb
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_tenants uuid[] := agentmem.thread_tenants();
+begin
+  if p_limit is not null and (p_limit < 1 or p_limit > 1000) then
+    raise exception 'langgraph_list_threads: p_limit must be between 1 and 1000' using errcode = '22023';
+  end if;
+  if p_offset < 0 then
+    raise exception 'langgraph_list_threads: p_offset must not be negative' using errcode = '22023';
+  end if;
+  if p_filter is not null and jsonb_typeof(p_filter) <> 'object' then
+    raise exception 'langgraph_list_threads: p_filter must be a JSON object' using errcode = '22023';
+  end if;
+  perform agentmem.check_id('langgraph_list_threads: p_prefix', coalesce(p_prefix, ''));
+  return query
+    select jsonb_build_object(
+             'threadId', t.thread_id,
+             'config', jsonb_build_object('configurable', jsonb_build_object(
+                         'thread_id', t.thread_id, 'checkpoint_ns', '', 'checkpoint_id', t.checkpoint_id)),
+             'checkpointId', t.checkpoint_id,
+             'step', t.metadata -> 'step',
+             'source', t.metadata -> 'source',
+             'metadata', t.metadata,
+             'checkpointCount', t.checkpoint_count,
+             'lastHumanMessage', t.last_human,
+             'lastAiMessage', t.last_ai,
+             'createdAt', t.created_at,
+             'updatedAt', t.updated_at)
+      from public.langgraph_threads t
+     where t.tenant_id = any (v_tenants)
+       and (p_prefix is null or starts_with(t.thread_id, p_prefix))
+       and (p_filter is null or t.metadata @> p_filter)
+     order by t.updated_at desc, t.thread_key
+     limit coalesce(p_limit, 50) offset coalesce(p_offset, 0);
+end
+$$;
+
+comment on function public.langgraph_list_threads(text, jsonb, integer, integer) is
+  'The caller''s LangGraph threads, most recently written first: latest checkpoint (and its config), step, source, metadata, checkpoint count, last human and AI message text. Filters: thread id prefix, metadata of the latest checkpoint; paged (p_limit 1..1000, p_offset).';
+
 -- RPC: delete_thread ----------------------------------------------------------------------
 -- Deletes the caller's thread in every namespace; returns how many rows were deleted
 -- across the three tables (0 for a thread the caller does not have).
@@ -586,7 +808,7 @@ create or replace function public.langgraph_delete_thread(p_thread_id text)
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
@@ -596,7 +818,7 @@ begin
   if p_thread_id is null then
     raise exception 'langgraph_delete_thread: p_thread_id is required' using errcode = '22023';
   end if;
-  v_key := agentmem.thread_key(p_thread_id);
+  v_key := agentmem.thread_write_key(p_thread_id);
   with w as (delete from public.langgraph_checkpoint_writes where thread_key = v_key returning 1),
        b as (delete from public.langgraph_checkpoint_blobs where thread_key = v_key returning 1),
        c as (delete from public.langgraph_checkpoints where thread_key = v_key returning 1)
@@ -612,19 +834,19 @@ $$;
 -- pending writes older than the cutoff whose checkpoint no longer exists, and the blobs
 -- of the affected thread/namespaces that no remaining checkpoint references. Returns the
 -- number of checkpoints deleted. The service role cleans every tenant's threads (or, acting
--- for a user, that user's), a user the threads they may use. Never scheduled: checkpoints are kept
+-- for a user, that user's), a user the threads they may write. Never scheduled: checkpoints are kept
 -- forever unless someone calls it.
 create or replace function public.cleanup_old_checkpoints(days_old integer)
 returns integer
 language plpgsql
 volatile
-security invoker
+security definer
 set search_path = ''
 as $$
 declare
   v_cutoff timestamptz;
   v_all boolean := agentmem.sees_all_tenants();
-  v_tenants uuid[] := agentmem.thread_tenants();
+  v_tenants uuid[] := agentmem.thread_write_tenants();
   v_count integer;
 begin
   if days_old is null or days_old < 1 then
@@ -738,12 +960,14 @@ select agentmem.expose(
   'agentmem.langgraph_value(bytea, boolean)',
   'agentmem.langgraph_pending_sends(text, text, text)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',
-  'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb)',
+  'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb, jsonb)',
+  'public.langgraph_list_threads(text, jsonb, integer, integer)',
   'public.langgraph_put_writes(text, text, text, text, text, jsonb)',
   'public.langgraph_get_tuple(text, text, text)',
   'public.langgraph_list(text, text, text, jsonb, text, integer)',
   'public.langgraph_delete_thread(text)',
   'public.cleanup_old_checkpoints(integer)',
   'public.langgraph_checkpoint_metrics(text)');
+select agentmem.keep_private('agentmem.langgraph_thread_added()', 'agentmem.langgraph_threads_removed()');
 
 notify pgrst, 'reload schema';

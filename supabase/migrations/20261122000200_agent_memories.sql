@@ -17,11 +17,13 @@
 --   memory_references   links a memory to an RFP, bid, artifact, message, user profile...
 --   memory_access_log   one row each time a memory is retrieved (search/read/context)
 --
--- Functions (all SECURITY INVOKER, so row-level security applies as the caller, except
--- set_agent_memory_dimensions, which alters the table and therefore runs as its owner
--- after checking that the caller is the service role). Every function also filters by
--- the caller's tenant itself, so the service role (which bypasses RLS) stays in its own
--- key space, or in a user's when it acts for one.
+-- Functions. The readers are SECURITY INVOKER, so row-level security applies as the
+-- caller; the writers (create, update, delete, cleanup, and the access recording of the
+-- searches) are the tables' only door for the API roles (see 20261121000100_tenancy.sql)
+-- and run as the owner; set_agent_memory_dimensions alters the table, as its owner,
+-- after checking that the caller is the service role. Every function filters by the
+-- caller's tenant itself, so the service role (which bypasses RLS) stays in its own key
+-- space, or in a user's when it acts for one.
 --   create_agent_memory, update_agent_memory, delete_agent_memory,
 --   search_agent_memories, update_memory_access,
 --   get_memory_context, cleanup_expired_memories, get_memory_statistics,
@@ -36,7 +38,7 @@
 --   42501 insufficient_privilege   anon, or a missing grant; PT401 a token without a user
 --   55000 object_not_in_prerequisite_state  set_agent_memory_dimensions with embeddings stored
 -- Table constraints raise 23514 (check), 23502 (not null), 23503 (foreign key) and 23505
--- (unique) for direct table writes (e.g. PATCH /rest/v1/agent_memories).
+-- (unique) for the service role's direct table writes; the API roles write no table.
 --
 -- Embedding dimension. The column is vector(384) (all-MiniLM-L6-v2 and friends). A
 -- project that uses another embedding model changes it once, before storing embeddings:
@@ -119,8 +121,10 @@ create table if not exists public.memory_access_log (
   id              uuid not null default gen_random_uuid(),
   memory_id       uuid not null,
   user_id         uuid not null default agentmem.tenant(),
-  agent_id        text,
-  session_id      text,
+  agent_id        text
+                    constraint memory_access_log_agent_id_check check (char_length(agent_id) <= 255),
+  session_id      text
+                    constraint memory_access_log_session_id_check check (char_length(session_id) <= 255),
   access_type     text not null default 'read'
                     constraint memory_access_log_access_type_check
                     check (access_type in ('search', 'read', 'context', 'update')),
@@ -167,6 +171,10 @@ begin
   end if;
 end
 $$;
+
+-- The id bounds on an install that predates them.
+select agentmem.ensure_check('public.memory_access_log', 'memory_access_log_agent_id_check', 'char_length(agent_id) <= 255');
+select agentmem.ensure_check('public.memory_access_log', 'memory_access_log_session_id_check', 'char_length(session_id) <= 255');
 
 comment on table public.memory_access_log is
   'One row per retrieval of a memory, with the relevance score of that retrieval. Append-only for users.';
@@ -243,11 +251,11 @@ end;
 $$;
 
 -- Row-level security and grants -----------------------------------------------------------
--- The tenancy template; the access log is append-only for users (no update).
+-- The tenancy template: users read their rows; the functions below write them.
 select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
-select agentmem.protect('public.memory_access_log', 'user_id', p_user_privileges => 'select, insert, delete');
-select agentmem.protect('public.agent_memory_counters', 'user_id', p_user_privileges => 'select');
+select agentmem.protect('public.memory_access_log', 'user_id');
+select agentmem.protect('public.agent_memory_counters', 'user_id');
 select agentmem.keep_bookkeeping('public.agent_memories', 'public.agent_memories_set_updated_at');
 -- The trigger's name before agentmem.keep_bookkeeping installed it (re-running this file over an older one).
 drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
@@ -365,8 +373,8 @@ create or replace function public.create_agent_memory(
 returns public.agent_memories
 language plpgsql
 volatile
-security invoker
-set search_path = public, extensions
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant     uuid := agentmem.tenant();
@@ -600,6 +608,9 @@ as $$
 declare
   v_tenant uuid := agentmem.tenant();
 begin
+  if pg_catalog.char_length(p_session_id) > 255 then
+    raise exception 'session_id must be at most 255 characters' using errcode = '22023';
+  end if;
   return query
   with hit as materialized (
     select m.id, m.agent_id,
@@ -677,6 +688,9 @@ begin
     raise exception 'query_embedding is required' using errcode = '22023';
   end if;
   perform agentmem.check_embedding(p_query_embedding, true);
+  if char_length(p_session_id) > 255 then
+    raise exception 'session_id must be at most 255 characters' using errcode = '22023';
+  end if;
   if v_count < 1 then
     raise exception 'match_count must be at least 1 (got %)', v_count using errcode = '22023';
   end if;
@@ -842,8 +856,8 @@ create or replace function public.cleanup_expired_memories()
 returns integer
 language plpgsql
 volatile
-security invoker
-set search_path = public, extensions
+security definer
+set search_path = ''
 as $$
 declare
   v_all    boolean := agentmem.sees_all_tenants();
@@ -942,8 +956,8 @@ create or replace function public.update_agent_memory(
 returns public.agent_memory_match
 language plpgsql
 volatile
-security invoker
-set search_path = public, extensions
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -1008,11 +1022,10 @@ create or replace function public.delete_agent_memory(p_memory_id uuid)
 returns boolean
 language sql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
-  -- Refuse callers without an identity first: in the query below the planner may skip
-  -- the tenant check when row-level security already filters everything out.
+  -- Refuse callers without an identity first, whatever the id.
   select agentmem.tenant();
   with gone as (delete from public.agent_memories where user_id = agentmem.tenant() and id = p_memory_id returning 1)
   select exists (select 1 from gone)

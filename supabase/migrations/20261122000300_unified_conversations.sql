@@ -24,8 +24,10 @@
 -- dicts and lists into it, and guessed on restore whether a string starting with "{" was
 -- JSON; storing the value is exact and needs no guess.)
 --
--- Functions (SECURITY INVOKER: row-level security decides as the caller). Each is ONE
--- request and one transaction; the original made one upsert per field (~40 requests).
+-- Functions. The readers are SECURITY INVOKER (row-level security decides as the caller);
+-- the writers are the tables' only door for the API roles (see 20261121000100_tenancy.sql)
+-- and run as the owner, in the caller's tenant. Each is ONE request and one transaction;
+-- the original made one upsert per field (~40 requests).
 --   save_unified_state(...)          every present field + last_state_update (+ mapping)
 --                                    + the conversation row (+ the contractor lead),
 --                                    atomically
@@ -154,8 +156,7 @@ create or replace function agentmem.unified_conversation_write(p_tenant uuid, p_
 returns void
 language plpgsql
 volatile
-security invoker
-set search_path = public
+set search_path = ''
 as $$
 declare
   v_lead text;
@@ -218,8 +219,8 @@ create or replace function public.save_unified_state(
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -301,8 +302,8 @@ create or replace function public.create_unified_checkpoint(
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -353,8 +354,8 @@ create or replace function public.delete_unified_state(p_conversation_id uuid, p
 returns integer
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -383,11 +384,12 @@ comment on function public.delete_unified_state(uuid, text) is
 select agentmem.expose(
   'agentmem.unified_iso_now()',
   'agentmem.unified_check_ids(uuid, text)',
-  'agentmem.unified_conversation_write(uuid, uuid, text, jsonb, boolean, boolean)',
   'public.save_unified_state(uuid, text, jsonb, jsonb, uuid, jsonb)',
   'public.restore_unified_state(uuid)',
   'public.create_unified_checkpoint(uuid, text, jsonb)',
   'public.restore_unified_checkpoint(uuid)',
   'public.delete_unified_state(uuid, text)');
+-- Called only by the writers above, as the owner.
+select agentmem.keep_private('agentmem.unified_conversation_write(uuid, uuid, text, jsonb, boolean, boolean)');
 
 notify pgrst, 'reload schema';

@@ -170,8 +170,8 @@ create or replace function public.create_workflow_state(p_state jsonb)
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -232,8 +232,8 @@ create or replace function public.update_workflow_state(p_session_id text, p_pat
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant uuid := agentmem.tenant();
@@ -277,11 +277,32 @@ $$;
 comment on function public.update_workflow_state(text, jsonb) is
   'Partial update of a session''s workflow state: bumps updated_at (ms), sets previous_stage on a stage change; null when not found.';
 
+-- delete_workflow_state: deletes the caller's workflow state of a session; true when there
+-- was one.
+create or replace function public.delete_workflow_state(p_session_id text)
+returns boolean
+language sql
+volatile
+security definer
+set search_path = ''
+as $$
+  -- Refuse callers without an identity first, whatever the id.
+  select agentmem.tenant();
+  select agentmem.check_id('session_id', p_session_id);
+  with gone as (delete from public.workflow_agent_states
+                 where tenant_id = agentmem.tenant() and session_id = p_session_id returning 1)
+  select exists (select 1 from gone)
+$$;
+
+comment on function public.delete_workflow_state(text) is
+  'Deletes the workflow state of a session of the caller; true when it existed.';
+
 -- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'agentmem.workflow_state_check_keys(jsonb, text)',
   'public.create_workflow_state(jsonb)',
-  'public.update_workflow_state(text, jsonb)');
+  'public.update_workflow_state(text, jsonb)',
+  'public.delete_workflow_state(text)');
 select agentmem.keep_private('agentmem.workflow_state_bookkeeping()');
 
 notify pgrst, 'reload schema';

@@ -116,8 +116,8 @@ create or replace function public.save_research_session(p_session jsonb)
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_in  public.research_sessions;
@@ -171,8 +171,8 @@ create or replace function public.save_research_draft(
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant  uuid := agentmem.tenant();
@@ -189,6 +189,13 @@ begin
   end if;
   if p_content is null then
     raise exception 'content is required' using errcode = '22023';
+  end if;
+  -- The bounds of ResearchStore.saveDraft (src/state/research/mod.rs).
+  if char_length(p_content) > 10000000 then
+    raise exception 'content is % characters; the limit is 10000000', char_length(p_content) using errcode = '22023';
+  end if;
+  if octet_length(p_metadata::text) > 65536 then
+    raise exception 'metadata is larger than 65536 bytes of JSON' using errcode = '22023';
   end if;
   if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
     raise exception 'metadata must be a JSON object' using errcode = '22023';
@@ -220,6 +227,26 @@ $$;
 
 comment on function public.save_research_draft(uuid, text, text, text, jsonb) is
   'Saves the next version of a research draft for a session phase; idempotent per draft id. Returns it without content.';
+
+-- delete_research_session: deletes the caller's session and its drafts; true when there
+-- was one.
+create or replace function public.delete_research_session(p_session_id text)
+returns boolean
+language sql
+volatile
+security definer
+set search_path = ''
+as $$
+  -- Refuse callers without an identity first, whatever the id.
+  select agentmem.tenant();
+  select agentmem.check_id('session_id', p_session_id);
+  with gone as (delete from public.research_sessions
+                 where tenant_id = agentmem.tenant() and session_id = p_session_id returning 1)
+  select exists (select 1 from gone)
+$$;
+
+comment on function public.delete_research_session(text) is
+  'Deletes a research session of the caller (its drafts with it); true when it existed.';
 
 -- research_workflow_summary: what WORKFLOW_SUMMARY.md reported, as data: the session
 -- (without research_state, plus its field names) and, per phase with drafts, the count,
@@ -263,6 +290,7 @@ select agentmem.expose(
   'agentmem.research_now_ms()',
   'public.save_research_session(jsonb)',
   'public.save_research_draft(uuid, text, text, text, jsonb)',
+  'public.delete_research_session(text)',
   'public.research_workflow_summary(text)');
 select agentmem.keep_private('agentmem.research_draft_bookkeeping()');
 

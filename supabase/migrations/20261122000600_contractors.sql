@@ -21,8 +21,9 @@
 --   build_contractor_profile(id, p)      the one profile write: merges enrichment
 --   convert_contractor_lead(id, acct)    the one conversion: inserts the contractor and
 --                                        marks the lead converted, one transaction; a lead
---                                        converts at most once, a repeat returns the same
---                                        contractor
+--                                        converts at most once, ever: a repeat returns the
+--                                        same contractor, and a converted lead whose
+--                                        contractor is gone or unlinked is 23505
 -- Both lead writers go through agentmem.contractor_lead_merge, so they cannot drift.
 --
 -- The columns are the fields the original's flows handle:
@@ -42,7 +43,12 @@
 --
 -- Tenancy (20261121000100_tenancy.sql): tenant_id is part of every key, so a lead id names
 -- a different lead in each tenant; a contractor references a lead of its own tenant; the
--- functions filter by agentmem.tenant() explicitly (the service role bypasses RLS).
+-- functions filter by agentmem.tenant() explicitly (the service role bypasses RLS). The
+-- API roles write neither table except through these functions (the one door), so the
+-- verification flags (verified, license_verified, insurance_verified) are written by the
+-- service role only, and so is tier (a conversion's account may set it for the service
+-- role only); a lead's conversion (converted_to_contractor, converted_at), once made, is
+-- kept by the database whatever a later write says.
 --
 -- Errors: 22023 for bad arguments (the message names the field; `detail` is
 -- 'field: <path>' so clients can report it), PT404 for a lead that is not the caller's,
@@ -159,6 +165,24 @@ select agentmem.protect('public.contractors', 'tenant_id');
 select agentmem.keep_bookkeeping('public.contractor_leads', 'agentmem.stamp_times');
 select agentmem.keep_bookkeeping('public.contractors', 'agentmem.stamp_times');
 
+-- A conversion is for good: once converted_at is set, an update keeps it and the flag.
+create or replace function agentmem.contractor_lead_keep_conversion()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if old.converted_at is not null or old.converted_to_contractor then
+    new.converted_to_contractor := true;
+    new.converted_at := coalesce(old.converted_at, new.converted_at, pg_catalog.now());
+  end if;
+  return new;
+end;
+$$;
+drop trigger if exists agentmem_keep_conversion on public.contractor_leads;
+create trigger agentmem_keep_conversion before update on public.contractor_leads
+  for each row execute function agentmem.contractor_lead_keep_conversion();
+
 -- Helpers ---------------------------------------------------------------------------------
 
 -- The elements of a, then those of b not in a: a set that keeps first-seen order.
@@ -258,7 +282,6 @@ create or replace function agentmem.contractor_lead_merge(p_tenant uuid, p_id te
 returns public.contractor_leads
 language plpgsql
 volatile
-security invoker
 set search_path = ''
 as $$
 declare
@@ -338,8 +361,8 @@ create or replace function public.build_contractor_profile(p_contractor_lead_id 
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 begin
   return to_jsonb(agentmem.contractor_lead_merge(agentmem.tenant(), p_contractor_lead_id, p_profile, true, 'profile'))
@@ -360,8 +383,8 @@ create or replace function public.convert_contractor_lead(p_contractor_lead_id t
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant  uuid := agentmem.tenant();
@@ -377,6 +400,9 @@ begin
           'availability_status', 'tier']);
   perform agentmem.contractor_check_types(v_account, 'account',
     array['specialties', 'certifications', 'service_areas', 'project_types']);
+  if v_account ? 'tier' and not agentmem.is_service() then
+    raise exception 'account.tier is set by the service role only' using errcode = '42501', detail = 'field: account.tier';
+  end if;
   v_in := jsonb_populate_record(null::public.contractors, v_account);
 
   -- Locks the lead: concurrent conversions of it run one after another, and every one
@@ -389,6 +415,10 @@ begin
   end if;
 
   select * into v_row from public.contractors where tenant_id = v_tenant and contractor_lead_id = p_contractor_lead_id;
+  if not found and v_lead.converted_to_contractor then
+    raise exception 'contractor lead % converted already; its contractor was deleted or unlinked', quote_literal(p_contractor_lead_id)
+      using errcode = '23505', hint = 'a lead converts once';
+  end if;
   if not found then
     insert into public.contractors as c
       (tenant_id, contractor_lead_id, company_name, contact_name, contact_email, contact_phone, business_address,
@@ -424,8 +454,10 @@ select agentmem.expose(
   'agentmem.contractor_check_lead_id(text)',
   'agentmem.contractor_check_types(jsonb, text, text[], text[])',
   'agentmem.contractor_lead_fields()',
-  'agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)',
   'public.build_contractor_profile(text, jsonb)',
   'public.convert_contractor_lead(text, jsonb)');
+-- Called only by the writers (as the owner): build_contractor_profile, save_unified_state.
+select agentmem.keep_private('agentmem.contractor_lead_merge(uuid, text, jsonb, boolean, text)',
+                             'agentmem.contractor_lead_keep_conversion()');
 
 notify pgrst, 'reload schema';

@@ -42,14 +42,39 @@
 -- Embedding dimension: vector(384), changed the way agent_memories' is:
 --   select public.set_langgraph_store_dimensions(1536);   -- as postgres or service_role
 --
--- Errors (SQLSTATE): 22023 malformed operation or a limit exceeded (namespace + key at most
--- 2048 bytes; a vector of another dimension than the column's); 42501 / PT401 as every
+-- Bounds, each 22023 naming the operation and what is too large:
+--   namespace + key  the labels' and the key's UTF-8 bytes plus 8 per label, at most 2,048
+--                    (as stored, a label takes its bytes plus 4, rounded up to 4: with
+--                    the tenant, the key and an indexed field this always fits the primary
+--                    keys' index entries, whose limit is 2,704 bytes)
+--   indexed field    a path of at most 256 bytes of UTF-8
+--   value            a JSON object of at most 1 MiB of JSON text
+--   batch            at most 10,000 operations and 32 MiB of JSON text
+--   vector           the column's dimension (langgraph_store_dimensions()), checked
+--                    before the vector is built
+-- Errors (SQLSTATE): 22023 malformed operation or a bound exceeded; 42501 / PT401 as every
 -- agentmem function (no identity, an acting header for no user).
 --
--- Writes of one tenant are serialised (a transaction-level advisory lock), so concurrent
--- batches never deadlock and concurrent puts of one key end with one of the values.
+-- The batch function is the tables' only door for the API roles (see
+-- 20261121000100_tenancy.sql): it runs as the owner and reads and writes the caller's
+-- tenant only. Writes to one namespace of a tenant are serialised (transaction-level
+-- advisory locks, taken in one order for all the namespaces a batch writes), so
+-- concurrent batches never deadlock, concurrent puts of one key end with one of the
+-- values, and writers of other namespaces (another visitor of the same server) never wait.
 --
 -- Re-runnable, like every agentmem SQL file (see 20261121000100_tenancy.sql).
+
+-- The size bound of a namespace and key (see Bounds above): their UTF-8 bytes plus 8 per
+-- label. Immutable, for the table's CHECK.
+create or replace function agentmem.langgraph_store_size(p_namespace text[], p_key text)
+returns integer
+language sql
+immutable
+set search_path = ''
+as $$
+  select coalesce((select pg_catalog.sum(pg_catalog.octet_length(l) + 8)::integer from pg_catalog.unnest(p_namespace) l), 0)
+         + coalesce(pg_catalog.octet_length(p_key), 0)
+$$;
 
 -- Tables ----------------------------------------------------------------------------------
 
@@ -72,8 +97,7 @@ create table if not exists public.langgraph_store_items (
   ns_order    bigint,
   item_order  bigint generated always as identity,
   primary key (tenant_id, namespace, key),
-  constraint langgraph_store_items_size_check
-    check (octet_length(array_to_string(namespace, ':')) + octet_length(key) <= 2048)
+  constraint langgraph_store_items_size_check check (agentmem.langgraph_store_size(namespace, key) <= 2048)
 );
 
 comment on table public.langgraph_store_items is
@@ -85,7 +109,7 @@ create table if not exists public.langgraph_store_vectors (
   key       text collate "C" not null,
   -- The indexed path ("$", "text", "tags.0", ...), as InMemoryStore names it.
   field     text not null
-              constraint langgraph_store_vectors_field_check check (char_length(field) <= 1024),
+              constraint langgraph_store_vectors_field_check check (octet_length(field) <= 256),
   embedding extensions.vector(384) not null,
   primary key (tenant_id, namespace, key, field),
   constraint langgraph_store_vectors_item_fkey foreign key (tenant_id, namespace, key)
@@ -94,6 +118,12 @@ create table if not exists public.langgraph_store_vectors (
 
 comment on table public.langgraph_store_vectors is
   'Embeddings of the indexed fields of langgraph_store_items (cosine); dimension: langgraph_store_dimensions().';
+
+-- The bounds on an install that predates them.
+select agentmem.ensure_check('public.langgraph_store_items', 'langgraph_store_items_size_check',
+                             'agentmem.langgraph_store_size(namespace, key) <= 2048');
+select agentmem.ensure_check('public.langgraph_store_vectors', 'langgraph_store_vectors_field_check',
+                             'octet_length(field) <= 256');
 
 -- Items that expire: what the sweep deletes, and whether a read has anything to refresh.
 create index if not exists langgraph_store_items_expiring_idx on public.langgraph_store_items (tenant_id, expires_at)
@@ -491,8 +521,8 @@ create or replace function public.langgraph_store_batch(p_ops jsonb)
 returns jsonb
 language plpgsql
 volatile
-security invoker
-set search_path = public, extensions
+security definer
+set search_path = ''
 as $$
 declare
   v_tenant  uuid := agentmem.tenant();
@@ -506,12 +536,20 @@ declare
   v_limit   integer;
   v_offset  integer;
   v_vector  extensions.vector;
-  v_locked  boolean := false;
   v_dims    integer;
   v_ttl     double precision;
+  v_value   jsonb;
 begin
   if pg_catalog.jsonb_typeof(p_ops) is distinct from 'array' then
     raise exception 'langgraph_store_batch takes an array of operations' using errcode = '22023';
+  end if;
+  if jsonb_array_length(p_ops) > 10000 then
+    raise exception 'a batch holds at most 10000 operations (got %)', jsonb_array_length(p_ops) using errcode = '22023';
+  end if;
+  -- The JSON text is at least the stored form's size / 6 (a one-byte character escaped as
+  -- \u00XX): only a batch that large can pass the bound, and only its text is measured.
+  if pg_column_size(p_ops) > 33554432 / 6 and octet_length(p_ops::text) > 33554432 then
+    raise exception 'a batch holds at most 32 MiB of JSON text (got % bytes)', octet_length(p_ops::text) using errcode = '22023';
   end if;
 
   -- Reads, each against the state before this batch's writes.
@@ -535,13 +573,15 @@ begin
       v_ns := agentmem.langgraph_store_labels(v_op -> 'prefix', 'search');
       v_limit := coalesce((v_op ->> 'limit')::integer, 10);
       v_offset := coalesce((v_op ->> 'offset')::integer, 0);
-      v_vector := case when jsonb_typeof(v_op -> 'vector') = 'array' then (v_op ->> 'vector')::extensions.vector end;
-      if v_vector is not null then
+      v_vector := null;
+      if jsonb_typeof(v_op -> 'vector') = 'array' then
+        -- The dimension first: a vector is not built from a list of any length.
         v_dims := coalesce(v_dims, agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding'));
-        if extensions.vector_dims(v_vector) <> v_dims then
+        if jsonb_array_length(v_op -> 'vector') <> v_dims then
           raise exception 'search: the query embedding has % dimensions; langgraph_store_vectors.embedding has %',
-            extensions.vector_dims(v_vector), v_dims using errcode = '22023';
+            jsonb_array_length(v_op -> 'vector'), v_dims using errcode = '22023';
         end if;
+        v_vector := (v_op ->> 'vector')::extensions.vector;
       end if;
       v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset);
       if (v_op -> 'refresh') = 'true'::jsonb and jsonb_array_length(v_result) > 0
@@ -558,37 +598,45 @@ begin
     v_results := v_results || v_result;
   end loop;
 
-  -- Writes, in order.
+  -- Writes, in order, each namespace under its lock: all of them taken first, in the
+  -- order of their lock keys, so two batches never wait for each other in a circle.
+  perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), l.k)
+     from (select distinct hashtext(v_tenant::text || (e -> 'namespace')::text) as k
+             from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put') l
+    order by l.k;
   for v_op in select e from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put' loop
-    if not v_locked then
-      perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), hashtext(v_tenant::text));
-      v_locked := true;
-    end if;
     v_ns := agentmem.langgraph_store_labels(v_op -> 'namespace', 'put');
     v_key := v_op ->> 'key';
     if v_key is null then
       raise exception 'put: key must be a string' using errcode = '22023';
     end if;
-    if jsonb_typeof(v_op -> 'value') is distinct from 'object' then
+    v_value := v_op -> 'value';
+    if jsonb_typeof(v_value) is distinct from 'object' then
       delete from public.langgraph_store_items i
        where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
       continue;
     end if;
-    if octet_length(array_to_string(v_ns, ':')) + octet_length(v_key) > 2048 then
-      raise exception 'put: namespace and key together are % bytes; at most 2048',
-        octet_length(array_to_string(v_ns, ':')) + octet_length(v_key) using errcode = '22023';
+    if agentmem.langgraph_store_size(v_ns, v_key) > 2048 then
+      raise exception 'put: namespace and key take % bytes (their UTF-8 bytes plus 8 per label); at most 2048',
+        agentmem.langgraph_store_size(v_ns, v_key) using errcode = '22023';
+    end if;
+    if pg_column_size(v_value) > 1048576 / 6 and octet_length(v_value::text) > 1048576 then
+      raise exception 'put: the value is % bytes of JSON text; at most 1 MiB (1048576)', octet_length(v_value::text)
+        using errcode = '22023';
     end if;
     v_ttl := (v_op ->> 'ttl')::double precision;
     -- An expired item is gone: a put under its key creates a new one.
     delete from public.langgraph_store_items i
      where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
+    -- Every living item of a namespace has the namespace's ns_order: the first one found
+    -- is enough (a scan of the namespace per put would make a batch quadratic).
     insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes, ns_order)
-    values (v_tenant, v_ns, v_key, v_op -> 'value',
+    values (v_tenant, v_ns, v_key, v_value,
             now() + v_ttl * interval '1 minute', v_ttl,
             (select l.ns_order from public.langgraph_store_items l
               where l.tenant_id = v_tenant and l.namespace = v_ns
                 and (l.expires_at is null or l.expires_at > now())
-              order by l.ns_order limit 1))
+              limit 1))
     on conflict (tenant_id, namespace, key) do update
       set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes;
     delete from public.langgraph_store_vectors v
@@ -599,6 +647,10 @@ begin
                   where jsonb_typeof(x -> 'embedding') <> 'array' or jsonb_array_length(x -> 'embedding') <> v_dims) then
         raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
           using errcode = '22023';
+      end if;
+      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
+                  where jsonb_typeof(x -> 'field') <> 'string' or octet_length(x ->> 'field') > 256) then
+        raise exception 'put: an indexed field path is not a string of at most 256 bytes' using errcode = '22023';
       end if;
       insert into public.langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
       select v_tenant, v_ns, v_key, x ->> 'field', (x ->> 'embedding')::extensions.vector
@@ -619,9 +671,11 @@ create or replace function public.langgraph_store_sweep()
 returns integer
 language sql
 volatile
-security invoker
-set search_path = public
+security definer
+set search_path = ''
 as $$
+  -- Refuse callers without an identity first, whether or not anything has expired.
+  select agentmem.tenant();
   with gone as (
     delete from public.langgraph_store_items i
      where i.ttl_minutes is not null and i.expires_at <= now()
@@ -642,12 +696,13 @@ select agentmem.expose(
   'agentmem.langgraph_store_like(text[], text[])',
   'agentmem.langgraph_store_after(text[])',
   'agentmem.langgraph_store_labels(jsonb, text)',
-  'agentmem.langgraph_store_refresh(uuid, jsonb)',
+  'agentmem.langgraph_store_size(text[], text)',
   'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
   'public.langgraph_store_dimensions()',
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');
 select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)');
-select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()');
+-- Called only by langgraph_store_batch, as the owner.
+select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()', 'agentmem.langgraph_store_refresh(uuid, jsonb)');
 
 notify pgrst, 'reload schema';

@@ -2,8 +2,9 @@
 --
 -- Creates: tables organizations, organization_members, deals (only those missing);
 --          function extract_deal_id_from_thread; agentmem.deal_tenant,
---          agentmem.member_deal_tenants; replaces the tenancy hooks
---          agentmem.thread_scope and agentmem.thread_tenants.
+--          agentmem.deal_read_only_roles, agentmem.member_deal_tenants; replaces the
+--          tenancy hooks agentmem.thread_scope, agentmem.thread_tenants and
+--          agentmem.thread_write_tenants.
 -- Needs:   20261121000100_tenancy.sql, 20261122000100_langgraph_checkpoints.sql.
 --
 -- Not a migration by itself. To use it, copy it into supabase/migrations/ with a version
@@ -17,7 +18,8 @@
 -- `supervisor-{dealId}-{timestamp}` (deal id: a lowercase UUID) no longer belongs to the
 -- user who writes it but to the deal: its key space is the deal's (tenant
 -- agentmem.deal_tenant(dealId)), which every member of the deal's organization
--- (organization_members of deals.organization_id) may read and write, and nobody else.
+-- (organization_members of deals.organization_id) may read, and write unless their role
+-- is one of agentmem.deal_read_only_roles() (default: 'viewer'), and nobody else may.
 -- A non-member can neither read, create nor append to such a thread, and is answered the
 -- same (42501) whether the thread or the deal exists or not. Server code reaches a deal's
 -- threads as a member would: AgentmemSaver on the service role acting for a member
@@ -25,6 +27,14 @@
 -- outsider), or LangGraph's PostgresSaver on a direct connection
 -- (langgraph_postgres_saver.sql), whose rows land in the deal's key space too, so the
 -- server and the members' browsers see one thread. Other threads stay private.
+--
+-- Roles that only read. A member whose organization_members.role is one of
+-- agentmem.deal_read_only_roles() reads the deal's threads and cannot put, put writes,
+-- delete a thread or clean up old checkpoints of the deal (42501). Change the list by
+-- replacing the function in a later migration, e.g.
+--   create or replace function agentmem.deal_read_only_roles() returns text[]
+--     language sql immutable as $$ select array['viewer', 'auditor'] $$;
+-- An existing organization_members table without a `role` column: every member writes.
 --
 -- Tables `organizations`, `organization_members` and `deals` are created only if they do
 -- not exist (a minimal shape: deals.organization_id -> organizations.id,
@@ -120,22 +130,43 @@ as $$
   select md5('agentmem deal ' || p_deal_id::text)::uuid
 $$;
 
--- The key spaces of the deals the caller is a member of (none for the service tenant).
--- SECURITY DEFINER so the answer does not depend on the RLS of deals and
--- organization_members; it only ever reveals the caller's own memberships, since
--- agentmem.tenant() identifies the caller from the request, not from the function owner.
-create or replace function agentmem.member_deal_tenants()
-returns uuid[]
+-- The member roles that only read a deal's threads.
+create or replace function agentmem.deal_read_only_roles()
+returns text[]
 language sql
-stable
-security definer
-set search_path = ''
+immutable
 as $$
-  select coalesce(array_agg(agentmem.deal_tenant(d.id)), '{}')
-    from public.deals d
-    join public.organization_members om on om.organization_id = d.organization_id
-   where om.user_id = agentmem.tenant()
+  select array['viewer']
 $$;
+
+-- The key spaces of the deals the caller is a member of (none for the service tenant);
+-- p_writers: only those where the caller's role may write. SECURITY DEFINER so the
+-- answer does not depend on the RLS of deals and organization_members; it only ever
+-- reveals the caller's own memberships, since agentmem.tenant() identifies the caller
+-- from the request, not from the function owner.
+drop function if exists agentmem.member_deal_tenants();
+do $do$
+begin
+  execute format($f$
+    create or replace function agentmem.member_deal_tenants(p_writers boolean default false)
+    returns uuid[]
+    language sql
+    stable
+    security definer
+    set search_path = ''
+    as $b$
+      select coalesce(array_agg(agentmem.deal_tenant(d.id)), '{}')
+        from public.deals d
+        join public.organization_members om on om.organization_id = d.organization_id
+       where om.user_id = agentmem.tenant()
+         and (not p_writers %s)
+    $b$$f$,
+    case when exists (select 1 from pg_catalog.pg_attribute
+                       where attrelid = 'public.organization_members'::regclass and attname = 'role' and not attisdropped)
+         then 'or not (om.role::text = any (agentmem.deal_read_only_roles()))'
+         else 'or true' end);
+end
+$do$;
 
 -- The tenancy hooks of 20261121000100_tenancy.sql, now aware of deals.
 -- (Both run on every request: no SET clause, as in 20261121000100_tenancy.sql. Only ids that
@@ -158,10 +189,19 @@ as $$
   select array[agentmem.tenant()] || agentmem.member_deal_tenants()
 $$;
 
+create or replace function agentmem.thread_write_tenants()
+returns uuid[]
+language sql
+stable
+as $$
+  select array[agentmem.tenant()] || agentmem.member_deal_tenants(true)
+$$;
+
 -- Grants ----------------------------------------------------------------------------------
 select agentmem.expose(
   'public.extract_deal_id_from_thread(text)',
   'agentmem.deal_tenant(uuid)',
-  'agentmem.member_deal_tenants()');
+  'agentmem.deal_read_only_roles()',
+  'agentmem.member_deal_tenants(boolean)');
 
 notify pgrst, 'reload schema';

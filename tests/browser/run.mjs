@@ -33,7 +33,17 @@ const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
   requested.push(path);
   if (path === "/__env.json") {
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stackEnv));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...stackEnv, AGENTMEM_GATEWAY_ADMIN_URL: "" }));
+    return;
+  }
+  // The gateway's admin routes answer no CORS, so the transport page reaches them here,
+  // same-origin, and this server forwards them with the key the page sent.
+  if (path.startsWith("/__gateway/")) {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const r = await fetch(`${stackEnv.SUPABASE_URL}${req.url}`, { method: req.method, headers: { apikey: req.headers.apikey ?? "" }, body });
+    res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" }).end(Buffer.from(await r.arrayBuffer()));
     return;
   }
   try {

@@ -111,6 +111,35 @@ describe("reads (tables_views.rst, url_grammar.rst)", () => {
   test("unknown column: 400 42703 from Postgres", async () => {
     fails(await service.from("conf_films").select("nope"), 400, { code: "42703", message: "column conf_films.nope does not exist" });
   });
+
+  test("names and JSON keys as PostgREST's grammar reads them; what it refuses is 400 PGRST100 (QueryParams.hs)", async () => {
+    // pJsonPath: `->--` is neither an index (a `-` then digits) nor a key (which may not start with `-`).
+    fails(await service.from("conf_films").select("id").eq("meta->--", "x"), 400, {
+      code: "PGRST100",
+      message: '"failed to parse tree path (meta->--)" (line 1, column 8)',
+      details: 'unexpected "-" expecting digit',
+      hint: null,
+    });
+    fails(await service.from("conf_films").select("id").eq("meta->", "x"), 400, {
+      code: "PGRST100",
+      message: '"failed to parse tree path (meta->)" (line 1, column 7)',
+      details: 'unexpected end of input expecting "-", digit or any non reserved character different from: .,>()',
+    });
+    fails(await service.from("conf_films").select("id").eq("title-", "x"), 400, {
+      code: "PGRST100",
+      details: "unexpected end of input expecting letter or digit",
+    });
+    fails(await service.from("conf_films").select("id,meta->--"), 400, {
+      code: "PGRST100",
+      message: '"failed to parse select parameter (id,meta->--)" (line 1, column 11)',
+    });
+    fails(await service.from("conf_films").select("id").order("meta->--"), 400, { code: "PGRST100" });
+    // Quoted, a key may be anything; keys may hold dashes between other characters; a
+    // negative index counts from the end.
+    ok(await service.from("conf_films").select("id").eq('meta->>"--"', "x"), []);
+    ok(await service.from("conf_films").select("id,last:meta->tags->-1").eq("id", 1), [{ id: 1, last: "short" }]);
+    ok(await service.from("conf_films").select("id").eq("meta->>a-b", "x"), []);
+  });
 });
 
 describe("resource embedding (resource_embedding.rst)", () => {

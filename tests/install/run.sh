@@ -5,9 +5,13 @@
 #              agentmem-sql bin (copy/print/list; the printed SQL applied to an empty
 #              database), internal files imported by path, a missing .wasm
 #   deno-npm   package.json + node_modules, nodeModulesDir "manual": npm:<name> and bare
-#   deno-copy  the package as a copied folder, through README.md's import map: deno check + run
+#   deno-copy  the package as a copied folder, through its README's import map: deno check + run
 #   bundlers   a "type": "commonjs" project: esbuild bundles (Chromium with and without
 #              the .wasm copied, Deno, the .js-entry pitfall) and a Vite build (Chromium)
+#   types      the types in four project shapes, each compiling a graph with the saver and
+#              the store: "type": "commonjs" + nodenext (also run, by require() and by
+#              await import()), "type": "module" + nodenext, moduleResolution bundler, Deno
+#   quickstart the packed README's quick start as written, in a fresh project, run twice
 # npm dependencies are pinned by each project's package-lock.json and installed with
 # `npm ci`. The package name is read from pkg/package.json. Needs scripts/build.sh first.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
@@ -26,7 +30,7 @@ source "${AGENTMEM_STACK_DIR:-/tmp/agentmem-stack}/env"
 set +a
 # The user exists in auth.users (a token of a user that does not is refused), as Supabase
 # Auth would have made them: through the test fixture, on the service role.
-AGENTMEM_USER_JWT=$(node --input-type=module -e '
+new_user_jwt() { node --input-type=module -e '
   const { mintJwt } = await import(process.argv[1]);
   const id = crypto.randomUUID();
   const r = await fetch(`${process.env.SUPABASE_URL}/rest/v1/rpc/test_create_user`, {
@@ -34,13 +38,25 @@ AGENTMEM_USER_JWT=$(node --input-type=module -e '
     headers: { apikey: process.env.SUPABASE_SERVICE_ROLE_KEY, authorization: `Bearer ${process.env.SUPABASE_SERVICE_ROLE_KEY}`, "content-type": "application/json" },
   });
   if (!r.ok) throw new Error(`test_create_user: ${r.status} ${await r.text()}`);
-  console.log(await mintJwt(process.env.SUPABASE_JWT_SECRET, id));' "$ROOT/tests/support/jwt.js")
+  console.log(await mintJwt(process.env.SUPABASE_JWT_SECRET, id));' "$ROOT/tests/support/jwt.js"; }
+AGENTMEM_USER_JWT=$(new_user_jwt)
 export AGENTMEM_USER_JWT
 
 log "npm pack ($NAME)"
 (cd "$PKG" && npm pack --json --pack-destination "$WORK" 2>/dev/null) >"$WORK/pack.json"
 TARBALL="$WORK/$(node -p 'require(process.argv[1])[0].filename' "$WORK/pack.json")"
 node "$HERE/check-pack.mjs" "$WORK/pack.json" "$ROOT"
+# The tarball as a user sees it (its README is the one the tests below follow).
+tar -xzf "$TARBALL" -C "$WORK"
+README="$WORK/package/README.md"
+# A block of the packed README: the first fenced block after the line `<!-- <marker> -->`.
+readme_block() {
+  node -e '
+    const text = require("node:fs").readFileSync(process.argv[1], "utf8");
+    const at = text.indexOf(`<!-- ${process.argv[2]} -->`);
+    if (at < 0) throw new Error(`the packed README has no <!-- ${process.argv[2]} --> block`);
+    process.stdout.write(text.slice(at).match(/```[a-z]*\n([\s\S]*?)```/)[1]);' "$README" "$1"
+}
 # What `npm publish` would do with the tarball (nothing is sent: --dry-run).
 (cd "$WORK" && npm publish --dry-run --access public "$TARBALL" >"$WORK/publish.log" 2>&1) ||
   { cat "$WORK/publish.log" >&2; die "npm publish --dry-run refused the tarball"; }
@@ -106,10 +122,54 @@ psql() { "$ROOT/scripts/postgres.sh" psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql -c "create database $db" >/dev/null
 trap 'psql -c "drop database if exists $db" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 PGOPTIONS="-c client_min_messages=warning" psql -d "$db" --single-transaction -f "$ROOT/supabase/local/bootstrap.sql" >/dev/null
-sql print --with deal-scoped --with postgres-saver | PGOPTIONS="-c client_min_messages=warning" psql -d "$db" --single-transaction >/dev/null
+# Silent (no result rows: psql -q prints nothing), and again on top of itself.
+sql print --with deal-scoped --with postgres-saver >"$WORK/all.sql"
+for run in first second; do
+  out=$(PGOPTIONS="-c client_min_messages=warning" psql -d "$db" --single-transaction -f "$WORK/all.sql")
+  [ -z "$out" ] || die "agentmem-sql print: psql printed something on the $run run: $(head -5 <<<"$out")"
+done
 tables=$(psql -d "$db" -At -c "select count(*) from pg_tables where schemaname = 'public' and tablename in ('agent_memories', 'langgraph_checkpoints', 'unified_conversations', 'workflow_agent_states', 'research_sessions', 'deals')")
 [ "$tables" = 6 ] || die "the printed SQL left $tables of 6 tables"
-pass "node: agentmem-sql copy (versions, refusal, --with) and print (applied to an empty database)"
+pass "node: agentmem-sql copy (versions, refusal, --with) and print (applied twice to an empty database, no output)"
+
+log "node: agentmem-sql --only (parts and what they need)"
+# Every migration is a part's, or comes with parts (tenancy, pgvector's extensions).
+sql parts >"$WORK/parts.txt"
+for m in "${migrations[@]}"; do grep -q "file: supabase/migrations/$(basename "$m")" "$WORK/parts.txt" || die "agentmem-sql parts: $(basename "$m") is in no part"; done
+want=$(printf '%s\n' extensions tenancy langgraph_checkpoints agent_memories langgraph_store)
+got=$(sql list --only langgraph,store,memories | sed 's#.*/[0-9]*_##; s#\.sql$##')
+[ "$got" = "$want" ] || die "agentmem-sql list --only langgraph,store,memories: $got"
+[ "$(sql list --only workflow | sed 's#.*/[0-9]*_##')" = "$(printf '%s\n' tenancy.sql workflow_agent_states.sql)" ] || die "--only workflow"
+[ "$(sql list --only conversations | sed 's#.*/[0-9]*_##' | sort | tr '\n' ' ')" = "contractors.sql tenancy.sql unified_conversations.sql " ] || die "--only conversations does not bring contractors"
+if sql list --only langgraph,nope 2>"$WORK/refused"; then die "--only took an unknown part"; fi
+grep -q 'unknown part "nope"' "$WORK/refused" || { cat "$WORK/refused"; exit 1; }
+# copy --only writes those files; a later copy of every part adds only the others.
+(cd "$dir" && mkdir only && cd only && ../node_modules/.bin/agentmem-sql copy --only langgraph,store,memories >/dev/null)
+[ "$(ls "$dir/only/supabase/migrations" | sed 's#^[0-9]*_agentmem_##; s#\.sql$##')" = "$want" ] || { ls "$dir/only/supabase/migrations"; die "copy --only"; }
+(cd "$dir/only" && ../node_modules/.bin/agentmem-sql copy >/dev/null)
+[ "$(ls "$dir/only/supabase/migrations" | wc -l)" -eq "${#migrations[@]}" ] || die "copy after copy --only"
+# The printed parts on an empty database: silent, twice; only their tables; and the same
+# schema as their files applied one by one as they ship (pg_dump).
+bindir=$(psql -At -c "select setting from pg_config where name = 'BINDIR'")
+dump() { "$bindir/pg_dump" -h 127.0.0.1 -p "${AGENTMEM_PG_PORT:-54329}" -U postgres -d "$1" --schema-only --restrict-key=agentmem; }
+for d in "${db}_only" "${db}_files"; do
+  psql -c "create database $d" >/dev/null
+  PGOPTIONS="-c client_min_messages=warning" psql -d "$d" --single-transaction -f "$ROOT/supabase/local/bootstrap.sql" >/dev/null
+done
+trap 'for d in "$db" "${db}_only" "${db}_files"; do psql -c "drop database if exists $d" >/dev/null 2>&1; done; rm -rf "$WORK"' EXIT
+sql print --only langgraph,store,memories >"$WORK/only.sql"
+for run in first second; do
+  out=$(PGOPTIONS="-c client_min_messages=warning" psql -d "${db}_only" --single-transaction -f "$WORK/only.sql")
+  [ -z "$out" ] || die "agentmem-sql print --only: psql printed something on the $run run: $(head -5 <<<"$out")"
+done
+tables=$(psql -d "${db}_only" -At -c "select string_agg(tablename, ' ' order by tablename) from pg_tables where schemaname = 'public'")
+[ "$tables" = "agent_memories agent_memory_counters langgraph_checkpoint_blobs langgraph_checkpoint_writes langgraph_checkpoints langgraph_store_items langgraph_store_vectors memory_access_log memory_references" ] ||
+  die "print --only langgraph,store,memories made the tables: $tables"
+while read -r f; do
+  PGOPTIONS="-c client_min_messages=warning" psql -d "${db}_files" -f "$dir/$f" >/dev/null
+done < <(sql list --only langgraph,store,memories)
+diff <(dump "${db}_only") <(dump "${db}_files") >"$WORK/dump.diff" || { head -40 "$WORK/dump.diff" >&2; die "print --only: the schema differs from the files applied as they ship"; }
+pass "node: agentmem-sql --only (parts, dependencies, copy, print: silent, only its tables, the files' schema)"
 
 log "node: agentmem-inspect (the inspector served for the stack, from the installed package)"
 out="$WORK/inspect.out"
@@ -144,28 +204,80 @@ dir=$(project deno-npm)
 (cd "$dir" && deno check --quiet main.ts && deno run --quiet --allow-read --allow-env --allow-net main.ts)
 pass "deno: npm:$NAME and bare $NAME from package.json + node_modules, /langgraph"
 
-log "deno: a copied folder through README.md's import map (deno check, then run)"
+log "deno: a copied folder through the packed README's import map (deno check, then run)"
 dir=$(project deno-copy)
-# The map exactly as README.md shows it, after the marker line.
-node - "$ROOT/README.md" "$dir/deno.json" <<'JS'
+# The map exactly as the packed README shows it, after the marker line; the repository's
+# README shows the same one.
+readme_block deno-import-map >"$WORK/map.json"
+node - "$ROOT/README.md" "$WORK/map.json" "$dir/deno.json" <<'JS'
 const fs = require("node:fs");
-const [readme, out] = process.argv.slice(2);
-const text = fs.readFileSync(readme, "utf8");
+const [repoReadme, map, out] = process.argv.slice(2);
+const text = fs.readFileSync(repoReadme, "utf8");
 const at = text.indexOf("<!-- deno-import-map -->");
 if (at < 0) throw new Error("README.md has no <!-- deno-import-map --> block");
-const block = text.slice(at).match(/```jsonc?\n([\s\S]*?)```/)[1];
-const config = JSON.parse(block);
+const config = JSON.parse(fs.readFileSync(map, "utf8"));
+if (JSON.stringify(JSON.parse(text.slice(at).match(/```jsonc?\n([\s\S]*?)```/)[1])) !== JSON.stringify(config)) {
+  throw new Error("README.md's deno import map is not the package README's");
+}
 // Pinned by this project's package-lock.json instead of fetched by Deno.
 config.nodeModulesDir = "manual";
 config.lock = false;
 fs.writeFileSync(out, JSON.stringify(config, null, 2));
 JS
 target=$(node -p 'const m = require(process.argv[1]).imports; m[process.argv[2]]' "$dir/deno.json" "$NAME")
-[ -n "$target" ] && [ "$target" != undefined ] || die "README.md's import map does not map $NAME"
+[ -n "$target" ] && [ "$target" != undefined ] || die "the packed README's import map does not map $NAME"
 mkdir -p "$dir/$(dirname "$target")"
-tar -xzf "$TARBALL" -C "$WORK" && cp -R "$WORK/package/." "$dir/$(dirname "$target")/"
+cp -R "$WORK/package/." "$dir/$(dirname "$target")/"
 (cd "$dir" && deno check --quiet main.ts && deno run --quiet --allow-read --allow-env --allow-net main.ts)
-pass "deno: copied folder + README import map (deno check, run)"
+pass "deno: copied folder + the packed README's import map (deno check, run)"
+
+# --- Types ---------------------------------------------------------------------------
+log "types: a graph with AgentmemSaver and AgentmemStore in four project shapes"
+dir=$(project types)
+tsc() { (cd "$dir" && node_modules/.bin/tsc "$@"); }
+tsc -p esm/tsconfig.json
+tsc -p bundler/tsconfig.json
+(cd "$dir" && deno check --quiet esm/graph.ts)
+# "type": "commonjs" + nodenext: static imports (require()), await import() and import type
+# check; compiled to CommonJS, both ways run against the stack.
+tsc -p cjs/tsconfig.json
+(cd "$dir" && node cjs/dist/graph.js)
+# The same files with module commonjs (older tsc --init's default; node10 resolution, which
+# reads no exports map and finds the .d.ts files by their paths).
+tsc -p node10/tsconfig.json
+pass "types: compile({ checkpointer, store }) in commonjs + nodenext (static imports and await import(), both run; import type), module + nodenext, bundler, Deno; and module commonjs (node10)"
+
+# --- The quick start ------------------------------------------------------------------
+log "quickstart: the packed README's quick start, as written, in a fresh project"
+dir=$(project quickstart)
+# The project has what README's install line installs, nothing else.
+node - "$README" "$dir/package.json" "$NAME" <<'JS'
+const fs = require("node:fs");
+const [readme, pkg, name] = process.argv.slice(2);
+const text = fs.readFileSync(readme, "utf8");
+const install = text.slice(text.indexOf("## Install")).match(/```sh\n(npm install [^\n]*)\n```/)?.[1];
+if (!install) throw new Error("the packed README's Install section has no npm install line");
+const named = install.split(/\s+/).slice(2).sort();
+// run.sh's `npm install <tarball>` saved the package into the project's dependencies too.
+const have = Object.keys(JSON.parse(fs.readFileSync(pkg, "utf8")).dependencies).sort();
+if (!have.includes(name)) throw new Error(`the quickstart project does not have ${name}`);
+if (JSON.stringify(named) !== JSON.stringify(have)) throw new Error(`README installs ${named}, the quickstart project has ${have}`);
+JS
+readme_block quickstart >"$dir/app.mjs"
+quickstart() { (cd "$dir" && SUPABASE_URL="$SUPABASE_URL" SUPABASE_ANON_KEY="$SUPABASE_ANON_KEY" USER_TOKEN="$1" node app.mjs); }
+token=$(new_user_jwt)
+first=$(quickstart "$token")
+second=$(quickstart "$token")
+# What README says the first run prints, and the second: the same thread, at visit 2.
+said=$(node -e 'const t = require("node:fs").readFileSync(process.argv[1], "utf8"); process.stdout.write(t.match(/The first run prints `([^`]*)`/)[1])' "$README")
+[ "$first" = "$said" ] || die "quickstart, first run: $first (README says $said)"
+node -e '
+  const lines = process.argv[1];
+  const want = `[\n  ${"\x27"}Hello${"\x27"},\n  ${"\x27"}You said "Hello" (visit 1)${"\x27"},\n  ${"\x27"}Hello${"\x27"},\n  ${"\x27"}You said "Hello" (visit 2)${"\x27"}\n]`;
+  if (lines !== want) { console.error(`quickstart, second run:\n${lines}\nexpected:\n${want}`); process.exit(1); }' "$second"
+# Another user's "my-first-thread" is another thread.
+[ "$(quickstart "$(new_user_jwt)")" = "$said" ] || die "quickstart: a second user did not start a thread of their own"
+pass "quickstart: the packed README's code runs as written (first run as README says; the thread and the store kept across runs; per user)"
 
 # --- Bundlers -----------------------------------------------------------------------
 log "esbuild and Vite in a \"type\": \"commonjs\" project"

@@ -25,7 +25,11 @@ export async function newUser(options = {}) {
 }
 
 async function admin(method, path, body) {
-  const r = await fetch(`${url}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${url}/__gateway/${path}`, {
+    method,
+    headers: { apikey: env.SUPABASE_SECRET_KEY },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!r.ok) throw new Error(`gateway admin ${method} ${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }

@@ -429,6 +429,11 @@ describe("AgentmemStore", () => {
     await expect(failing.put(["ns"], "k", { text: "x" })).rejects.toMatchObject({ code: "embedding_failed" });
     const wrongDims = new AgentmemStore(client, { index: { dims: 3, embed: (t) => t.map(() => [1, 2, 3]) } });
     await expect(wrongDims.setup()).rejects.toMatchObject({ code: "dimension_mismatch" });
+    // Past setup(), the database's refusal of a vector of another size is the same code,
+    // for a put and for a search; nothing is written.
+    await expect(wrongDims.put(["dims"], "k", { text: "x" })).rejects.toMatchObject({ code: "dimension_mismatch" });
+    await expect(wrongDims.search(["dims"], { query: "x" })).rejects.toMatchObject({ code: "dimension_mismatch" });
+    expect(await new AgentmemStore(client).get(["dims"], "k")).toBeNull();
     expect(await new AgentmemStore(client).get(["ns"], "k")).toBeNull();
   });
 

@@ -22,6 +22,7 @@ A=$(uuid)
 B=$(uuid)
 C=$(uuid)   # never a member of the deal's organization
 E=$(uuid)   # a member who is deleted
+V=$(uuid)   # a member whose role (viewer) only reads
 P="ckpt-test-$(date +%s%N)-$$"
 ORG=$(uuid)
 DEAL_ID=$(uuid)
@@ -103,12 +104,14 @@ ok "scripts/migrate.sh --with-optional applies the migrations and the opt-in fil
 RPCS="'langgraph_put', 'langgraph_put_writes', 'langgraph_get_tuple', 'langgraph_list', 'langgraph_delete_thread', 'cleanup_old_checkpoints', 'langgraph_checkpoint_metrics'"
 TABLES="array['public.langgraph_checkpoints', 'public.langgraph_checkpoint_blobs', 'public.langgraph_checkpoint_writes']"
 expect "RLS on the three tables" "true|true|true" "$(q -c "select string_agg(relrowsecurity::text, '|' order by relname) from pg_class where oid in ('public.langgraph_checkpoints'::regclass, 'public.langgraph_checkpoint_blobs'::regclass, 'public.langgraph_checkpoint_writes'::regclass)")"
-expect "RPCs are SECURITY INVOKER with an empty search_path" "7|7" "$(q -c "select count(*) filter (where not prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=\"\"']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
+expect "the reads are SECURITY INVOKER, the writes (the tables' one door) SECURITY DEFINER; all pin an empty search_path" \
+  "langgraph_checkpoint_metrics,langgraph_get_tuple,langgraph_list|cleanup_old_checkpoints,langgraph_delete_thread,langgraph_put,langgraph_put_writes|7" \
+  "$(q -c "select string_agg(proname, ',' order by proname) filter (where not prosecdef) || '|' || string_agg(proname, ',' order by proname) filter (where prosecdef) || '|' || count(*) filter (where proconfig @> array['search_path=\"\"']) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
 expect "langgraph_thread_owner (an existence oracle) is gone" "t" "$(q -c "select to_regproc('public.langgraph_thread_owner') is null")"
 expect "anon may execute none of the functions" 0 "$(q -c "select count(*) from pg_proc where pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace) and (proname like 'langgraph%' or proname in ('cleanup_old_checkpoints', 'extract_deal_id_from_thread') or proname like '%thread%' or proname like '%deal%') and (has_function_privilege('anon', oid, 'execute') or has_function_privilege('public', oid, 'execute'))")"
 expect "anon has no privilege on the tables" "f" "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest($TABLES) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
-expect "authenticated: DML but no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select, insert, update, delete')) || '|' || bool_or(has_table_privilege('authenticated', t, 'truncate')) from unnest($TABLES) t")"
-expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
+expect "authenticated: SELECT only (writes go through the RPCs), no TRUNCATE" "true|false" "$(q -c "select bool_and(has_table_privilege('authenticated', t, 'select')) || '|' || bool_or(has_table_privilege('authenticated', t, p)) from unnest($TABLES) t, unnest(array['insert', 'update', 'delete', 'truncate']) p")"
+expect "authenticated and service_role may execute the RPCs" "t" "$(q -c "select bool_and(has_function_privilege(r, f, 'execute')) from unnest(array['authenticated', 'service_role']) r, unnest(array['public.langgraph_put(text,text,text,text,text,jsonb,jsonb,jsonb,jsonb)', 'public.langgraph_list_threads(text,jsonb,integer,integer)', 'public.langgraph_put_writes(text,text,text,text,text,jsonb)', 'public.langgraph_get_tuple(text,text,text)', 'public.langgraph_list(text,text,text,jsonb,text,integer)', 'public.langgraph_delete_thread(text)', 'public.cleanup_old_checkpoints(integer)', 'public.langgraph_checkpoint_metrics(text)']) f")"
 expect "rows are keyed by (thread_key, ...); tenant_id and thread_id derived by a trigger on insert and every update" \
   "thread_key,checkpoint_ns,checkpoint_id|thread_key,checkpoint_ns,channel,version|thread_key,checkpoint_ns,checkpoint_id,task_id,idx|3" \
   "$(q -c "select string_agg((select string_agg(a.attname, ',' order by k.o) from unnest(c.conkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n), '|' order by c.conrelid::regclass::text <> 'langgraph_checkpoints', c.conrelid::regclass::text)
@@ -130,7 +133,7 @@ B1=$(b64 '{"b":1}')
 META1='{"source":"input","step":-1,"parents":{},"run":"r1"}'
 META2='{"source":"loop","step":0,"parents":{},"run":"r1"}'
 
-out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID1" null "$(ckpt $ID1 '{"a":1,"b":1}')" "$META1" "[{\"channel\":\"a\",\"version\":1,\"type\":\"json\",\"blob\":\"$A1\"},{\"channel\":\"b\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$B1\"},{\"channel\":\"c\",\"version\":\"1\",\"type\":\"empty\",\"blob\":null}]")" commit)
+out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID1" null "$(ckpt $ID1 '{"a":1,"b":1,"c":1}')" "$META1" "[{\"channel\":\"a\",\"version\":1,\"type\":\"json\",\"blob\":\"$A1\"},{\"channel\":\"b\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$B1\"},{\"channel\":\"c\",\"version\":\"1\",\"type\":\"empty\",\"blob\":null}]")" commit)
 expect "put returns the next config" "{\"thread_id\": \"$T1\", \"checkpoint_id\": \"$ID1\", \"checkpoint_ns\": \"\"}" "$out"
 # Second checkpoint: only channel a changed (new_versions = {a: 2}).
 out=$(as_api authenticated "$A" "$(put "$T1" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2,"b":1,"c":1}')" "$META2" "[{\"channel\":\"a\",\"version\":2,\"type\":\"bytes\",\"blob\":\"$A2\"}]")" commit)
@@ -147,7 +150,7 @@ expect "metadata round-trips" "$(js 's(d)' <<<"$META2")" "$(js 's(d["metadata"])
 expect "tuple keys" "blobs,checkpoint,checkpoint_id,checkpoint_ns,metadata,parent_checkpoint_id,pending_sends,refs,thread_id,type,writes" "$(js '",".join(sorted(d))' <<<"$tuple")"
 expect "no writes yet, no pending sends for v4" "[]|[]" "$(js 'c(d["writes"]) + "|" + c(d["pending_sends"])' <<<"$tuple")"
 tuple1=$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '', '$ID1');")
-expect "get_tuple by id: its own blob versions (a@1, b@1)" "a:1:$A1,b:1:$B1" "$(js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"])' <<<"$tuple1")"
+expect "get_tuple by id: its own blob versions (a@1, b@1, c@1)" "a:1:$A1,b:1:$B1,c:1:None" "$(js '",".join("%s:%s:%s" % (b["channel"], b["version"], b["blob"]) for b in d["blobs"])' <<<"$tuple1")"
 expect "get_tuple by id: no parent, its own metadata" "null|$(js 's(d)' <<<"$META1")" "$(js 'c(d["parent_checkpoint_id"])' <<<"$tuple1")|$(js 's(d["metadata"])' <<<"$tuple1")"
 expect "get_tuple of an unknown id is null" "" "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1', '', 'nope');")"
 expect "get_tuple of an unknown thread is null" "" "$(as_api authenticated "$A" "select langgraph_get_tuple('$P-none');")"
@@ -299,7 +302,7 @@ probe() { # sub, thread id: one line per call, "SQLSTATE|result"
   local t=$2 stmt
   for stmt in "select langgraph_get_tuple('$t')" "select langgraph_get_tuple('$t', '', '$ID2')" \
     "select count(*) from langgraph_list('$t')" "select count(*) from langgraph_list() x where x ->> 'thread_id' = '$t'" \
-    "$(put "$t" "" "$ID2" null "$(ckpt $ID2 '{"a":9}')" '{"probe":1}' '[{"channel":"a","version":"2","type":"json","blob":null}]')" \
+    "$(put "$t" "" "$ID2" null "$(ckpt $ID2 '{"a":2}')" '{"probe":1}' '[{"channel":"a","version":"2","type":"json","blob":null}]')" \
     "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
     "$(put_writes "$t" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$(b64 x)\"}]")" \
     "select langgraph_delete_thread('$t')" "select langgraph_checkpoint_metrics('$t') - 'last_checkpoint_at'" \
@@ -350,15 +353,16 @@ expect "race for a new thread id: the second writer succeeds without waiting for
 expect "race: one thread each" "$A/$TR,$B/$TR" \
   "$(q -c "select string_agg(thread_key, ',' order by thread_key = '$B/$TR') from langgraph_checkpoints where thread_key in ('$A/$TR', '$B/$TR')")"
 
-# Direct table access (PostgREST /langgraph_checkpoints...) by B.
-expect "B: direct UPDATE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
-expect "B: direct DELETE of A's rows touches nothing" 0 "$(as_api authenticated "$B" "with u as (delete from langgraph_checkpoint_blobs where thread_key = '$A/$T1' returning 1) select count(*) from u;" commit)"
+# Direct table access (PostgREST /langgraph_checkpoints...) by B: the tables have one door,
+# the RPCs; no signed-in user writes them, own rows included.
+expect "B: direct UPDATE and DELETE of A's rows: 42501 (no write privilege)" "42501|42501" \
+  "$(st authenticated "$B" "update langgraph_checkpoints set metadata = '{}' where thread_key = '$A/$T1'" commit)|$(st authenticated "$B" "delete from langgraph_checkpoint_blobs where thread_key = '$A/$T1'" commit)"
 expect "B: direct INSERT into A's thread (key '<A>/T'): 42501, in each table" "42501|42501|42501" \
   "$(st authenticated "$B" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$A/$T1', '$ID2', 'evil', 7, 'x', '\\x00')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$A/$T1', 'evil', '{}')" commit)|$(st authenticated "$B" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$A/$T1', 'a', '99', 'empty')" commit)"
 expect "B: direct INSERT into the service tenant's key space (a bare key): 42501" 42501 \
   "$(st authenticated "$B" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$P-bare', 'evil', '{}')" commit)"
-expect "B: direct INSERT naming tenant_id/thread_id of A's thread: both derived from B's key instead" "$B|$P-own" \
-  "$(as_api authenticated "$B" "insert into langgraph_checkpoints (thread_key, thread_id, tenant_id, checkpoint_id, checkpoint) values ('$B/$P-own', '$T1', '$A', 'c', '{}') returning tenant_id || '|' || thread_id;")"
+expect "the service role's direct INSERT naming tenant_id/thread_id of A's thread: both derived from the key instead" "$B|$P-own" \
+  "$(as_api service_role "" "insert into langgraph_checkpoints (thread_key, thread_id, tenant_id, checkpoint_id, checkpoint) values ('$B/$P-own', '$T1', '$A', 'c', '{}') returning tenant_id || '|' || thread_id;")"
 TB="$P-tb"
 as_api authenticated "$B" "$(put "$TB" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')" commit >/dev/null
 expect "B: own thread works" "$ID5" "$(as_api authenticated "$B" "select langgraph_get_tuple('$TB') ->> 'checkpoint_id';")"
@@ -513,8 +517,25 @@ expect "membership does not open the writer's private threads" "0|" \
   "$(as_api authenticated "$B" "select count(*) from langgraph_checkpoints where tenant_id = '$A';")|$(as_api authenticated "$B" "select langgraph_get_tuple('$T1', '', '$ID3');")"
 expect "a member continues the thread; the colleague then sees that checkpoint as the latest" "00000|$ID2|2" \
   "$(st authenticated "$B" "$(put "$TD" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{"a":2}')" '{"by":"B"}' "[{\"channel\":\"a\",\"version\":\"2\",\"type\":\"json\",\"blob\":\"$W2\"}]")" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")|$(as_api authenticated "$A" "select count(*) from langgraph_list('$TD');")"
-expect "a member re-puts a colleague's checkpoint (upsert): it stays the deal's" "00000|member|$DT" \
-  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')" commit)|$(q -c "select (metadata ->> 'by') || '|' || tenant_id from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+expect "a member re-putting a colleague's checkpoint with other content: 23505 (values never change), the colleague's row as it was" "23505|true|$DT" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true,"by":"member"}' '[]')" commit)|$(q -c "select (metadata ->> 'deal') || '|' || tenant_id from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+expect "... the same content again: a no-op (a retried put)" "00000|$(q -c "select md5(checkpoint::text || metadata::text) from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")" \
+  "$(st authenticated "$B" "$(put "$TD" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{"deal":true}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)|$(q -c "select md5(checkpoint::text || metadata::text) from langgraph_checkpoints where thread_key = '$TD' and checkpoint_id = '$ID1'")"
+# A member whose role only reads (agentmem.deal_read_only_roles(): viewer).
+q -c "insert into auth.users (id, email) values ('$V', 'v-$P@example.test');
+insert into organization_members (organization_id, user_id, role) values ('$ORG', '$V', 'viewer')" >/dev/null
+expect "a viewer reads the deal thread" "$ID2" "$(as_api authenticated "$V" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "... but cannot put, put writes or delete the thread (42501)" "42501|42501|42501" \
+  "$(st authenticated "$V" "$(put "$TD" "" "$ID5" "'$ID2'" "$(ckpt $ID5 '{}')" '{"by":"viewer"}' '[]')" commit)|$(st authenticated "$V" "$(put_writes "$TD" "" "$ID2" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)|$(st authenticated "$V" "select langgraph_delete_thread('$TD')" commit)"
+expect "... with a message naming the cause" "agentmem: thread '$TD' is read-only for you: your role in its scope may read it, not write it" \
+  "$(as_api authenticated "$V" "select langgraph_delete_thread('$TD') \\g /dev/null
+\\echo :LAST_ERROR_MESSAGE")"
+# Aged with triggers off (created_at is the database's), then back.
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = created_at - interval '40 days' where thread_key = '$TD'" >/dev/null
+td_count=$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$TD'")
+expect "... and cleanup_old_checkpoints as the viewer leaves the deal's old checkpoints" "0|$td_count" \
+  "$(as_api authenticated "$V" "select cleanup_old_checkpoints(30);" commit)|$(q -c "select count(*) from langgraph_checkpoints where thread_key = '$TD'")"
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = created_at + interval '40 days' where thread_key = '$TD'" >/dev/null
 expect "a member cannot move a deal row into another user's space (42501)" "42501|42501" \
   "$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$C/$TD' where thread_key = '$TD'")|$(st authenticated "$B" "update langgraph_checkpoints set thread_key = '$A/$TD' where thread_key = '$TD'")"
 td_before=$(q -c "select count(*) || '|' || md5(string_agg(checkpoint_id || metadata::text, ',' order by checkpoint_id)) from langgraph_checkpoints where thread_key = '$TD'")
@@ -537,10 +558,10 @@ expect "non-member on the existing cim thread: 42501 for every read and write" "
 expect "non-member on the existing supervisor thread: the same" "$ALL42501" "$(outsider "$C" "$TDS")"
 expect "non-member on an unused thread of the deal: the same" "$ALL42501" "$(outsider "$C" "cim-$DEAL_ID-$P-unused")"
 expect "non-member on a thread of a deal that does not exist: the same" "$ALL42501" "$(outsider "$C" "cim-$(uuid)-$P")"
-expect "non-member's direct table access: reads nothing, inserts refused (42501) in each table" "0|0|42501|42501|42501|0" \
-  "$(as_api authenticated "$C" "select count(*) from langgraph_checkpoints where thread_key = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$TD';")|$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$TD', '$ID5', '{}', '{\"planted\":true}')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$TD', 'a', '9', 'empty')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$TD', '$ID2', 'evil', 0, 'x', '\\x00')" commit)|$(as_api authenticated "$C" "with u as (update langgraph_checkpoints set metadata = '{}' where thread_key = '$TD' returning 1) select count(*) from u;" commit)"
-expect "non-member's private row named like the deal thread ('<C>/cim-…') never reaches the members" "00000|$ID2" \
-  "$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$C/$TD', '$ID5', '{}')" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
+expect "non-member's direct table access: reads nothing, writes refused (42501) in each table" "0|0|42501|42501|42501|42501" \
+  "$(as_api authenticated "$C" "select count(*) from langgraph_checkpoints where thread_key = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list() t where t ->> 'thread_id' = '$TD';")|$(st authenticated "$C" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$TD', '$ID5', '{}', '{\"planted\":true}')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_blobs (thread_key, channel, version, type) values ('$TD', 'a', '9', 'empty')" commit)|$(st authenticated "$C" "insert into langgraph_checkpoint_writes (thread_key, checkpoint_id, task_id, idx, channel, blob) values ('$TD', '$ID2', 'evil', 0, 'x', '\\x00')" commit)|$(st authenticated "$C" "update langgraph_checkpoints set metadata = '{}' where thread_key = '$TD'" commit)"
+expect "a row keyed like the deal thread under a user ('<C>/cim-…') is refused even to the service role's direct insert (22023); members see the deal's" "22023|$ID2" \
+  "$(st service_role "" "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint) values ('$C/$TD', '$ID5', '{}')" commit)|$(as_api authenticated "$A" "select langgraph_get_tuple('$TD') ->> 'checkpoint_id';")"
 expect "non-member after a re-grant of everything: still 42501, and cannot join the organization" "42501|42501|42501|0" \
   "$(regranted st authenticated "$C" "select langgraph_get_tuple('$TD')")|$(regranted st authenticated "$C" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")|$(regranted st authenticated "$C" "insert into organization_members (organization_id, user_id) values ('$ORG', '$C')")|$(regranted as_api authenticated "$C" "select count(*) from deals where id = '$DEAL_ID';")"
 expect "the deal thread is intact after everything the outsider tried" "$td_before" \
@@ -553,6 +574,41 @@ expect "the service role acting for a member writes the deal thread: in the deal
 q -c "delete from organization_members where organization_id = '$ORG' and user_id = '$B'" >/dev/null
 expect "a member removed from the organization is refused at once (read and write)" "42501|42501" \
   "$(st authenticated "$B" "select langgraph_get_tuple('$TD')")|$(st authenticated "$B" "$(put "$TD" "" "$ID5" null "$(ckpt $ID5 '{}')" '{}' '[]')")"
+
+# --- threads: langgraph_threads and list_threads ---------------------------------------------
+TT="$P-threads"
+as_api authenticated "$A" "$(quiet put "$TT" "" "$ID1" null "$(ckpt $ID1 '{}')" '{"source":"input","step":-1,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "" "$ID3" "'$ID1'" "$(ckpt $ID3 '{}')" '{"source":"loop","step":1,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "" "$ID2" "'$ID1'" "$(ckpt $ID2 '{}')" '{"source":"loop","step":0,"topic":"roofs"}' '[]')
+$(quiet put "$TT" "sub" "$ID5" null "$(ckpt $ID5 '{}')" '{"source":"loop","step":9}' '[]')" commit >/dev/null
+thread_row() { q -c "select checkpoint_id || '|' || checkpoint_count || '|' || (metadata ->> 'step') || '|' || coalesce(last_human, '-') || '|' || coalesce(last_ai, '-') || '|' || tenant_id || '|' || thread_id from langgraph_threads where thread_key = '$A/$TT'"; }
+expect "a thread's row: the root namespace's greatest checkpoint id (not the last written), its count and metadata" "$ID3|3|1|-|-|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_put('$TT', '', '$ID4', '$ID3', 'json', '$(ckpt $ID4 '{}')', '{\"source\":\"loop\",\"step\":2}', '[]', '{\"human\":\"Which roofs?\",\"ai\":\"Slate.\"}') \\g /dev/null" commit >/dev/null
+expect "a put's preview is kept on the thread's row while it is the head" "$ID4|4|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_put('$TT', '', '$ID1-old', null, 'json', '$(ckpt "$ID1-old" '{}')', '{}', '[]', '{\"human\":\"stale\",\"ai\":null}') \\g /dev/null" commit >/dev/null
+expect "... an older fork's put counts, but neither moves the head nor takes the preview" "$ID4|5|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+expect "a preview that is not {human, ai} text: 22023" "22023|22023" \
+  "$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '[\"x\"]')")|$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '{\"human\":\"$(printf 'x%.0s' $(seq 2001))\"}')")"
+listed=$(as_api authenticated "$A" "select langgraph_list_threads('$P-thr');")
+expect "list_threads: the thread with its config, step, source, metadata, count, preview" \
+  "$TT|$ID4|2|loop|5|Which roofs?|Slate.|{\"configurable\":{\"checkpoint_id\":\"$ID4\",\"checkpoint_ns\":\"\",\"thread_id\":\"$TT\"}}" \
+  "$(js '"|".join(str(x) for x in [d["threadId"], d["checkpointId"], d["step"], d["source"], d["checkpointCount"], d["lastHumanMessage"], d["lastAiMessage"], s(d["config"])])' <<<"$listed")"
+expect "list_threads: newest first across threads; prefix, metadata filter, limit and offset" "$TT,$T1|$TT|1|1|0" \
+  "$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads() t where t ->> 'threadId' in ('$TT', '$T1');")|$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads('$P-thr') t;")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(null, '{\"step\": 2}') t where t ->> 'threadId' = '$TT';")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(p_limit => 1);")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads('$P-thr', p_offset => 1);")"
+expect "list_threads refuses a limit outside 1..1000, a negative offset, a filter that is no object (22023)" "22023|22023|22023|22023" \
+  "$(st authenticated "$A" "select langgraph_list_threads(p_limit => 0)")|$(st authenticated "$A" "select langgraph_list_threads(p_limit => 1001)")|$(st authenticated "$A" "select langgraph_list_threads(p_offset => -1)")|$(st authenticated "$A" "select langgraph_list_threads(null, '[1]')")"
+expect "B lists none of A's threads, and cannot read or write langgraph_threads (42501 for writes)" "0|0|42501" \
+  "$(as_api authenticated "$B" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TT';")|$(as_api authenticated "$B" "select count(*) from langgraph_threads where thread_id = '$TT';")|$(st authenticated "$B" "update langgraph_threads set last_human = 'x'" commit)"
+expect "a deal's thread is listed for its members" "1|0" \
+  "$(as_api authenticated "$A" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TD';")|$(as_api authenticated "$C" "select count(*) from langgraph_list_threads() t where t ->> 'threadId' = '$TD';")"
+q -c "set session_replication_role = replica; update langgraph_checkpoints set created_at = now() - interval '40 days' where thread_key = '$A/$TT' and checkpoint_id in ('$ID1', '$ID2')" >/dev/null
+as_api authenticated "$A" "select cleanup_old_checkpoints(30);" commit >/dev/null
+expect "retention recounts the thread's row and keeps its head and preview" "$ID4|3|2|Which roofs?|Slate.|$A|$TT" "$(thread_row)"
+as_api authenticated "$A" "select langgraph_delete_thread('$TT');" commit >/dev/null
+expect "deleting the thread deletes its row" "" "$(thread_row)"
+q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$A/$P-direct', 'd1', '{}', '{\"step\": 7}')" >/dev/null
+expect "a checkpoint written around the RPCs (a direct connection, PostgresSaver) is listed too" "1|7" \
+  "$(as_api authenticated "$A" "select count(*) || '|' || max(t ->> 'step') from langgraph_list_threads('$P-direct') t;")"
 
 # --- deleting a user ---------------------------------------------------------------------------
 as_api authenticated "$E" "$(quiet put "$P-e" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")

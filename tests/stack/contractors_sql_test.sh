@@ -82,8 +82,8 @@ contractors_pkey:tenant_id,id" \
 expect "anon has no privilege on the tables; authenticated never truncates" "f|f" \
   "$(q -c "select bool_or(has_table_privilege('anon', 'public.' || t, p)), bool_or(has_table_privilege('authenticated', 'public.' || t, 'truncate'))
            from unnest(array[$TABLES]) t, unnest(array['select', 'insert', 'update', 'delete', 'truncate']) p")"
-expect "the three RPCs: one each, SECURITY INVOKER, search_path pinned, not for anon or PUBLIC" "3|3|0|f|3" \
-  "$(q -c "select count(*), count(*) filter (where proconfig @> array['search_path=public']), count(*) filter (where prosecdef),
+expect "the three RPCs: one each, the writers SECURITY DEFINER (the tables' one door) with an empty search_path, not for anon or PUBLIC" "3|3|3|f|3" \
+  "$(q -c "select count(*), count(*) filter (where proconfig @> array['search_path=public'] or proconfig @> array['search_path=\"\"']), count(*) filter (where prosecdef),
                   bool_or(has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute') and has_function_privilege('service_role', p.oid, 'execute'))
            from pg_proc p where pronamespace = 'public'::regnamespace and proname in ($RPCS)")"
@@ -123,7 +123,7 @@ expect "convert as B: PT404, the same message as for a lead nobody has" \
   "PT404|no contractor lead '<id>'|PT404|no contractor lead '<id>'" \
   "$(state_msg authenticated "$B" "select convert_contractor_lead('$L');" | sed "s/$L/<id>/")|$(
      state_msg authenticated "$B" "select convert_contractor_lead('nobody-$RUN');" | sed "s/nobody-$RUN/<id>/")"
-expect "B cannot link a contractor of its own to A's lead (23503); A's lead stays unconverted" "23503|f" \
+expect "B cannot link a contractor of its own to A's lead (42501: no direct writes); A's lead stays unconverted" "42501|f" \
   "$(state authenticated "$B" "insert into contractors (contractor_lead_id, company_name) values ('$L', 'B');")|$(
      q -c "select converted_to_contractor from contractor_leads where id = '$L'")"
 expect "A converts: the defaults; the lead marked; a second conversion returns the same row" "available|3|f|f|f|t|t|1" \
@@ -132,8 +132,15 @@ select availability_status, tier, verified, license_verified, insurance_verified
 select converted_to_contractor and converted_at is not null from contractor_leads where id = '$L';
 select (select convert_contractor_lead('$L') ->> 'id') = (select id::text from contractors where contractor_lead_id = '$L');
 select count(*) from contractors;" | paste -sd'|')"
-expect "a second contractor for the lead is refused by the key (23505), even written directly" 23505 \
-  "$(state authenticated "$A" "insert into contractors (contractor_lead_id, company_name) values ('$L', 'dup');")"
+expect "a second contractor for the lead is refused by the key (23505), even written directly by the service role" 23505 \
+  "$(state service_role "" "insert into contractors (tenant_id, contractor_lead_id, company_name) values ('$A', '$L', 'dup');")"
+expect "the contractor cannot verify itself, change its tier or undo the lead's conversion (42501: no direct writes)" "42501|42501|42501" \
+  "$(state authenticated "$A" "update contractors set verified = true, license_verified = true, insurance_verified = true where contractor_lead_id = '$L';")|$(state authenticated "$A" "update contractors set tier = 0 where contractor_lead_id = '$L';")|$(state authenticated "$A" "update contractor_leads set converted_to_contractor = false where id = '$L';")"
+expect "a conversion's account sets tier for the service role only (42501 for a user)" "42501" \
+  "$(state authenticated "$A" "select convert_contractor_lead('$L', '{\"tier\": 0}');")"
+expect "a lead converts once, ever: unlinked by the service role and un-flagged, a second conversion is 23505; the flag stays" "t|23505|t|1" \
+  "$(as_commit service_role "" "update contractors set contractor_lead_id = null where tenant_id = '$A' and contractor_lead_id = '$L';
+update contractor_leads set converted_to_contractor = false, converted_at = null where tenant_id = '$A' and id = '$L' returning converted_to_contractor;")|$(state authenticated "$A" "select convert_contractor_lead('$L');")|$(q -c "select converted_to_contractor from contractor_leads where tenant_id = '$A' and id = '$L'")|$(q -c "select count(*) from contractors where tenant_id = '$A' and company_name = (select company_name from contractor_leads where tenant_id = '$A' and id = '$L')")"
 expect "the service role works in its own tenant: A's lead id is new there" "false|1" \
   "$(as_commit service_role "" "select build_contractor_profile('$L', '{\"company_name\": \"Svc\"}') ->> 'converted_to_contractor';")|$(
      q -c "select count(*) from contractor_leads where id = '$L' and tenant_id = agentmem.service_tenant()")"
@@ -141,8 +148,9 @@ expect "the service role works in its own tenant: A's lead id is new there" "fal
 # --- deletions ---------------------------------------------------------------------------------
 expect "deleting a converted lead keeps its contractor, unlinked" "1|" \
   "$(as_commit authenticated "$A" "select build_contractor_profile('gone-$RUN', '{\"company_name\": \"Gone\"}') \\g /dev/null
-select convert_contractor_lead('gone-$RUN') \\g /dev/null
-delete from contractor_leads where id = 'gone-$RUN';
+select convert_contractor_lead('gone-$RUN') \\g /dev/null" >/dev/null
+     as_commit service_role "" "delete from contractor_leads where tenant_id = '$A' and id = 'gone-$RUN';" >/dev/null
+     as_api authenticated "$A" "
 select count(*) from contractors where company_name = 'Gone';
 select contractor_lead_id from contractors where company_name = 'Gone';" | paste -sd'|')"
 q -c "delete from auth.users where id = '$A'"

@@ -88,11 +88,12 @@ expect "indexes: HNSW cosine, GIN tsvector, (user_id, agent_id), expires_at" "hn
         where c.relname = 'agent_memories_user_agent_idx' and pg_get_indexdef(c.oid, 2, true) = 'agent_id'),
      (select am.amname || ':' || pg_get_indexdef(c.oid, 1, true) from pg_class c join pg_am am on am.oid = c.relam
         where c.relname = 'agent_memories_expires_at_idx'))")"
-expect "only set_agent_memory_dimensions is security definer" "set_agent_memory_dimensions" \
-  "$(q -c "select string_agg(proname, ',') from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS) and prosecdef")"
-expect "every function pins search_path = public, extensions (delete_agent_memory: public)" "9|delete_agent_memory" \
+expect "security definer: the writers (the tables' one door) and set_agent_memory_dimensions" "cleanup_expired_memories,create_agent_memory,delete_agent_memory,set_agent_memory_dimensions,update_agent_memory" \
+  "$(q -c "select string_agg(proname, ',' order by proname) from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS) and prosecdef")"
+expect "every function pins its search_path: the readers and set_agent_memory_dimensions public, extensions; the writers an empty one" \
+  "6|cleanup_expired_memories,create_agent_memory,delete_agent_memory,update_agent_memory" \
   "$(q -c "select count(*) filter (where proconfig @> array['search_path=public, extensions']),
-                  string_agg(proname, ',') filter (where proconfig @> array['search_path=public'])
+                  string_agg(proname, ',' order by proname) filter (where proconfig @> array['search_path=\"\"'])
            from pg_proc where pronamespace = 'public'::regnamespace and proname in ($FNS)")"
 expect "volatility (create/search/update/delete/context/cleanup volatile; stats, dimensions stable)" \
   "agent_memory_dimensions:s,cleanup_expired_memories:v,create_agent_memory:v,delete_agent_memory:v,get_memory_context:v,get_memory_statistics:s,search_agent_memories:v,set_agent_memory_dimensions:v,update_agent_memory:v,update_memory_access:v" \
@@ -101,8 +102,8 @@ expect "volatility (create/search/update/delete/context/cleanup volatile; stats,
 expect "anon has no privilege on the tables" "f" \
   "$(q -c "select bool_or(has_table_privilege('anon', t, p)) from unnest(array['public.agent_memories', 'public.memory_references', 'public.memory_access_log']) t,
            unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p")"
-expect "authenticated: CRUD on memories and references, no truncate; log append-only" \
-  "agent_memories:SELECT,INSERT,UPDATE,DELETE;memory_access_log:SELECT,INSERT,DELETE;memory_references:SELECT,INSERT,UPDATE,DELETE" \
+expect "authenticated: SELECT only (the functions write), no truncate" \
+  "agent_memories:SELECT;memory_access_log:SELECT;memory_references:SELECT" \
   "$(q -c "select string_agg(t || ':' || privs, ';' order by t) from (
              select t, string_agg(upper(p), ',' order by o) filter (where has_table_privilege('authenticated', 'public.' || t, p)) privs
              from unnest(array['agent_memories', 'memory_references', 'memory_access_log']) t,
@@ -143,9 +144,10 @@ all_ids="$NEAR $MID $FAR $EXPIRED $FUTURE $NOEMB $OTHER $BNEAR $BEXP"
 bad_ids=0
 for id in $all_ids; do [[ $id =~ $uuid_re ]] || bad_ids=$((bad_ids + 1)); done
 expect "seed: create_agent_memory returned 9 ids" 0 "$bad_ids"
-# One committed reference and one access log row of A's, for the isolation checks.
-as_commit authenticated "$A" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$NEAR');
-insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'update');" >/dev/null
+# One committed reference and one access log row of A's, for the isolation checks (written
+# as the owner: no signed-in user writes these tables directly).
+q -c "insert into memory_references (user_id, memory_id, reference_type, reference_id) values ('$A', '$NEAR', 'rfp', '$NEAR');
+insert into memory_access_log (user_id, memory_id, access_type) values ('$A', '$NEAR', 'update');" >/dev/null
 expect "seed: rows belong to the caller (user_id defaults to agentmem.tenant())" "7|2" \
   "$(q -c "select count(*) filter (where user_id = '$A'), count(*) filter (where user_id = '$B') from agent_memories where user_id in ('$A', '$B')")"
 
@@ -215,19 +217,24 @@ expect_match "create refuses a 3-dim embedding (22000, 'dimension')" '^22000\|.*
 expect "create as service_role acting for nobody: a memory of the service tenant (nil UUID)" "00000000-0000-0000-0000-000000000000" \
   "$(as_api service_role "" "select user_id from create_agent_memory('$RUN', 'x', 'fact');")"
 
-# The same constraints hold for direct table writes (PATCH/POST /rest/v1/agent_memories).
+# The same constraints hold for the service role's direct table writes (the API roles write
+# no table: 42501).
+expect "a signed-in user's direct insert, update, delete: 42501 (the functions are the one door)" "42501|42501|42501" \
+  "$(state authenticated "$A" "insert into agent_memories (agent_id, content, memory_type) values ('agent-test', 'x', 'fact');")|$(state authenticated "$A" "update agent_memories set content = 'x' where id = '$NEAR';")|$(state authenticated "$A" "delete from agent_memories where id = '$NEAR';")"
 for c in "bad memory_type|'x', 'opinion', 0.5" "importance 1.5|'x', 'fact', 1.5" "importance NaN|'x', 'fact', 'NaN'" \
   "blank content|'   ', 'fact', 0.5" "10001-char content|repeat('x', 10001), 'fact', 0.5"; do
   IFS='|' read -r name vals <<<"$c"
   expect "table check refuses $name (23514)" 23514 \
-    "$(state authenticated "$A" "insert into agent_memories (agent_id, content, memory_type, importance_score) values ('agent-test', $vals);")"
+    "$(state service_role "" "insert into agent_memories (agent_id, content, memory_type, importance_score) values ('agent-test', $vals);")"
 done
 expect "table refuses a 3-dim embedding (pgvector 22000)" 22000 \
-  "$(state authenticated "$A" "insert into agent_memories (agent_id, content, memory_type, embedding) values ('agent-test', 'x', 'fact', '[1,2,3]');")"
+  "$(state service_role "" "insert into agent_memories (agent_id, content, memory_type, embedding) values ('agent-test', 'x', 'fact', '[1,2,3]');")"
+expect "the access log's ids are bounded on the table too (23514)" "23514|23514" \
+  "$(state service_role "" "insert into memory_access_log (user_id, memory_id, session_id) values ('$A', '$NEAR', repeat('s', 3000));")|$(state service_role "" "insert into memory_access_log (user_id, memory_id, agent_id) values ('$A', '$NEAR', repeat('a', 256));")"
 expect "full-text column finds a stemmed word" "$NEAR" \
   "$(as_api authenticated "$A" "select id from agent_memories where agent_id = 'agent-test' and content_tsv @@ websearch_to_tsquery('english', 'efficient');")"
 expect "updated_at moves when content changes, created_at is kept (a caller's value ignored)" "t|t" \
-  "$(as_api authenticated "$A" "update agent_memories set content = 'changed', created_at = now() - interval '1 year' where id = '$MID'
+  "$(as_api service_role "" "update agent_memories set content = 'changed', created_at = now() - interval '1 year' where id = '$MID'
      returning updated_at > created_at, created_at > now() - interval '1 day';")"
 
 # --- search --------------------------------------------------------------------------------
@@ -332,20 +339,18 @@ expect_match "update_memory_access refuses an unknown access_type (22023)" '^220
 expect "B selects none of A's memories" 0 \
   "$(as_api authenticated "$B" "select count(*) from agent_memories where user_id = '$A' or id in ('$NEAR', '$MID', '$FAR');")"
 expect "B sees only own rows" 2 "$(as_api authenticated "$B" "select count(*) from agent_memories;")"
-expect "B cannot update A's memory" 0 \
-  "$(as_api authenticated "$B" "with u as (update agent_memories set content = 'pwned' where id = '$NEAR' returning 1) select count(*) from u;")"
-expect "B cannot delete A's memory" 0 \
-  "$(as_api authenticated "$B" "with d as (delete from agent_memories where id = '$NEAR' returning 1) select count(*) from d;")"
+expect "B cannot update or delete A's memory (42501: no direct writes)" "42501|42501" \
+  "$(state authenticated "$B" "update agent_memories set content = 'pwned' where id = '$NEAR';")|$(state authenticated "$B" "delete from agent_memories where id = '$NEAR';")"
 expect "B's update_memory_access on A's ids touches nothing" 0 \
   "$(as_api authenticated "$B" "select update_memory_access(array['$NEAR', '$MID']::uuid[]);")"
 expect "B cannot insert a memory as A (RLS, 42501)" 42501 \
   "$(state authenticated "$B" "insert into agent_memories (user_id, agent_id, content, memory_type) values ('$A', 'agent-test', 'x', 'fact');")"
 expect "B cannot move own memory to A (42501)" 42501 \
   "$(state authenticated "$B" "update agent_memories set user_id = '$A' where id = '$BNEAR';")"
-expect "B cannot attach a reference to A's memory (23503)" 23503 \
-  "$(state authenticated "$B" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$REF');")"
-expect "B cannot log an access to A's memory (23503)" 23503 \
-  "$(state authenticated "$B" "insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'read');")"
+expect "B cannot attach a reference to A's memory nor log an access to it (42501)" "42501|42501" \
+  "$(state authenticated "$B" "insert into memory_references (memory_id, reference_type, reference_id) values ('$NEAR', 'rfp', '$REF');")|$(state authenticated "$B" "insert into memory_access_log (memory_id, access_type) values ('$NEAR', 'read');")"
+expect "search with a 3,000-character session id: 22023, nothing logged" "22023" \
+  "$(state authenticated "$A" "select count(*) from search_agent_memories('$E1', p_session_id => repeat('s', 3000));")"
 expect "A sees own reference and access log" "1|1" \
   "$(as_api authenticated "$A" "select count(*) from memory_references;
 select count(*) from memory_access_log;" | paste -sd'|')"
@@ -364,44 +369,29 @@ probe() { # sub, memory id: one line per call, "result|SQLSTATE|message" (the id
   for stmt in "select update_agent_memory('$2', p_importance_score => 0.1)" "select update_agent_memory('$2', 'new text', '$E2')" \
     "select delete_agent_memory('$2')" "select update_memory_access(array['$2']::uuid[])" \
     "select update_memory_access(array['$2']::uuid[], 'update')" \
-    "insert into memory_references (memory_id, reference_type, reference_id) values ('$2', 'rfp', '$REF')" \
-    "insert into memory_access_log (memory_id, access_type) values ('$2', 'read')" \
-    "insert into agent_memories (id, agent_id, content, memory_type) values ('$2', 'agent-test', 'x', 'fact') returning id" \
     "select count(*) from agent_memories where id = '$2'" "select count(*) from memory_references where memory_id = '$2'" \
-    "select count(*) from memory_access_log where memory_id = '$2'" \
-    "with u as (update agent_memories set importance_score = 0.1 where id = '$2' returning 1) select count(*) from u" \
-    "with d as (delete from agent_memories where id = '$2' returning 1) select count(*) from d"; do
+    "select count(*) from memory_access_log where memory_id = '$2'"; do
     as_api authenticated "$1" "$stmt;
 \\echo :SQLSTATE|:LAST_ERROR_MESSAGE" | paste -sd'|'
   done | sed "s/$2/<id>/g"
 }
 probe_a=$(probe "$B" "$NEAR")
-expect "no oracle: B's 13 calls on A's memory id are answered exactly like an unused id" "$(probe "$B" "$UNUSED")" "$probe_a"
-expect "... and those answers are: not found (null, false, 0, 23503), a fresh insert succeeds" \
-  "|00000|;|00000|;f|00000|;0|00000|;0|00000|;23503|insert or update on table \"memory_references\" violates foreign key constraint \"memory_references_memory_fkey\";23503|insert or update on table \"memory_access_log\" violates foreign key constraint \"memory_access_log_memory_fkey\";<id>|00000|;0|00000|;0|00000|;0|00000|;0|00000|;0|00000|" \
+expect "no oracle: B's 8 calls on A's memory id are answered exactly like an unused id" "$(probe "$B" "$UNUSED")" "$probe_a"
+expect "... and those answers are: not found (null, false, 0)" \
+  "|00000|;|00000|;f|00000|;0|00000|;0|00000|;0|00000|;0|00000|;0|00000|" \
   "$(paste -sd';' <<<"$probe_a")"
+# Memory ids are chosen by create_agent_memory (gen_random_uuid), never by a caller: no
+# squatting. Two tenants holding one id (written by the owner) stay independent.
 SQ=$(cat /proc/sys/kernel/random/uuid)
-as_commit authenticated "$B" "insert into agent_memories (id, agent_id, content, memory_type) values ('$SQ', 'agent-squat', 'B was first', 'fact');" >/dev/null
-expect "squatting: B creates memory id X first, then A creates X: A succeeds" "00000" \
-  "$(api commit authenticated "$A" "insert into agent_memories (id, agent_id, content, memory_type) values ('$SQ', 'agent-squat', 'A second', 'fact');
-\\echo :SQLSTATE" | tail -n 1)"
+q -c "insert into agent_memories (user_id, id, agent_id, content, memory_type) values ('$B', '$SQ', 'agent-squat', 'B was first', 'fact'), ('$A', '$SQ', 'agent-squat', 'A second', 'fact')" >/dev/null
 as_commit authenticated "$A" "select update_agent_memory('$SQ', 'A changed', '$E2') \\g /dev/null" >/dev/null
 b_view=$(as_commit authenticated "$B" "select content from agent_memories where id = '$SQ';
 select delete_agent_memory('$SQ');
 select count(*) from agent_memories where id = '$SQ';" | paste -sd'|')
-a_view=$(as_commit authenticated "$A" "insert into memory_references (memory_id, reference_type, reference_id) values ('$SQ', 'rfp', '$REF');
-insert into memory_access_log (memory_id, access_type) values ('$SQ', 'read');
-select content from agent_memories where id = '$SQ';
-select count(*) from memory_references where memory_id = '$SQ';
-select count(*) from memory_access_log where memory_id = '$SQ';
+a_view=$(as_commit authenticated "$A" "select content from agent_memories where id = '$SQ';
 select delete_agent_memory('$SQ');" | paste -sd'|')
-expect "... two independent memories: A's update changes A's, B's delete deletes B's, A's reference and log to X work" \
-  "B was first|t|0;A changed|1|1|t" "$b_view;$a_view"
-expect "B reusing the id of A's existing memory: a new memory of B's (no duplicate-key error); A's untouched" \
-  "00000|$B|$A:User prefers energy-efficient LED fixtures with 90% efficiency" \
-  "$(api commit authenticated "$B" "insert into agent_memories (id, agent_id, content, memory_type) values ('$NEAR', 'agent-squat', 'B reuses', 'fact');
-\\echo :SQLSTATE" | tail -n 1)|$(as_api authenticated "$B" "select user_id from agent_memories where id = '$NEAR';")|$(q -c "select user_id || ':' || content from agent_memories where id = '$NEAR' and user_id = '$A'")"
-as_commit authenticated "$B" "delete from agent_memories where id = '$NEAR';" >/dev/null
+expect "... one id in two tenants: A's update changes A's, B's delete deletes B's" \
+  "B was first|t|0;A changed|t" "$b_view;$a_view"
 
 # --- the service tenant and x-agentmem-tenant ----------------------------------------------------
 NILU=00000000-0000-0000-0000-000000000000
@@ -567,8 +557,8 @@ expect "after the rolled-back change the column is vector(384) again" 384 "$(q -
 # update_memory_access; each call its own transaction. Ids are random, so id order is
 # neither ranking.
 NDL=${AGENTMEM_DEADLOCK_ROUNDS:-120}
-as_commit authenticated "$D" "insert into agent_memories (agent_id, content, memory_type, importance_score, embedding)
-  select 'agent-dl', 'memory ' || i, 'fact', i / 31.0,
+q -c "insert into agent_memories (user_id, agent_id, content, memory_type, importance_score, embedding)
+  select '$D', 'agent-dl', 'memory ' || i, 'fact', i / 31.0,
          ('[' || cos(radians(i * 3)) || ',' || sin(radians(i * 3)) || repeat(',0', agent_memory_dimensions() - 2) || ']')::extensions.vector
   from generate_series(1, 30) i;" >/dev/null
 dl_session() { # name, statement printing the bumped ids (comma-separated)

@@ -150,6 +150,14 @@ expect "authenticator alone (NOINHERIT) has no table access" 42501 \
 expect "API roles cannot read auth.users" 42501 \
   "$(as_api authenticated "$A" "select 1 from auth.users;
 \\echo :SQLSTATE")"
+for t in identities sessions refresh_tokens mfa_amr_claims; do
+  expect "API roles cannot read auth.$t (Supabase Auth's tables)" 42501 \
+    "$(as_api service_role "" "select 1 from auth.$t;
+\\echo :SQLSTATE")"
+done
+expect "supabase_auth_admin (the local Auth's role) may write auth.users but nothing in public" "t|42501" \
+  "$("$PG" psql -X -q -At -U supabase_auth_admin -c "select has_table_privilege('auth.users', 'insert')" \
+     -c 'select 1 from public.t_notes' -c '\echo :SQLSTATE' 2>/dev/null | paste -sd'|')"
 
 # --- tenancy (20261121000100_tenancy.sql) ----------------------------------------------------
 # Who a request acts for: agentmem.tenant() under every kind of caller.
@@ -178,6 +186,23 @@ expect "... a well-formed id that is no user (unknown, deleted, a deal's key spa
 expect "a user sending another user's id as x-agentmem-tenant: 42501" "42501" "$(acting_for "$U2" tenant as_api authenticated "$U1")"
 expect "a user sending a malformed x-agentmem-tenant: 42501" "42501" "$(acting_for "nope" tenant as_api authenticated "$U1")"
 expect "a user sending their own id (any case): themselves" "$U1|00000" "$(acting_for "${U1^^}" tenant as_api authenticated "$U1")"
+# Users Supabase Auth no longer lets sign in: their still-valid tokens are refused too.
+U3=$(uuid); U4=$(uuid); U5=$(uuid); U6=$(uuid)
+q -c "insert into auth.users (id, email, banned_until, deleted_at, is_anonymous) values
+  ('$U3', 'u3@example.test', now() + interval '1 day', null, false),
+  ('$U4', 'u4@example.test', null, now(), false),
+  ('$U5', 'u5@example.test', now() - interval '1 second', null, false),
+  ('$U6', null, null, null, true)" >/dev/null
+expect "a banned user (banned_until in the future): PT401, as a deleted one" "PT401|PT401" "$(tenant as_api authenticated "$U3")|$(tenant as_api authenticated "$(uuid)")"
+expect "... with the same message as a deleted one" "agentmem: this token's user does not exist or may not sign in (deleted or banned)" \
+  "$(as_api authenticated "$U3" "select agentmem.tenant() \\g /dev/null
+\\echo :LAST_ERROR_MESSAGE")"
+expect "a soft-deleted user (deleted_at set): PT401" "PT401" "$(tenant as_api authenticated "$U4")"
+expect "a ban that has ended: the user again" "$U5|00000" "$(tenant as_api authenticated "$U5")"
+expect "an anonymous user (is_anonymous) is a user" "$U6|00000" "$(tenant as_api authenticated "$U6")"
+expect "the service role acting for a banned or soft-deleted user: 42501, as for an unknown id" "42501|42501" \
+  "$(acting_for "$U3" tenant as_api service_role "")|$(acting_for "$U4" tenant as_api service_role "")"
+q -c "delete from auth.users where id in ('$U3', '$U4', '$U5', '$U6')" >/dev/null
 expect "a direct connection as postgres (superuser): the service tenant" "$NIL" "$(q -c "select agentmem.tenant()")"
 expect "authenticator without an API role: 42501" "42501" \
   "$("$PG" psql -X -q -At -U authenticator -c 'select agentmem.tenant()' -c '\echo :SQLSTATE' 2>/dev/null)"
@@ -187,15 +212,21 @@ expect "sees_all_tenants: service role only, and only when acting for nobody" "t
 # Every agentmem table is registered and protected the same way.
 TABLES=$(q -c "select count(*) from agentmem.tenant_tables")
 REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
-expect "agentmem.tenant_tables lists the sixteen tables" \
-  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+expect "agentmem.tenant_tables lists the seventeen tables" \
+  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,langgraph_threads,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
   "$REGISTERED"
-expect "each: RLS on; policies only for authenticated, one per command" "16|0|64" \
+expect "each: RLS on; policies only for authenticated, one: SELECT (the functions are the one door for writes)" "17|0|17|0" \
   "$(q -c "select count(*) filter (where c.relrowsecurity),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
-                  (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name)
+                  (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name),
+                  (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.cmd <> 'SELECT')
            from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
-expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|16" \
+expect "each: authenticated may SELECT and nothing else" "17|f" \
+  "$(q -c "select count(*) filter (where has_table_privilege('authenticated', t.table_name, 'select')),
+                  bool_or(has_table_privilege('authenticated', t.table_name, 'insert') or has_table_privilege('authenticated', t.table_name, 'update')
+                          or has_table_privilege('authenticated', t.table_name, 'delete'))
+           from agentmem.tenant_tables t")"
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|17" \
   "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
                   bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
                   count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
@@ -206,18 +237,24 @@ expect "the agentmem schema: no usage for anon or PUBLIC" "f|f|t" \
 expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
   "$(q -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
            and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
-# SECURITY DEFINER: few, and each checks its caller itself (not only through grants).
+# SECURITY DEFINER: the writers (the tables' one door for the API roles) and a few helpers;
+# each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions" \
+  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.build_contractor_profile,public.cleanup_expired_memories,public.cleanup_old_checkpoints,public.convert_contractor_lead,public.create_agent_memory,public.create_unified_checkpoint,public.create_workflow_state,public.delete_agent_memory,public.delete_research_session,public.delete_unified_state,public.delete_workflow_state,public.langgraph_delete_thread,public.langgraph_put,public.langgraph_put_writes,public.langgraph_store_batch,public.langgraph_store_sweep,public.save_research_draft,public.save_research_session,public.save_unified_state,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions,public.update_agent_memory,public.update_workflow_state" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 # The two set_*_dimensions check through agentmem.set_vector_dimensions, which they call
-# first and which consults agentmem.is_service() itself.
-expect "... each pins its search_path; the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through set_vector_dimensions, which does)" "8|7|t" \
+# first and which consults agentmem.is_service() itself; the checkpoint writers through
+# agentmem.thread_write_key / thread_write_tenants, which consult agentmem.tenant().
+expect "... each pins its search_path (the public writers an empty one); the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through a helper that does)" "29|21|28|t|t" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
-                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\()'),
+                  count(*) filter (where p.proconfig @> array['search_path=\"\"'] and p.pronamespace = 'public'::regnamespace),
+                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\(|thread_write_key\\(|thread_write_tenants\\(\\))'),
                   (select prosrc ~ 'if not agentmem\\.is_service\\(\\) then' from pg_proc
-                    where oid = 'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)'::regprocedure)
+                    where oid = 'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)'::regprocedure),
+                  (select bool_and(prosrc ~ case when oid = 'agentmem.thread_key(text)'::regprocedure then 'agentmem\\.tenant\\(\\)'
+                                                 else 'agentmem\\.thread_key\\(p_thread_id\\)' end) from pg_proc
+                    where oid in ('agentmem.thread_write_key(text)'::regprocedure, 'agentmem.thread_key(text)'::regprocedure))
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
   "$("$PG" psql -X -q -At -c "select agentmem.forget_user()" -c '\echo :SQLSTATE' 2>/dev/null | tail -n 1)"
@@ -245,7 +282,7 @@ counts_sql() { # where clause over the table (%1\$I = its tenant column)
   done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
   printf '%s' "$sql"
 }
-ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,langgraph_threads:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
 ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
 expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
 expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"

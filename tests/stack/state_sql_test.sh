@@ -53,26 +53,28 @@ q -c "insert into auth.users (id, email) values ('$A', 'state-a-$A@example.test'
 
 TABLES="'unified_conversations','unified_conversation_memory','workflow_agent_states','research_sessions','research_drafts'"
 FNS="'unified_iso_now','unified_check_ids','unified_conversation_write','save_unified_state','restore_unified_state','create_unified_checkpoint','restore_unified_checkpoint',
-     'delete_unified_state','workflow_state_check_keys','create_workflow_state','update_workflow_state','research_now_ms',
-     'save_research_session','save_research_draft','research_workflow_summary'"
+     'delete_unified_state','workflow_state_check_keys','create_workflow_state','update_workflow_state','delete_workflow_state',
+     'research_now_ms','save_research_session','save_research_draft','delete_research_session','research_workflow_summary'"
 
 # --- shape -----------------------------------------------------------------------------------
 expect "RLS on the five tables" "5" \
   "$(q -c "select count(*) from pg_class where relnamespace = 'public'::regnamespace and relname in ($TABLES) and relrowsecurity")"
 NSP="pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)"
-expect "the fifteen functions exist once each (the RPCs in public, their helpers in agentmem)" "15|unified_iso_now,research_now_ms,unified_check_ids,unified_conversation_write,workflow_state_check_keys" \
+expect "the seventeen functions exist once each (the RPCs in public, their helpers in agentmem)" "17|unified_iso_now,research_now_ms,unified_check_ids,unified_conversation_write,workflow_state_check_keys" \
   "$(q -c "select count(*), string_agg(proname, ',' order by proname <> 'unified_iso_now', proname) filter (where pronamespace = 'agentmem'::regnamespace) from pg_proc where $NSP and proname in ($FNS)")"
-expect "every function is SECURITY INVOKER with a pinned search_path" "15|0" \
-  "$(q -c "select count(*) filter (where proconfig @> array['search_path=public']), count(*) filter (where prosecdef)
+expect "every function pins its search_path: the writers (SECURITY DEFINER, the tables' one door) and their helper an empty one, the readers public" \
+  "7|10|create_unified_checkpoint,create_workflow_state,delete_research_session,delete_unified_state,delete_workflow_state,save_research_draft,save_research_session,save_unified_state,update_workflow_state" \
+  "$(q -c "select count(*) filter (where proconfig @> array['search_path=public']), count(*) filter (where proconfig @> array['search_path=\"\"']),
+                  string_agg(proname, ',' order by proname) filter (where prosecdef)
            from pg_proc where $NSP and proname in ($FNS)")"
 expect "anon has no privilege on the tables" "f" \
   "$(q -c "select bool_or(has_table_privilege('anon', 'public.' || t, p)) from unnest(array[$TABLES]) t,
            unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p")"
-expect "authenticated: select/insert/update/delete, never truncate" "5|0" \
-  "$(q -c "select count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'select,insert,update,delete')),
-                  count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'truncate'))
+expect "authenticated: select only (the functions write), never truncate" "5|0" \
+  "$(q -c "select count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'select')),
+                  count(*) filter (where has_table_privilege('authenticated', 'public.' || t, 'insert,update,delete,truncate'))
            from unnest(array[$TABLES]) t")"
-expect "anon and PUBLIC execute no state function; authenticated and service_role all" "f|15|15" \
+expect "anon and PUBLIC execute no state function; authenticated and service_role all but the writers' private helper" "f|16|16" \
   "$(q -c "select bool_or(has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('authenticated', p.oid, 'execute')),
                   count(*) filter (where has_function_privilege('service_role', p.oid, 'execute'))
@@ -175,8 +177,8 @@ uprobe() { # sub, conversation id: one line per call, "result|SQLSTATE|message" 
 }
 uprobe_a=$(uprobe "$B" "$CONV")
 expect "no oracle: B's 12 calls on A's conversation id are answered exactly like an unused id" "$(uprobe "$B" "$UNUSED")" "$uprobe_a"
-expect "... and those answers are: nothing there (null, 0 rows), writes succeed as B's own" \
-  "|00000|;|00000|;0|00000|;{\"rows\": 3, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"rows\": 1, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"current_mode\": \"evil\"}|00000|;0|00000|;0|00000|;state_checkpoint|00000|;landing-other|00000|;0|00000|;0|00000|" \
+expect "... and those answers are: nothing there (null, 0 rows), the RPCs' writes succeed as B's own, the tables' are refused" \
+  "|00000|;|00000|;0|00000|;{\"rows\": 3, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"rows\": 1, \"lead_id\": null, \"conversation_id\": \"<id>\"}|00000|;{\"current_mode\": \"evil\"}|00000|;0|00000|;0|00000|;42501|permission denied for table unified_conversation_memory;42501|permission denied for table unified_conversations;42501|permission denied for table unified_conversation_memory;42501|permission denied for table unified_conversations" \
   "$(paste -sd';' <<<"$uprobe_a")"
 expect "B saving into A's conversation id (committed) saves B's own; A's value unchanged" "00000|\"Evil\"|\"Acme Roofing\"" \
   "$(state authenticated "$B" "select save_unified_state('$CONV', 'landing-$RUN', '{\"company_name\": \"Evil\"}');")|$(as_api authenticated "$B" "select restore_unified_state('$CONV') -> 'company_name';")|$(as_api authenticated "$A" "select restore_unified_state('$CONV') -> 'company_name';")"
@@ -253,17 +255,17 @@ wprobe() { # sub, session id: one line per call, "result|SQLSTATE" (the id norma
 }
 wprobe_a=$(wprobe "$B" "$WF")
 expect "no oracle: B's 7 calls on A's session_id are answered exactly like an unused one" "$(wprobe "$B" "wf-$RUN-unused")" "$wprobe_a"
-expect "... and those answers are: creates succeed (B's own), nothing found" "00000,00000,|00000,0|00000,0|00000,0|00000,<id>|00000" \
+expect "... and those answers are: creates succeed (B's own), nothing found, the table refuses writes" "00000,00000,|00000,0|00000,42501,42501,42501" \
   "$(sed -n '1,2s/.*|\(00000\)$/\1/p;3,$p' <<<"$wprobe_a" | paste -sd,)"
 expect "B creating a state under A's session_id (committed): B's own, A's row untouched" "00000|$B|clarification|1" \
   "$(state authenticated "$B" "select create_workflow_state('{\"session_id\": \"$WF\", \"created_at\": 1, \"updated_at\": 1, \"stage\": \"debug\"}');")|$(as_api authenticated "$B" "select user_id from workflow_agent_states where session_id = '$WF';")|$(q -c "select stage from workflow_agent_states where session_id = '$WF' and tenant_id = '$A'")|$(as_api authenticated "$A" "select count(*) from workflow_agent_states where session_id = '$WF';")"
-as_commit authenticated "$B" "delete from workflow_agent_states where session_id = '$WF';" >/dev/null
+as_commit authenticated "$B" "select delete_workflow_state('$WF');" >/dev/null
 WFQ="wf-$RUN-squat"
 as_commit authenticated "$B" "select create_workflow_state('{\"session_id\": \"$WFQ\", \"created_at\": 1, \"updated_at\": 1, \"stage\": \"debug\"}') \\g /dev/null" >/dev/null
 expect "squatting: B creates session S first, then A creates S: A succeeds; each has its own state" "00000|clarification|debug" \
   "$(state authenticated "$A" "select create_workflow_state('{\"session_id\": \"$WFQ\", \"created_at\": 1, \"updated_at\": 1, \"stage\": \"clarification\"}');")|$(as_api authenticated "$A" "select stage from workflow_agent_states where session_id = '$WFQ';")|$(as_api authenticated "$B" "select stage from workflow_agent_states where session_id = '$WFQ';")"
-expect "... A's update and delete touch only A's" "gap_analysis|debug|1|debug" \
-  "$(as_commit authenticated "$A" "select update_workflow_state('$WFQ', '{\"stage\": \"gap_analysis\"}') ->> 'stage';")|$(as_api authenticated "$B" "select stage from workflow_agent_states where session_id = '$WFQ';")|$(as_commit authenticated "$A" "with d as (delete from workflow_agent_states where session_id = '$WFQ' returning 1) select count(*) from d;")|$(as_api authenticated "$B" "select stage from workflow_agent_states where session_id = '$WFQ';")"
+expect "... A's update and delete touch only A's" "gap_analysis|debug|t|debug" \
+  "$(as_commit authenticated "$A" "select update_workflow_state('$WFQ', '{\"stage\": \"gap_analysis\"}') ->> 'stage';")|$(as_api authenticated "$B" "select stage from workflow_agent_states where session_id = '$WFQ';")|$(as_commit authenticated "$A" "select delete_workflow_state('$WFQ');")|$(as_api authenticated "$B" "select stage from workflow_agent_states where session_id = '$WFQ';")"
 expect "update: stage change sets previous_stage; updated_at increases; other fields kept" \
   "gap_analysis|clarification|t|which trigger?" \
   "$(as_commit authenticated "$A" "select concat_ws('|', s->>'stage', s->>'previous_stage', (s->>'updated_at')::bigint > 1700000000000,
@@ -287,19 +289,21 @@ for c in "a removed field|{\"previous_errors\": []}|patch.previous_errors was re
   expect_match "update refuses $name (22023)" "^22023\|$msg" \
     "$(state_msg authenticated "$A" "select update_workflow_state('$WF', '$patch');")"
 done
-expect "stage 'end' is refused by the table (23514), through the function and directly" "23514|23514" \
-  "$(state authenticated "$A" "select update_workflow_state('$WF', '{\"stage\": \"end\"}');")|$(state authenticated "$A" "update workflow_agent_states set stage = 'end' where session_id = '$WF';")"
+expect "stage 'end' is refused by the table (23514), through the function and in the service role's direct write" "23514|23514" \
+  "$(state authenticated "$A" "select update_workflow_state('$WF', '{\"stage\": \"end\"}');")|$(state service_role "" "update workflow_agent_states set stage = 'end' where session_id = '$WF' and tenant_id = '$A';")"
 expect "gap_status outside the enum is refused (23514)" 23514 \
-  "$(state authenticated "$A" "update workflow_agent_states set gap_status = 'gap' where session_id = '$WF';")"
+  "$(state service_role "" "update workflow_agent_states set gap_status = 'gap' where session_id = '$WF' and tenant_id = '$A';")"
 expect "conversations must be a JSON array (23514)" 23514 \
-  "$(state authenticated "$A" "update workflow_agent_states set conversations = '{}' where session_id = '$WF';")"
-expect "a direct insert gets the JSONB and text defaults" "[]|[]|[]|no_gap|0||$A" \
-  "$(as_api authenticated "$A" "insert into workflow_agent_states (session_id, created_at, updated_at, stage) values ('wf-$RUN-2', 1, 1, 'debug')
+  "$(state service_role "" "update workflow_agent_states set conversations = '{}' where session_id = '$WF' and tenant_id = '$A';")"
+expect "a direct insert (service role) gets the JSONB and text defaults" "[]|[]|[]|no_gap|0||$A" \
+  "$(as_api service_role "" "insert into workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage) values ('$A', 'wf-$RUN-2', 1, 1, 'debug')
      returning concat_ws('|', conversations, execution_history, identified_gaps, gap_status, debug_loop_count, intent_summary, user_id);")"
+expect "a signed-in user writes the table only through the functions (42501 for insert, update, delete)" "42501|42501|42501" \
+  "$(state authenticated "$A" "insert into workflow_agent_states (session_id, created_at, updated_at, stage) values ('wf-$RUN-2', 1, 1, 'debug');")|$(state authenticated "$A" "update workflow_agent_states set stage = 'debug' where session_id = '$WF';")|$(state authenticated "$A" "delete from workflow_agent_states where session_id = '$WF';")"
 expect "B sees none of A's states; A cannot write a row into B's tenant (42501) nor move one there" "0|42501|42501" \
   "$(as_api authenticated "$B" "select count(*) from workflow_agent_states where tenant_id = '$A' or session_id = '$WF';")|$(state authenticated "$A" "insert into workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage) values ('$B', 'wf-$RUN-3', 1, 1, 'debug');")|$(state authenticated "$A" "update workflow_agent_states set tenant_id = '$B' where session_id = '$WF';")"
 expect "user_id is a data field of the workflow agent, not the key: a row of A's may name another user" "00000|$A" \
-  "$(state authenticated "$A" "insert into workflow_agent_states (session_id, user_id, created_at, updated_at, stage) values ('wf-$RUN-3', '$B', 1, 1, 'debug');")|$(q -c "select tenant_id from workflow_agent_states where session_id = 'wf-$RUN-3'")"
+  "$(state service_role "" "insert into workflow_agent_states (tenant_id, session_id, user_id, created_at, updated_at, stage) values ('$A', 'wf-$RUN-3', '$B', 1, 1, 'debug');")|$(q -c "select tenant_id from workflow_agent_states where session_id = 'wf-$RUN-3'")"
 expect "create refuses removed and unknown fields (22023)" "22023|22023" \
   "$(state authenticated "$A" "select create_workflow_state('{\"session_id\": \"wf-$RUN-4\", \"user_message\": \"hi\"}');")|$(state authenticated "$A" "select create_workflow_state('{\"session_id\": \"wf-$RUN-4\", \"extra\": 1}');")"
 
@@ -331,10 +335,10 @@ expect "resending a draft (same id) returns it and adds no version; other conten
   "$(as_commit authenticated "$A" "select d->>'version' from save_research_draft('$D1', '$RS', '1_browsing', 'sources v1', '{\"agent\": \"browser\"}') d;")|$(q -c "select count(*) from research_drafts where session_id = '$RS' and phase in ('1_browsing', '2_planning') and tenant_id = '$A'")|$(state authenticated "$A" "select save_research_draft('$D1', '$RS', '1_browsing', 'changed');")"
 expect_match "a draft for a missing session is PT404 (HTTP 404)" '^PT404\|no research session' \
   "$(state_msg authenticated "$A" "select save_research_draft(gen_random_uuid(), 'rs-$RUN-none', '1_browsing', 'x');")"
-expect "B cannot add drafts to A's session: PT404 through the function; directly 23503 (B has no such session), 42501 into A's tenant" "PT404|23503|42501" \
+expect "B cannot add drafts to A's session: PT404 through the function; directly 42501 (no write privilege), 42501 into A's tenant" "PT404|42501|42501" \
   "$(state authenticated "$B" "select save_research_draft(gen_random_uuid(), '$RS', '1_browsing', 'x');")|$(state authenticated "$B" "insert into research_drafts (session_id, phase, version, content, created_at) values ('$RS', '3_research', 1, 'x', 1);")|$(state authenticated "$B" "insert into research_drafts (tenant_id, session_id, phase, version, content, created_at) values ('$A', '$RS', '3_research', 1, 'x', 1);")"
 expect "a phase outside 1_browsing … 7_publishing is refused (22023, and 23514 on the table)" "22023|23514" \
-  "$(state authenticated "$A" "select save_research_draft(gen_random_uuid(), '$RS', 'writing', 'x');")|$(state authenticated "$A" "insert into research_drafts (session_id, phase, version, content, created_at) values ('$RS', '8_extra', 1, 'x', 1);")"
+  "$(state authenticated "$A" "select save_research_draft(gen_random_uuid(), '$RS', 'writing', 'x');")|$(state service_role "" "insert into research_drafts (tenant_id, session_id, phase, version, content, created_at) values ('$A', '$RS', '8_extra', 1, 'x', 1);")"
 expect "workflow summary: session without research_state, its field names, per-phase statistics" \
   "AI trends|f|[\"query\", \"tone\"]|1_browsing:2:2:10,2_planning:1:1:4,4_writing:1:1:7" \
   "$(as_api authenticated "$A" "select concat_ws('|', r->'session'->>'query', r->'session' ? 'research_state', r->>'research_state_fields',
@@ -357,8 +361,8 @@ rprobe() { # sub, session id, draft id: one line per call, "result|SQLSTATE" (id
 }
 rprobe_a=$(rprobe "$B" "$RS" "$D1")
 expect "no oracle: B's 8 calls on A's session_id and draft id are answered exactly like unused ones" "$(rprobe "$B" "rs-$RUN-unused" "$(cat /proc/sys/kernel/random/uuid)")" "$rprobe_a"
-expect "... and those answers are: not found (null, PT404, 0, 23503), a save succeeds as B's own" \
-  "|00000;PT404;{\"query\": \"mine\", \"session_id\": \"<session>\", \"current_phase\": \"x\", \"research_state\": {}, \"completed_phases\": []}|00000;0|00000;0|00000;23503;0|00000;0|00000" \
+expect "... and those answers are: not found (null, PT404, 0), a save succeeds as B's own, direct writes are refused" \
+  "|00000;PT404;{\"query\": \"mine\", \"session_id\": \"<session>\", \"current_phase\": \"x\", \"research_state\": {}, \"completed_phases\": []}|00000;0|00000;0|00000;42501;42501;42501" \
   "$(paste -sd';' <<<"$rprobe_a")"
 RSQ="rs-$RUN-squat"
 as_commit authenticated "$B" "select save_research_session('{\"session_id\": \"$RSQ\", \"query\": \"B first\", \"current_phase\": \"x\"}') \\g /dev/null
@@ -367,8 +371,8 @@ expect "squatting: B saves session S (and a draft with A's draft id) first; then
   "$(state authenticated "$A" "select save_research_session('{\"session_id\": \"$RSQ\", \"query\": \"A second\", \"current_phase\": \"y\"}');")|$(state authenticated "$A" "select save_research_draft(gen_random_uuid(), '$RSQ', '1_browsing', 'A draft');")"
 expect "... independent sessions and draft histories (each at version 1); A's draft id reused by B is B's" "A second:1:A draft;B first:1:B draft|1|$B" \
   "$(for u in "$A" "$B"; do as_api authenticated "$u" "select s.query || ':' || d.version || ':' || d.content from research_sessions s join research_drafts d using (tenant_id, session_id) where s.session_id = '$RSQ';"; done | paste -sd';')|$(as_api authenticated "$A" "select count(*) from research_drafts where id = '$D1';")|$(q -c "select tenant_id from research_drafts where id = '$D1' and session_id = '$RSQ'")"
-expect "deleting the session deletes its drafts" "0" \
-  "$(as_commit authenticated "$A" "delete from research_sessions where session_id = '$RS';" >/dev/null; q -c "select count(*) from research_drafts where session_id = '$RS' and tenant_id = '$A'")"
+expect "delete_research_session deletes the session and its drafts; again: false" "t|0|f" \
+  "$(as_commit authenticated "$A" "select delete_research_session('$RS');")|$(q -c "select count(*) from research_drafts where session_id = '$RS' and tenant_id = '$A'")|$(as_commit authenticated "$A" "select delete_research_session('$RS');")"
 
 # --- the service tenant and x-agentmem-tenant ------------------------------------------------------
 NILU=00000000-0000-0000-0000-000000000000

@@ -55,7 +55,13 @@ export function transportCases({ agentmem, env }) {
   const mintJwt = (sub, { secret = env.SUPABASE_JWT_SECRET, ...options } = {}) => signJwt(secret, sub, options);
   const newUuid = () => crypto.randomUUID();
   async function admin(method, path, body) {
-    const r = await fetch(`${url}/__gateway/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    // The admin routes need the service key and answer no CORS: a page reaches them through
+    // its own origin (tests/browser/run.mjs forwards them), other runtimes directly.
+    const r = await fetch(`${env.AGENTMEM_GATEWAY_ADMIN_URL ?? url}/__gateway/${path}`, {
+      method,
+      headers: { apikey: env.SUPABASE_SECRET_KEY },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     ok(r.ok, `gateway admin ${method} ${path}: ${r.status} ${await r.clone().text()}`);
     return r.json();
   }

@@ -4,7 +4,7 @@ use super::*;
 use crate::memory::names::{MAX_CONTENT_CHARS, REFERENCE_TYPES};
 
 pub const FIELDS: &[&str] =
-    &["content", "memory_type", "importance_score", "reference_type", "reference_id", "expires_at", "metadata"];
+    &["content", "memory_type", "importance_score", "reference_type", "reference_id", "expires_at"];
 
 /// What create_agent_memory sends back (its row without embedding and tsvector).
 const CREATED_COLUMNS: &str = "id,content,memory_type,importance_score,expires_at,created_at,updated_at";
@@ -16,7 +16,6 @@ struct Create {
     importance: f64,
     reference: Option<(String, String)>,
     expires_at: Option<String>,
-    metadata: Value,
 }
 
 pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
@@ -38,14 +37,7 @@ pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
             return Err(Invalid::new("reference_type", "reference_type is required with a reference_id"));
         }
     };
-    Ok(Box::new(Create {
-        content,
-        memory_type,
-        importance,
-        reference,
-        expires_at: expiry(f, "expires_at", s.now_ms)?,
-        metadata: metadata(f, "metadata")?.unwrap_or_else(|| value!({})),
-    }))
+    Ok(Box::new(Create { content, memory_type, importance, reference, expires_at: expiry(f, "expires_at", s.now_ms)? }))
 }
 
 impl Tool for Create {
@@ -59,7 +51,7 @@ impl Tool for Create {
             args: value!({
                 "p_agent_id": s.agent_id, "p_content": self.content, "p_memory_type": self.memory_type.as_str(),
                 "p_importance_score": self.importance, "p_embedding": vector, "p_session_id": s.session_id,
-                "p_metadata": self.metadata, "p_expires_at": self.expires_at,
+                "p_metadata": Value::Object(Map::new()), "p_expires_at": self.expires_at,
                 "p_reference": self.reference.as_ref().map(|(t, id)| value!({"reference_type": t, "reference_id": id})),
             }),
             idempotent: false,

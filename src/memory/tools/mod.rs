@@ -137,17 +137,6 @@ fn expiry(o: &Object, k: &str, now_ms: f64) -> Result<Option<String>, Invalid> {
     })
 }
 
-/// An object of at most 16 KB (as JSON text).
-fn metadata(o: &Object, k: &str) -> Result<Option<Value>, Invalid> {
-    o.read_with(k, |v, field| {
-        input::object(v, field)?;
-        if crate::json::text(v).len() > 16_384 {
-            return Err(Invalid::new(field, format!("{field} is larger than 16 KB")));
-        }
-        Ok(v.clone())
-    })
-}
-
 /// An importance: a number from 0 to 1.
 fn importance(o: &Object, k: &str) -> Result<Option<f64>, Invalid> {
     o.number_in(k, 0.0, 1.0)
@@ -240,6 +229,31 @@ mod tests {
         assert_eq!(field_of("delete_memory", json!({})), "memory_id");
         assert_eq!(field_of("get_memory_context", json!({"max_memories": 101})), "max_memories");
         assert_eq!(field_of("remember", json!({})), "name");
+    }
+
+    /// The parser accepts exactly the properties of each tool's declared schema
+    /// (tools.json): a field the model was never offered is refused by name, not stored.
+    #[test]
+    fn accepted_fields_are_the_declared_ones() {
+        let definitions = crate::memory::definitions::definitions("anthropic", false).unwrap();
+        let definitions = definitions.as_array().unwrap();
+        assert_eq!(definitions.len(), super::TOOLS.len());
+        for (tool, definition) in super::TOOLS.iter().zip(definitions) {
+            assert_eq!(definition["name"], tool.name);
+            let mut declared: Vec<&str> =
+                definition["input_schema"]["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+            let mut accepted = tool.fields.to_vec();
+            declared.sort_unstable();
+            accepted.sort_unstable();
+            assert_eq!(accepted, declared, "{}", tool.name);
+        }
+        let id = "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b";
+        assert_eq!(
+            field_of("create_memory", json!({"content": "x", "memory_type": "fact", "metadata": {}})),
+            "metadata"
+        );
+        assert_eq!(field_of("update_memory", json!({"memory_id": id, "metadata": {"a": 1}})), "metadata");
+        assert_eq!(field_of("search_memories", json!({"query": "x", "match_threshold": 0.1})), "match_threshold");
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! update_memory: changes a memory's content (embedded again), type, importance, expiry
-//! or metadata.
+//! update_memory: changes a memory's content (embedded again), type, importance or
+//! expiry.
 
 use super::*;
 use crate::memory::names::MAX_CONTENT_CHARS;
 
-pub const FIELDS: &[&str] = &["memory_id", "content", "memory_type", "importance_score", "expires_at", "metadata"];
+pub const FIELDS: &[&str] = &["memory_id", "content", "memory_type", "importance_score", "expires_at"];
 
 #[derive(Debug)]
 struct Update {
@@ -17,7 +17,6 @@ struct Update {
     importance: Option<f64>,
     /// `Some(None)`: clear the expiry.
     expires_at: Option<Option<String>>,
-    metadata: Option<Value>,
 }
 
 pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
@@ -36,13 +35,11 @@ pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
         memory_type: f.choice("memory_type")?,
         importance: importance(f, "importance_score")?,
         expires_at,
-        metadata: metadata(f, "metadata")?,
     };
-    if let Update { content: None, memory_type: None, importance: None, expires_at: None, metadata: None, .. } = update
-    {
+    if let Update { content: None, memory_type: None, importance: None, expires_at: None, .. } = update {
         return Err(Invalid::new(
             "input",
-            "update_memory needs at least one of content, memory_type, importance_score, expires_at, metadata",
+            "update_memory needs at least one of content, memory_type, importance_score, expires_at",
         ));
     }
     Ok(Box::new(update))
@@ -65,7 +62,7 @@ impl Tool for Update {
                 "p_memory_id": self.id, "p_content": self.content, "p_embedding": vector,
                 "p_memory_type": self.memory_type.map(|t| t.as_str()), "p_importance_score": self.importance,
                 "p_expires_at": self.expires_at.clone().flatten(), "p_clear_expiry": matches!(self.expires_at, Some(None)),
-                "p_metadata": self.metadata,
+                "p_metadata": Value::Null,
             }),
             idempotent: true,
             columns: None,

@@ -29,6 +29,7 @@ pub const MIGRATION: crate::schema::Migration = (
         "build_contractor_profile",
         "convert_contractor_lead",
         "agentmem.jsonb_array_union",
+        "agentmem.contractor_lead_keep_conversion",
         "agentmem.contractor_only_keys",
         "agentmem.contractor_lead_fields",
         "agentmem.contractor_lead_merge",

@@ -4,7 +4,7 @@
 //! Operations (SQL: supabase/migrations/20261122000500_research_sessions.sql):
 //! - `saveSession(session)` → `rpc/save_research_session`
 //! - `loadSession(sessionId)` → `GET research_sessions?session_id=eq.…` (resume)
-//! - `deleteSession(sessionId)` → `DELETE research_sessions?…` (drafts cascade)
+//! - `deleteSession(sessionId)` → `rpc/delete_research_session` (drafts cascade)
 //! - `saveDraft(sessionId, phase, content, metadata?)` → `rpc/save_research_draft`
 //! - `loadDraft(sessionId, phase)` → `GET research_drafts?…&order=version.desc&limit=1`
 //! - `listDrafts(sessionId, {phase?})` → `GET research_drafts?select=<all but content>`
@@ -32,6 +32,7 @@ pub const MIGRATION: crate::schema::Migration = (
         "research_drafts",
         "save_research_session",
         "save_research_draft",
+        "delete_research_session",
         "research_workflow_summary",
         "agentmem.research_now_ms",
     ],
@@ -96,7 +97,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "deleteSession" => {
             let id = session_id(arg(args, 0))?;
-            delete_session(t, "research_sessions", &id)?
+            delete_session(t, "delete_research_session", &id)?
         }
         "saveDraft" => {
             let id = session_id(arg(args, 0))?;

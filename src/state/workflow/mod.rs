@@ -5,7 +5,7 @@
 //! - `get(sessionId)` → `GET workflow_agent_states?session_id=eq.…`
 //! - `update(sessionId, patch)` → `rpc/update_workflow_state`
 //! - `list({userId?, stage?, gapStatus?, templateId?, limit?, offset?})` → `GET workflow_agent_states`
-//! - `delete(sessionId)` → `DELETE workflow_agent_states?session_id=eq.…`
+//! - `delete(sessionId)` → `rpc/delete_workflow_state`
 
 pub mod codec;
 
@@ -25,7 +25,13 @@ use crate::transport::request;
 /// What this capability's migration creates ([`crate::schema::Migration`]).
 pub const MIGRATION: crate::schema::Migration = (
     "20261122000400_workflow_agent_states.sql",
-    &["workflow_agent_states", "create_workflow_state", "update_workflow_state", "agentmem.workflow_state_check_keys"],
+    &[
+        "workflow_agent_states",
+        "create_workflow_state",
+        "update_workflow_state",
+        "delete_workflow_state",
+        "agentmem.workflow_state_check_keys",
+    ],
 );
 
 const TABLE: &str = "workflow_agent_states";
@@ -149,7 +155,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
         }
         "delete" => {
             let id = session_id(arg(args, 0))?;
-            delete_session(t, TABLE, &id)?
+            delete_session(t, "delete_workflow_state", &id)?
         }
         other => return Err(unknown_op("WorkflowStateStore", other, &OPS)),
     })
@@ -212,19 +218,21 @@ mod tests {
         assert_eq!(op.finish(json!([])).unwrap(), json!([]));
 
         let op = run("delete", &[json!("s1")], Value::Null).unwrap();
-        assert_eq!(op.request.method, "DELETE");
-        assert_eq!(op.finish(json!([{"session_id": "s1"}])).unwrap(), json!(true));
+        assert!(op.request.url.ends_with("/rpc/delete_workflow_state"), "{}", op.request.url);
+        assert_eq!(body(&op), json!({"p_session_id": "s1"}));
+        assert_eq!(op.finish(json!(true)).unwrap(), json!(true));
     }
 
     #[test]
-    fn the_service_role_reads_and_deletes_in_its_tenant_only() {
+    fn the_service_role_reads_in_its_tenant_only() {
         // Row-level security does not apply to the service role: the store names the tenant.
         let mut t = Target::new("https://x.supabase.co", "sb_secret_x", None).unwrap();
         let plan_with = |t: &Target, op: &str, args: &[Value]| {
             plan(op, args, &Context { target: t, options: &Value::Null, now_ms: 0.0 }).unwrap().request.url
         };
         let service = "tenant_id=eq.00000000-0000-0000-0000-000000000000";
-        for (op, args) in [("get", vec![json!("s1")]), ("list", vec![Value::Null]), ("delete", vec![json!("s1")])] {
+        // (A delete goes through rpc/delete_workflow_state, which keeps to the caller's tenant.)
+        for (op, args) in [("get", vec![json!("s1")]), ("list", vec![Value::Null])] {
             assert!(plan_with(&t, op, &args).contains(service), "{op}");
         }
         t.act_for("0f0e0d0c-0000-4000-8000-00000000000a").unwrap();
