@@ -36,9 +36,79 @@ function sessionStorage() {
 const whoami = async (db: agentmem.AgentmemClient) => (await db.rpc<{ uid: string | null; role: string }>("transport_whoami")).data;
 const expOf = (jwt: string) => JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).exp as number;
 
-// supabase-js refreshes a session itself against Supabase Auth (/auth/v1), which the local
-// stack does not serve: here the session is the one the test writes into supabase-js's
-// storage, as its refresh (or another tab's) would.
+/** A second gateway on the stack's database whose Auth issues access tokens that live
+ *  `exp` seconds (scripts/stack.sh env names the binary and the databases). */
+async function gatewayWithTokenLife(exp: number) {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const child = new Deno.Command(env.AGENTMEM_GATEWAY_BIN, {
+    args: ["serve", "--db-url", env.AGENTMEM_AUTHENTICATOR_DB_URL, "--jwt-secret", env.SUPABASE_JWT_SECRET,
+      "--listen", `127.0.0.1:${port}`, "--auth-db-url", env.AGENTMEM_AUTH_DB_URL, "--auth-jwt-exp", String(exp)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  await reader.read(); // the gateway says where it listens once it does
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      child.kill();
+      await child.status;
+    },
+  };
+}
+
+// A real session: signed up with the stack's Supabase Auth, refreshed by supabase-js itself
+// (its access tokens here live 95 s, so supabase-js, which refreshes 90 s ahead, refreshes
+// a few seconds in).
+Deno.test("followSession: a supabase-js session refreshed by supabase-js against Supabase Auth is followed, with no refresh of agentmem's own", async () => {
+  const gw = await gatewayWithTokenLife(95);
+  try {
+    const supabase = createSupabaseClient(gw.url, env.SUPABASE_ANON_KEY, {
+      auth: { storage: sessionStorage(), storageKey: "sb-agentmem-real", autoRefreshToken: false, persistSession: true, detectSessionInUrl: false },
+    });
+    const events: string[] = [];
+    supabase.auth.onAuthStateChange((event) => void events.push(event));
+    const sent: string[] = [];
+    const db = createClient({
+      url: gw.url,
+      apiKey: env.SUPABASE_ANON_KEY,
+      accessToken: followSession(supabase),
+      fetch: (input, init) => {
+        sent.push(new Headers(init?.headers).get("authorization") ?? "");
+        return fetch(input, init);
+      },
+    });
+    const { data, error } = await supabase.auth.signUp({ email: `follow-${crypto.randomUUID()}@example.com`, password: "a long password" });
+    assert.equal(error, null);
+    const userId = data.user!.id;
+    assert.deepEqual(await whoami(db), { uid: userId, role: "authenticated" }, "the signed-up user");
+    const first = sent.at(-1)!;
+    assert.equal(first, `Bearer ${data.session!.access_token}`);
+    // 95 s tokens are within supabase-js's 90 s margin after 5 s: its next getSession refreshes.
+    await new Promise((r) => setTimeout(r, 5500));
+    const tools = new MemoryTools({ client: db, embed: (t: string[]) => t.map(() => Array.from({ length: 384 }, (_, i) => (i ? 0.01 : 1))), agentId: "real-session" });
+    await tools.createMemory({ content: "written after the refresh", memory_type: "fact" });
+    assert.deepEqual(await whoami(db), { uid: userId, role: "authenticated" }, "the same user, after the refresh");
+    const refreshed = sent.at(-1)!;
+    assert.notEqual(refreshed, first, "the refreshed session's token was sent, not the first one");
+    assert.equal(refreshed, `Bearer ${(await supabase.auth.getSession()).data.session!.access_token}`);
+    assert.ok(events.includes("TOKEN_REFRESHED"), `supabase-js refreshed: ${events}`);
+    assert.equal((await tools.getMemoryContext({})).count, 1);
+    // Signed out (the session and its refresh token deleted): the API key alone.
+    await supabase.auth.signOut();
+    assert.deepEqual(await whoami(db), { uid: null, role: "anon" }, "signed out");
+  } finally {
+    await gw.close();
+  }
+});
+
+// The session's changes, set by the test in supabase-js's storage (as its refresh, or
+// another tab's, writes them): each is followed at the next operation, and a token the
+// server finds expired is asked for again.
 Deno.test("followSession: each operation sends the supabase-js session's current token; an expired one is asked again; a failed refresh is unauthorized", async () => {
   const a = await newUser();
   const b = await newUser();

@@ -81,8 +81,21 @@ export function track(start) {
       done(reject)(asAgentmemError(e));
       return;
     }
-    Promise.resolve(promise).then(done(resolve), (e) => done(reject)(asAgentmemError(e)));
+    Promise.resolve(promise).then(done(resolve), (e) => done(reject)(hinted(asAgentmemError(e))));
   });
+}
+
+/**
+ * `e`, with a hint when it is the server saying that the token expired (PostgREST's
+ * answer has none): what a long-lived client meets once its session was refreshed.
+ * @param {AgentmemError} e
+ * @returns {AgentmemError}
+ */
+function hinted(e) {
+  if (e.status === 401 && e.hint === undefined && e.message === "JWT expired") {
+    /** @type {any} */ (e).hint = "pass the current token (withAccessToken), or accessToken as a function (followSession(supabase)) that gives it";
+  }
+  return e;
 }
 
 /**

@@ -24,9 +24,6 @@ pub fn plan(
     options: Option<&str>,
 ) -> Result<Step, ErrorReport> {
     let t = target;
-    if op != "rpc" && t.acting_for.is_some() {
-        return Err(acting_for_table(op, name));
-    }
     let req = match op {
         "select" => request::select(t, name, &input::options(options, ReadOptions::parse)?),
         "insert" => {
@@ -50,21 +47,19 @@ pub fn plan(
             return Err(ErrorReport::invalid_input("op", format!("unknown operation {}", crate::error::Quoted(other))));
         }
     }?;
+    if op != "rpc" && t.acting_for.is_some() {
+        return Err(acting_for_table(op, name));
+    }
     Ok(Step::Send(Op::new(req, |decoded| Ok(Step::Done(Output::Response(decoded))))))
 }
 
 /// Why a client acting for a user may not `op` the table `name`, and what to use instead.
 fn acting_for_table(op: &str, name: &str) -> ErrorReport {
-    let known = matches!(op, "select" | "insert" | "upsert" | "update" | "delete");
-    if !known {
-        return ErrorReport::invalid_input("op", format!("unknown operation {}", crate::error::Quoted(op)));
-    }
     ErrorReport::invalid_input(
         "actingFor",
         format!(
-            "{op} on the table {} is refused for a client acting for a user: its service role is not held by \
-             row-level security, so it would reach every user's rows. Use agentmem's stores or client.rpc(), which \
-             keep to the user's key space; for your own tables, the service-role client without actingFor",
+            "{op} on the table {} is refused acting for a user: the service role bypasses row-level security and \
+             would reach every user's rows; use agentmem's stores or client.rpc()",
             crate::error::Quoted(name)
         ),
     )
@@ -106,17 +101,12 @@ mod tests {
             let e = plan(&t, op, "agent_memories", payload, options).unwrap_err();
             assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidInput, Some("actingFor")), "{op}");
             assert!(
-                e.message.starts_with(&format!(
-                    "{op} on the table \"agent_memories\" is refused for a client acting for a user"
-                )),
+                e.message.starts_with(&format!("{op} on the table \"agent_memories\" is refused acting for a user")),
                 "{}",
                 e.message
             );
             assert!(e.message.contains("agentmem's stores or client.rpc()"), "{}", e.message);
         }
-        // Refused whatever the options say: nothing about the call is read first.
-        let e = plan(&t, "select", "agent_memories", None, Some(r#"{"nope":1}"#)).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("actingFor"));
         assert_eq!(plan(&t, "drop", "x", None, None).unwrap_err().field.as_deref(), Some("op"));
     }
 

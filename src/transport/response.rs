@@ -98,14 +98,6 @@ pub fn error_from(resp: &HttpResponse) -> ErrorReport {
             format!("HTTP {}: {snippet}", resp.status)
         }
     });
-    // A token past its exp: what a long-lived client meets once a session was refreshed.
-    let hint = hint.or_else(|| {
-        (resp.status == 401 && message == "JWT expired").then(|| {
-            "the access token has expired: pass the session's current one (withAccessToken), or give accessToken \
-             as a function (followSession(supabase)) so that every call sends it"
-                .to_owned()
-        })
-    });
     ErrorReport { status: Some(resp.status), pgrst_code, details, hint, ..ErrorReport::new(code, message) }
 }
 
@@ -207,7 +199,6 @@ mod tests {
         // Supabase's gateway answers without `code`.
         let e = error_from(&resp(401, r#"{"code":"PGRST303","message":"JWT expired","details":null,"hint":null}"#));
         assert_eq!((e.code, e.pgrst_code.as_deref()), (ErrorCode::Unauthorized, Some("PGRST303")));
-        assert!(e.hint.as_deref().is_some_and(|h| h.contains("followSession(supabase)")), "{:?}", e.hint);
         let e = error_from(&resp(401, r#"{"message":"Invalid API key","hint":"Double check"}"#));
         assert_eq!((e.code, e.pgrst_code, e.message.as_str()), (ErrorCode::Unauthorized, None, "Invalid API key"));
         // A proxy's HTML page.

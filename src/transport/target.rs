@@ -136,10 +136,7 @@ impl Target {
             }
             if name.eq_ignore_ascii_case(ACTING_FOR_HEADER) {
                 // Sent this way it would bypass actingFor's checks, and its refusal of table calls.
-                return Err(TransportError::invalid(
-                    field,
-                    format!("{ACTING_FOR_HEADER} is not set by hand: pass actingFor (a user id, service role only)"),
-                ));
+                return Err(TransportError::invalid(field, "x-agentmem-tenant is set by actingFor only"));
             }
             check_header_value(&field, value)?;
         }
