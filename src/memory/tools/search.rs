@@ -10,13 +10,16 @@ struct Search {
     query: String,
     types: Option<Vec<MemoryType>>,
     limit: u64,
+    /// The similarity a memory needs to be returned (the tools' `matchThreshold`).
+    threshold: f64,
 }
 
-pub fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Search {
         query: input::text(f.required("query")?, "query", MAX_QUERY_CHARS)?,
         types: types(f, "memory_types")?,
         limit: count(f, "limit", MAX_SEARCH_LIMIT)?.unwrap_or(10),
+        threshold: s.match_threshold,
     }))
 }
 
@@ -33,6 +36,10 @@ impl Tool for Search {
                 "p_match_count": self.limit,
                 "p_memory_types": self.types.as_ref().map(|t| t.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
                 "p_record_access": true,
+                // The nearest ones under the threshold too (not counted as accessed), so the
+                // answer can say what the threshold held back: a model must be able to tell
+                // "nothing stored" from "nothing close enough".
+                "p_include_below": true,
             }),
             // It records access: a retried search would count twice.
             idempotent: false,
@@ -41,7 +48,24 @@ impl Tool for Search {
     }
 
     fn result(&self, data: Value) -> Result<Value, MemoryError> {
-        let memories = memories(data);
-        Ok(value!({ "success": true, "count": memories.len(), "memories": memories }))
+        let (memories, below): (Vec<Value>, Vec<Value>) = memories(data)
+            .into_iter()
+            .partition(|m| m.get("similarity").and_then(Value::as_f64).is_some_and(|s| s >= self.threshold));
+        let mut out = value!({ "success": true, "count": memories.len(), "memories": memories });
+        // Only how many and how close: a model that wants them asks again, more broadly.
+        if let Some(best) = below.iter().filter_map(|m| m.get("similarity").and_then(Value::as_f64)).reduce(f64::max) {
+            out["held_back"] = value!({
+                "count": below.len(), "best_similarity": best, "threshold": self.threshold,
+                "note": format!(
+                    "{} more {} less similar to the query than the threshold {} (the closest: {:.2}); rephrase the query to find {}",
+                    below.len(),
+                    if below.len() == 1 { "memory was" } else { "memories were" },
+                    crate::number::js_text(self.threshold),
+                    best,
+                    if below.len() == 1 { "it" } else { "them" },
+                ),
+            });
+        }
+        Ok(out)
     }
 }
