@@ -25,7 +25,7 @@ import { call, prim, unreadable } from "./wasm.js";
  * @import { GetOperation, Item, ListNamespacesOperation, Operation, OperationResults, PutOperation, SearchItem,
  *   SearchOperation } from "@langchain/langgraph-checkpoint"
  * @import { AgentmemClient, ClientOptions, EmbedFn } from "./index.d.ts"
- * @import { AgentmemStore as Declared, AgentmemStoreOptions, StoreEmbeddings } from "./langgraph.d.ts"
+ * @import { AgentmemStore as Declared, AgentmemStoreOptions, AgentmemStoreSearchOptions, StoreEmbeddings } from "./langgraph.d.ts"
  */
 
 const EMBED_TIMEOUT_MS = 30000;
@@ -711,7 +711,7 @@ export class AgentmemStore extends BaseStore {
 
   /**
    * @param {string[]} namespacePrefix
-   * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, query?: string, refreshTtl?: boolean }} [options]
+   * @param {AgentmemStoreSearchOptions} [options]
    * @returns {Promise<SearchItem[]>}
    * @override
    */

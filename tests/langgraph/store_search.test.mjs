@@ -232,6 +232,30 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
     expect(await keys("the")).toEqual(["a"]);
   });
 
+  test("the batch function's own checks: the document's bound, its configuration, the search's fields (22023, nothing written)", async () => {
+    const user = await newUser();
+    const call = (ops) => user.client.rpc("langgraph_store_batch", { p_ops: ops }).then(() => null, (e) => e);
+    const put = (extra) => ({ op: "put", namespace: ["b"], key: "k", value: { a: 1 }, ...extra });
+    for (const [ops, message] of [
+      [[put({ text: "x ".repeat(1048577) })], /indexed text is 2097154 bytes; at most 2 MiB/],
+      [[put({ text: "x", config: "nope" })], /no text search configuration named 'nope'/],
+      [[put({ text: "x", config: "pg_catalog.nope" })], /no text search configuration named 'pg_catalog.nope'/],
+      [[{ op: "search", prefix: [], mode: "fuzzy" }], /mode must be "vector", "text" or "hybrid"/],
+      [[{ op: "search", prefix: [], metric: "hamming" }], /metric must be/],
+      [[{ op: "search", prefix: [], threshold: "high" }], /threshold must be a number/],
+      [[{ op: "search", prefix: [], mode: "vector" }], /needs the query's vector/],
+      [[{ op: "search", prefix: [], mode: "text" }], /needs the query text/],
+      [[{ op: "search", prefix: [], mode: "hybrid", query: "x", vector: Array(DIMS).fill(1), vectorWeight: 1.5 }], /vectorWeight must be a number from 0 to 1/],
+    ]) {
+      const e = await call(ops);
+      expect(e, String(message)).toBeInstanceOf(AgentmemError);
+      expect([e.code, e.pgrstCode, e.message], String(message)).toEqual(["invalid_input", "22023", expect.stringMatching(message)]);
+    }
+    expect(await new AgentmemStore(user.client).get(["b"], "k")).toBeNull();
+    // A schema-qualified configuration is found.
+    expect(await call([put({ text: "x", config: "pg_catalog.simple" })])).toBeNull();
+  });
+
   test("modes as PostgresStore names them, its errors, and a mode without a query lists the items", async () => {
     const client = (await newUser()).client;
     const plain = new AgentmemStore(client);
