@@ -233,7 +233,7 @@ export interface AgentmemStoreTtl {
 }
 
 export interface AgentmemStoreOptions {
-  /** Semantic search: without it, `query` is ignored and items come unranked. */
+  /** Semantic search: without it, a `query` without `mode` is ignored (items come unranked), and `mode: "auto"` is text search. */
   index?: AgentmemStoreIndex;
   ttl?: AgentmemStoreTtl;
   /** Time limit of one embedder call, 1..600000 ms (default 30000): then `embedding_failed`, nothing written. */
