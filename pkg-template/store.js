@@ -902,15 +902,17 @@ function readText(op, queries, config) {
 
 /**
  * The full-text document of a put: the texts of the fields it indexes (the put's paths,
- * else `index.fields`, else the whole value), objects as compact JSON, one per line; null
- * for `index: false` or a delete.
+ * else `index.fields`, else the whole value), objects as compact JSON, one per line; true
+ * when the whole value is the one field (the database reads the value's own JSON text,
+ * rather than store it twice); null for `index: false` or a delete.
  * @param {Extract<StoreOp, { kind: "put" }>} op
  * @param {Index | null} index
- * @returns {string | null}
+ * @returns {string | true | null}
  */
 function documentOf(op, index) {
   if (op.plain === null || op.index === false) return null;
   const fields = op.index ?? index?.fields ?? [/** @type {Field} */ (["$", ["$"]])];
+  if (fields.every(([path]) => path === "$")) return fields.length > 0 ? true : null;
   const texts = fields.flatMap(([, tokens]) => textsAt(op.plain, tokens, undefined));
   return texts.length === 0 ? null : texts.join("\n");
 }
@@ -920,7 +922,7 @@ function documentOf(op, index) {
  * @param {Extract<StoreOp, { kind: "put" }>} op
  * @param {Ttl} ttl
  * @param {{ field: string, vector: Float64Array }[]} vectors
- * @param {string | null} text its full-text document
+ * @param {string | true | null} text its full-text document (true: the whole value)
  * @param {string} config the text search configuration
  * @returns {string}
  */

@@ -130,9 +130,11 @@ select agentmem.ensure_check('public.langgraph_store_vectors', 'langgraph_store_
 
 -- The full-text document of an item: the texts of its indexed fields (index.fields, or
 -- the put's own paths; the whole value without an index configuration), joined by line
--- breaks, as the facade sends them; no document for a put with index: false. Its tsvector
--- is computed when it is written, in the text search configuration the put names
--- (search_config); a search in another configuration computes it again from the text.
+-- breaks, as the facade sends them (search_text), or, when the one indexed field is the
+-- whole value, the value's own JSON text (search_text null, nothing stored twice); no
+-- document for a put with index: false (search_config null). Its tsvector is computed
+-- when it is written, in the text search configuration the put names (search_config); a
+-- search in another configuration computes it again from the text.
 alter table public.langgraph_store_items add column if not exists search_text text;
 alter table public.langgraph_store_items add column if not exists search_config regconfig;
 alter table public.langgraph_store_items add column if not exists search_vector tsvector;
@@ -551,7 +553,7 @@ begin
        and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
   found as (
-    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.sim, i.search_text,
+    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.sim, t.text,
            t.doc operator(pg_catalog.@@) v_query as hit,
            pg_catalog.ts_rank(t.doc, v_query) as rank,
            i.ns_order as ns_rank,
@@ -559,9 +561,13 @@ begin
       from public.langgraph_store_items i
       left join scores s on s.namespace = i.namespace and s.key = i.key
       cross join lateral (
-        select case when v_query is null or i.search_text is null then null
+        select case when v_query is null or i.search_config is null then null
+                    else coalesce(i.search_text, i.value::text) end as text) t0
+      cross join lateral (
+        select t0.text,
+               case when t0.text is null then null
                     when i.search_config = v_config then i.search_vector
-                    else pg_catalog.to_tsvector(v_config, i.search_text) end as doc) t
+                    else pg_catalog.to_tsvector(v_config, t0.text) end as doc) t
      where i.tenant_id = p_tenant and i.tenant_id = (select agentmem.tenant())
        and i.namespace >= p_prefix collate "C" and i.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
@@ -575,7 +581,7 @@ begin
              when 'hybrid' then v_weight * f.sim + (1 - v_weight) * coalesce(f.rank, 0)
              else f.sim end as score,
            case v_mode
-             when 'text' then f.search_text is not null and (coalesce(f.hit, false) or f.search_text ilike v_like)
+             when 'text' then f.text is not null and (coalesce(f.hit, false) or f.text ilike v_like)
              when 'hybrid' then f.sim is not null and (coalesce(f.hit, false) or f.sim >= v_threshold)
              when 'vector' then f.sim is not null and (v_threshold is null or f.sim >= v_threshold)
              else p_vector is null or (f.sim is not null and (v_threshold is null or f.sim >= v_threshold)) end as keep
@@ -669,6 +675,7 @@ declare
   v_ttl     double precision;
   v_value   jsonb;
   v_text    text;
+  v_whole   boolean;
   v_cfgname text;
   v_config  regconfig;
 begin
@@ -772,8 +779,10 @@ begin
     end if;
     v_ttl := (v_op ->> 'ttl')::double precision;
     v_text := null;
-    if jsonb_typeof(v_op -> 'text') = 'string' then
-      v_text := v_op ->> 'text';
+    -- "text": the document's text, or true: the value's own JSON text.
+    v_whole := coalesce((v_op -> 'text') = 'true'::jsonb, false);
+    if jsonb_typeof(v_op -> 'text') = 'string' or v_whole then
+      v_text := case when v_whole then v_value::text else v_op ->> 'text' end;
       -- A value's indexed texts: at most the value's bound twice over (a field listed
       -- under two paths), which keeps the tsvector within its own limit.
       if octet_length(v_text) > 2097152 then
@@ -793,7 +802,7 @@ begin
                                                    search_text, search_config, search_vector, ns_order)
     values (v_tenant, v_ns, v_key, v_value,
             now() + v_ttl * interval '1 minute', v_ttl,
-            v_text, case when v_text is not null then v_config end,
+            case when not v_whole then v_text end, case when v_text is not null then v_config end,
             case when v_text is not null then to_tsvector(v_config, v_text) end,
             (select l.ns_order from public.langgraph_store_items l
               where l.tenant_id = v_tenant and l.namespace = v_ns

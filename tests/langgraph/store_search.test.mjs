@@ -230,6 +230,14 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
     expect(() => new AgentmemStore(user.client, { textSearchLanguage: "english; drop table x" })).toThrow(/textSearchLanguage/);
     // Only stop words: nothing matches as words, and the substring still may.
     expect(await keys("the")).toEqual(["a"]);
+    // The whole value as the one field: its stored JSON text is the document (nothing kept
+    // twice), read again in another configuration.
+    await new AgentmemStore(user.client).put(["w"], "whole", { title: "Running shoes" });
+    await store.put(["w"], "field", { text: "Running shoes" });
+    const rows = (await service().select("langgraph_store_items", { columns: "key,search_text,search_config", filters: [["tenant_id", "eq", user.id], ["namespace", "eq", "{w}"]] })).data;
+    expect(Object.fromEntries(rows.map((r) => [r.key, [r.search_text, r.search_config]]))).toEqual({ whole: [null, "english"], field: ["Running shoes", "english"] });
+    expect((await simple.search(["w"], { query: "running title", mode: "text" })).map((i) => i.key)).toEqual(["whole"]);
+    expect((await store.search(["w"], { query: "runs", mode: "text" })).map((i) => i.key).sort()).toEqual(["field", "whole"]);
   });
 
   test("the batch function's own checks: the document's bound, its configuration, the search's fields (22023, nothing written)", async () => {
