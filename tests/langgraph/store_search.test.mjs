@@ -230,6 +230,10 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
     expect(() => new AgentmemStore(user.client, { textSearchLanguage: "english; drop table x" })).toThrow(/textSearchLanguage/);
     // Only stop words: nothing matches as words, and the substring still may.
     expect(await keys("the")).toEqual(["a"]);
+    // The substring is literal text: % and _ are characters (PostgresStore's ILIKE takes them as wildcards).
+    await store.put(["t"], "pct", { text: "100% sure_thing" });
+    expect(await keys("%")).toEqual(["pct"]);
+    expect(await keys("_")).toEqual(["pct"]);
     // The whole value as the one field: its stored JSON text is the document (nothing kept
     // twice), read again in another configuration.
     await new AgentmemStore(user.client).put(["w"], "whole", { title: "Running shoes" });
