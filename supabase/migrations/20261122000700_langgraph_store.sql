@@ -52,6 +52,7 @@
 --                    keys' index entries, whose limit is 2,704 bytes)
 --   indexed field    a path of at most 256 bytes of UTF-8
 --   value            a JSON object of at most 1 MiB of JSON text
+--   document         the full-text document (the indexed fields' texts) at most 2 MiB
 --   batch            at most 10,000 operations and 32 MiB of JSON text
 --   vector           the column's dimension (langgraph_store_dimensions()), checked
 --                    before the vector is built
