@@ -96,8 +96,6 @@ export interface HeldBack {
   count: number;
   best_similarity: number;
   threshold: number;
-  /** The same, said for the model. */
-  note: string;
 }
 
 /** `search_memories`' answer: the memories that passed the threshold, and what it held back. */

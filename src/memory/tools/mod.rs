@@ -331,12 +331,7 @@ mod tests {
         assert_eq!(out["held_back"]["best_similarity"], json!(0.21));
         assert_eq!(out["held_back"]["threshold"], json!(s.match_threshold));
         assert!(!out.to_string().contains("Denver"), "no content of what was held back: {out}");
-        assert_eq!(
-            out["held_back"]["note"],
-            json!(
-                "2 more memories were less similar to the query than the threshold 0.3 (the closest: 0.21); rephrase the query to find them"
-            )
-        );
+        assert_eq!(out["held_back"].as_object().unwrap().len(), 3, "count, best_similarity, threshold: {out}");
         let none = search.result(json!([])).unwrap();
         assert_eq!(none, json!({"success": true, "count": 0, "memories": []}), "nothing stored: nothing held back");
         let update = plan(

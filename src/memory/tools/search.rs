@@ -14,6 +14,12 @@ struct Search {
     threshold: f64,
 }
 
+/// A row's similarity (every search row has one), read by the host's number parser
+/// (Value::as_f64 would bring the core float parser into the module).
+fn similarity(row: &Value) -> f64 {
+    row.get("similarity").and_then(crate::number::of).unwrap_or(f64::NEG_INFINITY)
+}
+
 pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Search {
         query: input::text(f.required("query")?, "query", MAX_QUERY_CHARS)?,
@@ -48,23 +54,15 @@ impl Tool for Search {
     }
 
     fn result(&self, data: Value) -> Result<Value, MemoryError> {
-        let (memories, below): (Vec<Value>, Vec<Value>) = memories(data)
-            .into_iter()
-            .partition(|m| m.get("similarity").and_then(Value::as_f64).is_some_and(|s| s >= self.threshold));
-        let mut out = value!({ "success": true, "count": memories.len(), "memories": memories });
+        let mut rows = memories(data);
+        // Most similar first: those under the threshold are the tail.
+        let passing = rows.iter().take_while(|m| similarity(m) >= self.threshold).count();
+        let below = rows.split_off(passing);
+        let mut out = value!({ "success": true, "count": rows.len(), "memories": rows });
         // Only how many and how close: a model that wants them asks again, more broadly.
-        if let Some(best) = below.iter().filter_map(|m| m.get("similarity").and_then(Value::as_f64)).reduce(f64::max) {
-            out["held_back"] = value!({
-                "count": below.len(), "best_similarity": best, "threshold": self.threshold,
-                "note": format!(
-                    "{} more {} less similar to the query than the threshold {} (the closest: {:.2}); rephrase the query to find {}",
-                    below.len(),
-                    if below.len() == 1 { "memory was" } else { "memories were" },
-                    crate::number::js_text(self.threshold),
-                    best,
-                    if below.len() == 1 { "it" } else { "them" },
-                ),
-            });
+        if let Some(best) = below.first().and_then(|m| m.get("similarity")) {
+            out["held_back"] =
+                value!({ "count": below.len(), "best_similarity": best.clone(), "threshold": self.threshold });
         }
         Ok(out)
     }
