@@ -268,6 +268,18 @@ Deno.test("update re-embeds only changed content; delete; expired memories are i
   failed(await tools.handle("delete_memory", { memory_id: d.id }), "not_found");
 });
 
+Deno.test("a memory id in any form the tools accept is the same memory to what the facade knows", async () => {
+  const a = await newUser();
+  const { tools, calls } = toolsFor(a);
+  const m = ok(await tools.handle("create_memory", { content: "User prefers tea", memory_type: "preference" })).memory;
+  calls.length = 0;
+  for (const id of [m.id.replaceAll("-", ""), ` ${m.id.toUpperCase()} `, `urn:uuid:${m.id}`]) {
+    ok(await tools.handle("update_memory", { memory_id: id, content: "User prefers tea" }));
+    assert.equal(calls.length, 0, `${id}: the content is known, nothing to embed`);
+  }
+  ok(await tools.handle("delete_memory", { memory_id: m.id.replaceAll("-", "").toUpperCase() }));
+});
+
 Deno.test("create with a reference is one atomic call", async () => {
   const a = await newUser();
   const { tools } = toolsFor(a);

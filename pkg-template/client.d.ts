@@ -1,5 +1,6 @@
 // Public types of the agentmem package: the PostgREST client (client.js). Written by hand,
-// like every .d.ts here; index.d.ts re-exports them.
+// like every .d.ts here but for the unions marked as generated from a Rust declaration;
+// index.d.ts re-exports them.
 
 // ---------------------------------------------------------------- PostgREST client
 
@@ -87,6 +88,7 @@ export type Filter =
   | { not: { or: Filter[] } | { and: Filter[] } };
 
 export type Order = string | { column: string; ascending?: boolean; nullsFirst?: boolean }[];
+// Generated from agentmem's Rust declaration CountMode; do not edit.
 export type CountMode = "exact" | "planned" | "estimated";
 
 /** Which rows come back and how: of a table (`select`) or of a function's result (`rpc`). */

@@ -3,6 +3,7 @@
 // a module re-initialised after an internal error never sees stale Rust objects.
 import { AgentmemError } from "./errors.js";
 import { optionsJson, toJson } from "./json.js";
+import { CAPABILITY, CLIENT_OP } from "./names.js";
 import { platform } from "./platform.js";
 import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm.js";
 /**
@@ -174,7 +175,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   select(table, options) {
-    return request(this.#state, "select", table, "payload", undefined, options);
+    return request(this.#state, CLIENT_OP.select, table, "payload", undefined, options);
   }
   /**
    * @template [T=null]
@@ -184,7 +185,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   insert(table, rows, options) {
-    return request(this.#state, "insert", table, "rows", rows, options);
+    return request(this.#state, CLIENT_OP.insert, table, "rows", rows, options);
   }
   /**
    * @template [T=null]
@@ -194,7 +195,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   upsert(table, rows, options) {
-    return request(this.#state, "upsert", table, "rows", rows, options);
+    return request(this.#state, CLIENT_OP.upsert, table, "rows", rows, options);
   }
   /**
    * @template [T=null]
@@ -204,7 +205,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   update(table, patch, options) {
-    return request(this.#state, "update", table, "patch", patch, options);
+    return request(this.#state, CLIENT_OP.update, table, "patch", patch, options);
   }
   /**
    * @template [T=null]
@@ -213,7 +214,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   delete(table, options) {
-    return request(this.#state, "delete", table, "payload", undefined, options);
+    return request(this.#state, CLIENT_OP.delete, table, "payload", undefined, options);
   }
   /**
    * @template [T=unknown]
@@ -223,14 +224,14 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   rpc(fn, args, options) {
-    return request(this.#state, "rpc", fn, "args", args, options);
+    return request(this.#state, CLIENT_OP.rpc, fn, "args", args, options);
   }
 }
 
 /** One request of the client; `payload` and `options` are caller values, converted inside
  *  the tracked call so that a conversion error rejects the promise instead of throwing.
  * @param {Readonly<ClientState>} state
- * @param {"select" | "insert" | "upsert" | "update" | "delete" | "rpc"} op
+ * @param {typeof CLIENT_OP[keyof typeof CLIENT_OP]} op
  * @param {string} name
  * @param {string} field
  * @param {unknown} payload
@@ -238,7 +239,7 @@ export class AgentmemClient {
  * @returns {Promise<any>} the module's `{ data, count, status }`
  */
 function request(state, op, name, field, payload, options) {
-  return call(state, "client", op, () => [prim(name), toJson(field, payload), toJson("options", options)]);
+  return call(state, CAPABILITY.client, op, () => [prim(name), toJson(field, payload), toJson("options", options)]);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Types of errors.js: the one error class, shared by the main entry and agentmem-supabase/ids.
 
 /** Stable error codes; branch on these, never on messages. */
+// Generated from agentmem's Rust declaration ErrorCode; do not edit.
 export type AgentmemErrorCode =
   | "invalid_input"
   | "not_found"

@@ -24,6 +24,7 @@ export interface ThreadConfig {
   checkpoint_id?: string;
 }
 
+// Generated from agentmem's Rust declaration CoiaFlow; do not edit.
 export type CoiaFlow = "chat" | "research" | "intelligence" | "landing" | "bidcard";
 
 /**

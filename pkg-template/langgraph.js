@@ -17,6 +17,7 @@ import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
 import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
+import { CAPABILITY, CHECKPOINT_OP } from "./names.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
  * @import { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite,
@@ -52,12 +53,12 @@ import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
  *  (src/checkpoint/ops.rs), which may retry it (every call is safe to send twice). */
 /**
  * @param {AgentmemClient | null} client
- * @param {string} op
+ * @param {typeof CHECKPOINT_OP[keyof typeof CHECKPOINT_OP]} op
  * @param {unknown[]} args
  * @returns {Promise<any>} for reads `[JSON text, blobs]` (see readAnswer), the operation's result otherwise
  */
 function database(client, op, args) {
-  return call(clientOptions(client), "checkpoint", op, args);
+  return call(clientOptions(client), CAPABILITY.checkpoint, op, args);
 }
 
 /**
@@ -342,7 +343,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       }
       // The module checks the same way and, without a thread, answers no rows without a
       // request: a separate check first would cross into it twice per read.
-      const { rows } = readAnswer(await database(this.#client, "getTuple", [configurable]));
+      const { rows } = readAnswer(await database(this.#client, CHECKPOINT_OP.getTuple, [configurable]));
       return rows.length === 0 ? undefined : this.#load(rows[0], new Map());
     });
   }
@@ -381,7 +382,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     /** @type {Map<string, Serialized | null>} */
     const values = new Map();
     for (let offset = 0; ;) {
-      const { rows, count } = readAnswer(await database(this.#client, "list", [configurable, optionsJson, offset]));
+      const { rows, count } = readAnswer(await database(this.#client, CHECKPOINT_OP.list, [configurable, optionsJson, offset]));
       for (const row of rows) remember(values, row);
       for (const tuple of await guarded(() => Promise.all(rows.map((row) => this.#load(row, values))))) {
         // A checkpoint deleted meanwhile (read again on its own, see #load) is not listed.
@@ -451,7 +452,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         return inMemory(() => /** @type {BaseCheckpointSaver} */ (memory).put(config, checkpoint, metadata, newVersions));
       }
       const preview = messagesPreview(values);
-      const stored = await database(this.#client, "put", [configurable, checkpointJson, versionsJson, serialized, meta, preview === null ? undefined : toJson("preview", preview)]);
+      const stored = await database(this.#client, CHECKPOINT_OP.put, [configurable, checkpointJson, versionsJson, serialized, meta, preview === null ? undefined : toJson("preview", preview)]);
       return { configurable: stored };
     });
   }
@@ -479,7 +480,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
         checkpointCheck("putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
         return inMemory(() => memory.putWrites(config, pairs, taskId, taskPath));
       }
-      await database(this.#client, "putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
+      await database(this.#client, CHECKPOINT_OP.putWrites, [configurable, prim(taskId), prim(taskPath), serialized]);
     });
   }
 
@@ -495,7 +496,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
       const memory = this.#memory;
       if (memory) return threadId === "" ? undefined : inMemory(() => memory.deleteThread(threadId));
-      await database(this.#client, "deleteThread", args);
+      await database(this.#client, CHECKPOINT_OP.deleteThread, args);
     });
   }
 
@@ -512,7 +513,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [prim(daysOld)];
       checkpointCheck("cleanupOldCheckpoints", args); // for both backends
       if (this.#memory) return memoryCleanup(this.#memory, daysOld);
-      return database(this.#client, "cleanupOldCheckpoints", args);
+      return database(this.#client, CHECKPOINT_OP.cleanupOldCheckpoints, args);
     });
   }
 
@@ -526,7 +527,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [prim(threadId)];
       checkpointCheck("metrics", args); // for both backends
       if (this.#memory) return memoryMetrics(this.#memory, threadId);
-      return database(this.#client, "metrics", args);
+      return database(this.#client, CHECKPOINT_OP.metrics, args);
     });
   }
 
@@ -543,7 +544,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [toJson("options", options ?? null)];
       checkpointCheck("listThreads", args); // for both backends
       if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
-      return database(this.#client, "listThreads", args);
+      return database(this.#client, CHECKPOINT_OP.listThreads, args);
     });
   }
 

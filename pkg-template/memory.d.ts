@@ -1,5 +1,6 @@
 // Public types of the agentmem package: the memory tools (memory.js). Written by hand,
-// like every .d.ts here; index.d.ts re-exports them.
+// like every .d.ts here but for the unions marked as generated from a Rust declaration;
+// index.d.ts re-exports them.
 
 // @ts-types="./client.d.ts"
 import type { AgentmemClient, ClientOptions } from "./client.js";
@@ -7,7 +8,9 @@ import type { AgentmemErrorCode } from "./errors.js";
 
 // --- Memory tools -----------------------------------------------------------------------
 
+// Generated from agentmem's Rust declaration MemoryType; do not edit.
 export type MemoryType = "conversation" | "preference" | "fact" | "decision" | "context";
+// Generated from agentmem's Rust declaration TOOLS; do not edit.
 export type MemoryToolName = "create_memory" | "search_memories" | "update_memory" | "delete_memory" | "get_memory_context";
 
 /**
@@ -148,6 +151,7 @@ export interface OpenAIResponsesTool {
   parameters: ToolInputSchema;
   strict: boolean;
 }
+// Generated from agentmem's Rust declaration Format; do not edit.
 export type ToolFormat = "anthropic" | "openai" | "openai-responses";
 /** The definition type of a format (a union of formats gives a union of types). */
 export type ToolDefinition<F extends ToolFormat = "anthropic"> = F extends "openai" ? OpenAITool

@@ -5,7 +5,8 @@
 import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { optionsJson, toJson } from "./json.js";
-import { call, checkMemoryOptions, memoryDefinitions, prim, unreadable } from "./wasm.js";
+import { CAPABILITY, MEMORY_TOOL, MEMORY_TOOLS } from "./names.js";
+import { call, checkMemoryOptions, memoryDefinitions, memoryId, prim, unreadable } from "./wasm.js";
 /**
  * @import { CreateMemoryInput, DefinitionOptions, DeleteMemoryInput, EmbedFn, GetMemoryContextInput, Memory,
  *   MemoryToolName, MemoryToolResult, MemoryTools as Declared, MemoryToolsOptions, SearchMemoriesInput,
@@ -67,13 +68,11 @@ export class MemoryTools {
     Object.freeze(this);
   }
 
-  /** The tool names, in the order of `definitions()` (the module's list: each tool is
-   *  one file in src/memory/tools, its definition in tools.json). */
+  /** The tool names, in the order of `definitions()` (each tool is one file in
+   *  src/memory/tools, its definition in tools.json; names.js is written from that list). */
   /** @returns {MemoryToolName[]} */
   static get toolNames() {
-    /** @type {ToolDefinition<"anthropic">[]} */
-    const definitions = memoryDefinitions("anthropic", undefined);
-    return definitions.map((d) => /** @type {MemoryToolName} */ (d.name));
+    return [...MEMORY_TOOLS];
   }
 
   /** Tool definitions for the model: `"anthropic"` (`input_schema`), `"openai"` (Chat
@@ -128,35 +127,35 @@ export class MemoryTools {
    * @returns {Promise<{ success: true, memory: Memory }>}
    */
   createMemory(input) {
-    return this.#call("create_memory", input);
+    return this.#call(MEMORY_TOOL.create_memory, input);
   }
   /**
    * @param {SearchMemoriesInput} input
    * @returns {Promise<{ success: true, count: number, memories: Memory[] }>}
    */
   searchMemories(input) {
-    return this.#call("search_memories", input);
+    return this.#call(MEMORY_TOOL.search_memories, input);
   }
   /**
    * @param {UpdateMemoryInput} input
    * @returns {Promise<{ success: true, memory: Memory }>}
    */
   updateMemory(input) {
-    return this.#call("update_memory", input);
+    return this.#call(MEMORY_TOOL.update_memory, input);
   }
   /**
    * @param {DeleteMemoryInput} input
    * @returns {Promise<{ success: true, deleted: string }>}
    */
   deleteMemory(input) {
-    return this.#call("delete_memory", input);
+    return this.#call(MEMORY_TOOL.delete_memory, input);
   }
   /**
    * @param {GetMemoryContextInput} [input]
    * @returns {Promise<{ success: true, count: number, memories: Memory[], context: string }>}
    */
   getMemoryContext(input = {}) {
-    return this.#call("get_memory_context", input);
+    return this.#call(MEMORY_TOOL.get_memory_context, input);
   }
 
   /**
@@ -169,8 +168,9 @@ export class MemoryTools {
     // not a silent null, and a throwing getter is an invalid_input, not a crash.
     const text = toJson("", input, "input");
     const plain = text === undefined ? undefined : JSON.parse(text);
-    const id = name === "update_memory" && typeof plain?.memory_id === "string" ? plain.memory_id.trim().toLowerCase() : undefined;
-    const result = await call(this.#client, "memory", prim(name), [this.#options, text, id && this.#known.get(id)], this.#embed);
+    // Keyed as the module reads ids, so an id in another form still finds what was seen.
+    const id = name === MEMORY_TOOL.update_memory ? memoryId(plain?.memory_id) : undefined;
+    const result = await call(this.#client, CAPABILITY.memory, prim(name), [this.#options, text, id && this.#known.get(id)], this.#embed);
     this.#remember(name, plain, result);
     return result;
   }
@@ -181,7 +181,10 @@ export class MemoryTools {
    * @param {{ memories?: Memory[], memory?: Memory }} result
    */
   #remember(name, input, result) {
-    if (name === "delete_memory") this.#known.delete(String(input?.memory_id).toLowerCase());
+    if (name === MEMORY_TOOL.delete_memory) {
+      const id = memoryId(input?.memory_id);
+      if (id !== undefined) this.#known.delete(id);
+    }
     for (const m of result.memories ?? (result.memory ? [result.memory] : [])) {
       this.#known.delete(m.id);
       this.#known.set(m.id, m.content);

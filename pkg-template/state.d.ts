@@ -1,5 +1,6 @@
 // Public types of the agentmem package: the state stores (state.js). Written by hand,
-// like every .d.ts here; index.d.ts re-exports them.
+// like every .d.ts here but for the unions marked as generated from a Rust declaration;
+// index.d.ts re-exports them.
 
 // @ts-types="./client.d.ts"
 import type { AgentmemClient, ClientOptions, JsonValue } from "./client.js";
@@ -220,8 +221,11 @@ export declare class ContractorStore {
 
 // Workflow agent states
 
+// Generated from agentmem's Rust declaration WorkflowStage; do not edit.
 export type WorkflowStage = "clarification" | "gap_analysis" | "workflow_generation" | "debug" | "completed";
+// Generated from agentmem's Rust declaration GapStatus; do not edit.
 export type GapStatus = "no_gap" | "has_gap" | "gap_resolved" | "blocking";
+// Generated from agentmem's Rust declaration Origin; do not edit.
 export type WorkflowOrigin = "create" | "edit" | "copy";
 
 export interface WorkflowConversation {
@@ -363,6 +367,7 @@ export interface SessionState {
 export type SessionStateInput = Omit<SessionState, "completed_phases" | "research_state" | "start_time" | "last_update"> &
   Partial<Pick<SessionState, "completed_phases" | "research_state" | "start_time" | "last_update">>;
 
+// Generated from agentmem's Rust declaration DraftPhase; do not edit.
 export type DraftPhase = "1_browsing" | "2_planning" | "3_research" | "4_writing" | "5_reviewing" | "6_revision" | "7_publishing";
 /** A phase, or its name without the number ("writing"). */
 export type DraftPhaseInput = DraftPhase | "browsing" | "planning" | "research" | "writing" | "reviewing" | "revision" | "publishing";

@@ -20,6 +20,7 @@ import { anonymousOnly, clientOptions, createClient, isClient } from "./client.j
 import { AgentmemError } from "./errors.js";
 import { embedOnce, guarded } from "./io.js";
 import { describe, toJson } from "./json.js";
+import { CAPABILITY, CLIENT_OP } from "./names.js";
 import { call, prim, unreadable } from "./wasm.js";
 /**
  * @import { GetOperation, Item, ListNamespacesOperation, Operation, OperationResults, PutOperation, SearchItem,
@@ -616,7 +617,7 @@ export class AgentmemStore extends BaseStore {
    */
   async #rpc(fn, argsText) {
     try {
-      const { data } = await call(clientOptions(this.#client), "client", "rpc", [prim(fn), argsText, undefined]);
+      const { data } = await call(clientOptions(this.#client), CAPABILITY.client, CLIENT_OP.rpc, [prim(fn), argsText, undefined]);
       return data;
     } catch (e) {
       // The database refuses a vector whose size is not its column's (index.dims set to

@@ -18,9 +18,13 @@ import * as glue from "./agentmem.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, embedOnce, fetchOnce, moduleFailed, sleep, track, withToken } from "./io.js";
 import { messageOf, toJson } from "./json.js";
+import { ACTION, SYNC } from "./names.js";
 /** @import * as Declared from "./index.d.ts" */
 /** @import { EmbedFn } from "./index.d.ts" */
 /** @import { FetchLike, TokenSource } from "./io.js" */
+/** @import { CAPABILITY } from "./names.js" */
+/** @typedef {typeof SYNC[keyof typeof SYNC]} SyncFunction */
+/** @typedef {typeof CAPABILITY[keyof typeof CAPABILITY]} Capability */
 
 /**
  * What a client hands the module on every call (client.js): its options as JSON text and
@@ -142,7 +146,7 @@ function primArray(field, v) {
  * The module's synchronous function `name` (src/wasm/mod.rs `callSync`, one export for
  * all of them) on `args`, once the module is loaded, whatever it throws as an
  * AgentmemError.
- * @param {string} name
+ * @param {SyncFunction} name
  * @param {...unknown} args
  * @returns {any}
  */
@@ -191,23 +195,23 @@ function enter(fn) {
 
 // ids: primitives only (a name list as a copy), typed as declared.
 /** @type {typeof Declared.uuid5} */
-export const uuid5 = (name, namespace) => callSync("uuid5", prim(name), prim(namespace));
+export const uuid5 = (name, namespace) => callSync(SYNC.uuid5, prim(name), prim(namespace));
 /** @type {typeof Declared.uuid5Batch} */
-export const uuid5Batch = (names, namespace) => callSync("uuid5Batch", primArray("names", names), prim(namespace));
+export const uuid5Batch = (names, namespace) => callSync(SYNC.uuid5Batch, primArray("names", names), prim(namespace));
 /** @type {typeof Declared.conversationId} */
-export const conversationId = (lead, namespace) => callSync("conversationId", prim(lead), prim(namespace));
+export const conversationId = (lead, namespace) => callSync(SYNC.conversationId, prim(lead), prim(namespace));
 /** @type {typeof Declared.coiaThread} */
-export const coiaThread = (flow, id) => callSync("coiaThread", prim(flow), prim(id));
+export const coiaThread = (flow, id) => callSync(SYNC.coiaThread, prim(flow), prim(id));
 /** @type {typeof Declared.cimThreadId} */
-export const cimThreadId = (dealId, cimId) => callSync("cimThreadId", prim(dealId), prim(cimId));
+export const cimThreadId = (dealId, cimId) => callSync(SYNC.cimThreadId, prim(dealId), prim(cimId));
 /** @type {typeof Declared.supervisorThreadId} */
-export const supervisorThreadId = (dealId, ts) => callSync("supervisorThreadId", prim(dealId), prim(ts));
+export const supervisorThreadId = (dealId, ts) => callSync(SYNC.supervisorThreadId, prim(dealId), prim(ts));
 /** @type {typeof Declared.parseThreadId} */
-export const parseThreadId = (threadId) => callSync("parseThreadId", prim(threadId));
+export const parseThreadId = (threadId) => callSync(SYNC.parseThreadId, prim(threadId));
 /** @type {typeof Declared.extractDealId} */
-export const extractDealId = (threadId) => callSync("extractDealId", prim(threadId));
+export const extractDealId = (threadId) => callSync(SYNC.extractDealId, prim(threadId));
 /** @type {typeof Declared.inspectToken} */
-export const inspectToken = (token) => callSync("inspectToken", prim(token));
+export const inspectToken = (token) => callSync(SYNC.inspectToken, prim(token));
 
 /**
  * Runs one operation of any capability (src/wasm/mod.rs `call`): `state` is a client's
@@ -221,7 +225,7 @@ export const inspectToken = (token) => callSync("inspectToken", prim(token));
  * operation defines, hence `any` here; each facade method states its type as its .d.ts
  * declares it.
  * @param {ClientState} state
- * @param {"client" | "memory" | "state" | "checkpoint"} capability
+ * @param {Capability} capability
  * @param {unknown} op
  * @param {unknown[] | (() => unknown[])} args
  * @param {EmbedFn} [embed]
@@ -238,7 +242,7 @@ export const call = (state, capability, op, args, embed) => {
 /**
  * One run of `call`'s operation, with the client's access token in place.
  * @param {ClientState} state
- * @param {"client" | "memory" | "state" | "checkpoint"} capability
+ * @param {Capability} capability
  * @param {unknown} op
  * @param {() => unknown[]} args
  * @param {EmbedFn} [embed]
@@ -269,19 +273,22 @@ async function runOnce(state, capability, op, args, embed) {
  */
 function perform(state, embed, action) {
   switch (action[0]) {
-    case "fetch":
+    case ACTION.fetch:
       // The module checked it: the client's function, or the global fetch when none was given.
       return fetchOnce(/** @type {FetchLike} */ (state.fetch ?? globalThis.fetch), action[1], action[2], action[3], action[4], action[5]);
-    case "sleep":
+    case ACTION.sleep:
       return sleep(action[1]);
-    default:
+    case ACTION.embed:
       return embedOnce(/** @type {EmbedFn} */ (embed), action[1], action[2], action[3]);
+    default:
+      // A module and a wasm.js of different builds: nothing to perform, and the run cannot go on.
+      throw new AgentmemError("internal", `the module asked for an unknown action ${JSON.stringify(String(action[0]))}`);
   }
 }
 
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
 /** @type {(state: unknown) => string} */
-export const checkClientOptions = (state) => callSync("checkClientOptions", state);
+export const checkClientOptions = (state) => callSync(SYNC.checkClientOptions, state);
 
 // Memory tools: options as JSON text (memory.js).
 /**
@@ -290,21 +297,27 @@ export const checkClientOptions = (state) => callSync("checkClientOptions", stat
  * @returns {any} the definitions of that format (memory.d.ts ToolDefinition)
  */
 export const memoryDefinitions = (format, options) =>
-  callSync("memoryDefinitions", prim(format), toJson("options", options));
+  callSync(SYNC.memoryDefinitions, prim(format), toJson("options", options));
+/**
+ * A memory id as the memory tools read it (any case, any UUID form, around whitespace),
+ * lowercase and hyphenated; `undefined` for anything that is not one.
+ * @type {(id: unknown) => string | undefined}
+ */
+export const memoryId = (id) => callSync(SYNC.memoryId, prim(id));
 /** @type {(clientState: unknown, options: unknown) => string} */
-export const checkMemoryOptions = (clientState, options) => callSync("checkMemoryOptions", clientState, options);
+export const checkMemoryOptions = (clientState, options) => callSync(SYNC.checkMemoryOptions, clientState, options);
 
 // State stores: every argument is already JSON text (state.js).
 /** @type {(store: unknown, options: unknown) => any} */
-export const stateCheckOptions = (store, options) => callSync("stateCheckOptions", store, options);
+export const stateCheckOptions = (store, options) => callSync(SYNC.stateCheckOptions, store, options);
 /** @type {(state: unknown, updates: unknown) => any} */
-export const researchMergeState = (state, updates) => callSync("researchMergeState", state, updates);
+export const researchMergeState = (state, updates) => callSync(SYNC.researchMergeState, state, updates);
 /** @type {(state: unknown) => any} */
-export const researchValidateState = (state) => callSync("researchValidateState", state);
+export const researchValidateState = (state) => callSync(SYNC.researchValidateState, state);
 /** @type {(fromPhase: unknown, toPhase: unknown, state: unknown) => any} */
-export const researchValidateTransition = (fromPhase, toPhase, state) => callSync("researchValidateTransition", fromPhase, toPhase, state);
+export const researchValidateTransition = (fromPhase, toPhase, state) => callSync(SYNC.researchValidateTransition, fromPhase, toPhase, state);
 /** @type {(state: unknown, options: unknown) => any} */
-export const workflowNormalizeState = (state, options) => callSync("workflowNormalizeState", state, options);
+export const workflowNormalizeState = (state, options) => callSync(SYNC.workflowNormalizeState, state, options);
 
 // Checkpoints: the memory backend's check of a call, with the database backend's rules
 // (`args` as for `call`).
@@ -313,4 +326,4 @@ export const workflowNormalizeState = (state, options) => callSync("workflowNorm
  * @param {unknown[]} args
  * @returns {boolean}
  */
-export const checkpointCheck = (op, args) => callSync("checkpointCheck", op, args);
+export const checkpointCheck = (op, args) => callSync(SYNC.checkpointCheck, op, args);

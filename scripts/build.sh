@@ -152,7 +152,7 @@ report "agentmem-supabase/ids download (wasm + JS)" "$(($(wc -c <"$ids_wasm") + 
 # Kept a block of its own, last: it only rewrites pkg/'s JavaScript (core.js joins the
 # internal modules; the entries and the internal files point at it; pkg/unbundled/ keeps
 # the JavaScript as it was, for tests/facades/check.sh). Importing the main entry in Deno
-# loads 3 modules instead of 11.
+# loads 3 modules instead of 12.
 log "bundle the JavaScript (scripts/bundle.mjs)"
 node "$ROOT/scripts/bundle.mjs" "$PKG"
 # The inspector's first load (pkg/inspector: HTML, CSS, its modules and the .wasm, gzip).

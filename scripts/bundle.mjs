@@ -1,11 +1,11 @@
 // Joins the main entry's JavaScript into one module, core.js, so that importing the
-// package loads 3 modules instead of 11 (Deno: entry + core.js + errors.js). Each module
+// package loads 3 modules instead of 12 (Deno: entry + core.js + errors.js). Each module
 // of a graph costs the runtime a read, a parse and a compile of its own: the import of
 // the main entry in Deno went from ~2.5 to ~2.0 ms without the .wasm read (bench "import").
 // Run by scripts/build.sh on pkg/ once pkg-template/ is in it: node scripts/bundle.mjs <pkg>
 //
 // What pkg/ holds afterwards:
-//   core.js       the glue (agentmem.js) and every internal module (io, json, wasm, platform,
+//   core.js       the glue (agentmem.js) and every internal module (io, json, names, wasm, platform,
 //                 client, memory, state, api), each export renamed <module>$<name>
 //   deno.js, node.js, browser.js, langgraph.js
 //                 as in pkg-template/, their imports of internal modules pointed at core.js
@@ -30,7 +30,7 @@ if (!pkg) throw new Error("usage: node scripts/bundle.mjs <pkg dir>");
 if (existsSync(join(pkg, "core.js"))) throw new Error(`bundle.mjs: ${pkg} is bundled already (run scripts/build.sh)`);
 
 // The modules core.js joins, and the files that import them.
-const INTERNAL = ["agentmem.js", "io.js", "json.js", "wasm.js", "platform.js", "client.js", "memory.js", "state.js", "api.js"];
+const INTERNAL = ["agentmem.js", "io.js", "json.js", "names.js", "wasm.js", "platform.js", "client.js", "memory.js", "state.js", "api.js"];
 const ENTRIES = ["deno.js", "node.js", "browser.js", "langgraph.js"];
 const SHARED = ["errors.js"];
 const PEERS = ["@langchain/langgraph-checkpoint", "node:*"];

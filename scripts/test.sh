@@ -26,6 +26,8 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
 # The agentmem-supabase/ids module is only real code on wasm32 (natively it is an empty crate).
 cargo clippy --quiet --target wasm32-unknown-unknown -p agentmem-ids -- -D warnings
+log "generated files: pkg-template/names.js and the .d.ts unions against the Rust declarations (scripts/generate.sh --check)"
+"$ROOT/scripts/generate.sh" --check
 
 log "stack: Postgres + migrations + gateway"
 "$ROOT/scripts/stack.sh" up --fresh --test-fixtures

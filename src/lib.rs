@@ -22,13 +22,17 @@ pub mod input;
 pub mod json;
 
 pub mod base64;
+pub mod boundary;
 pub mod checkpoint;
+pub mod client;
 pub mod error;
 pub mod ids;
+pub mod langgraph_store;
 pub mod memory;
+pub mod migration;
 pub mod number;
 pub mod op;
-pub mod rest;
+
 pub mod schema;
 pub mod state;
 pub mod time;

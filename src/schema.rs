@@ -1,8 +1,8 @@
 //! Which of agentmem's migrations creates each table and function the package calls, so
 //! that "Could not find the function public.create_agent_memory" can say which SQL file
 //! the database lacks instead of looking like a model asking for a missing memory. Each
-//! capability lists its own objects (`MIGRATION`, beside the code that calls them); this
-//! module gathers them, and `op::run` passes every error answer through [`refine`]
+//! capability lists its own objects (`MIGRATION`, a `crate::migration::Migration` beside
+//! the code that calls them); this module gathers them, and `op::run` passes every error answer through [`refine`]
 //! before the plan sees it, so the transport itself knows nothing of them.
 
 use crate::error::{ErrorCode, ErrorReport};
@@ -11,33 +11,19 @@ use crate::error::{ErrorCode, ErrorReport};
 /// is the schema alone, which matches any function of it that no capability claims.
 const TENANCY: &str = "20261121000100_tenancy.sql";
 
-/// A capability's migration and every table and function it creates (`public` ones by
-/// bare name, the `agentmem` schema's with it), declared beside the code that calls them,
-/// so that a "no such function" answer about one of them names the file to apply. The
-/// test below checks each list against its SQL file.
-pub type Migration = (&'static str, &'static [&'static str]);
+use crate::migration::Migration;
 
 /// Every migration with the tables and functions it creates, each listed by the capability
 /// that calls them.
 fn migrations() -> impl Iterator<Item = &'static Migration> {
-    const OWN: [Migration; 4] =
-        [(TENANCY, &["agentmem."]), crate::checkpoint::MIGRATION, crate::memory::MIGRATION, STORE];
+    const OWN: [Migration; 4] = [
+        (TENANCY, &["agentmem."]),
+        crate::checkpoint::MIGRATION,
+        crate::memory::MIGRATION,
+        crate::langgraph_store::MIGRATION,
+    ];
     OWN.iter().chain(crate::state::MIGRATIONS.iter())
 }
-
-/// The long-term store's (AgentmemStore, planned in pkg-template/store.js; the module only
-/// carries its requests): what its calls name, the RPCs and the tables they read.
-const STORE: Migration = (
-    "20261122000700_langgraph_store.sql",
-    &[
-        "langgraph_store_items",
-        "langgraph_store_vectors",
-        "langgraph_store_batch",
-        "langgraph_store_sweep",
-        "langgraph_store_dimensions",
-        "set_langgraph_store_dimensions",
-    ],
-);
 
 fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'

@@ -22,7 +22,7 @@ mod read;
 mod write;
 
 pub use answer::answer;
-pub use ops::{Call, MIGRATION, check, operation};
+pub use ops::{Call, CheckpointOp, MIGRATION, check, operation};
 
 pub use read::{BlobRef, ChannelValue, PendingWrite, Tuple, TupleConfig, decode_rows};
 pub use write::{

@@ -18,8 +18,8 @@ use crate::transport::options::{CountMode, ReadOptions, RpcOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000100_langgraph_checkpoints.sql",
     &[
         "langgraph_checkpoints",
@@ -36,6 +36,21 @@ pub const MIGRATION: crate::schema::Migration = (
         "cleanup_old_checkpoints",
         "agentmem.langgraph_tuples",
     ],
+);
+
+string_enum!(
+    /// The saver's operations against the database (`call`'s `op` for the capability
+    /// `checkpoint`), one a [`Call`] variant.
+    CheckpointOp {
+        GetTuple = "getTuple",
+        List = "list",
+        Put = "put",
+        PutWrites = "putWrites",
+        DeleteThread = "deleteThread",
+        CleanupOldCheckpoints = "cleanupOldCheckpoints",
+        Metrics = "metrics",
+        ListThreads = "listThreads",
+    }
 );
 
 /// A saver call, its arguments converted from what LangGraph passed (`configurable` is

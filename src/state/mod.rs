@@ -110,8 +110,8 @@ string_enum!(
     }
 );
 
-/// The stores' migrations ([`crate::schema::Migration`]), one a store.
-pub const MIGRATIONS: [crate::schema::Migration; 4] =
+/// The stores' migrations ([`crate::migration::Migration`]), one a store.
+pub const MIGRATIONS: [crate::migration::Migration; 4] =
     [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
 
 /// What a call needs besides its arguments: the store's options and the caller's clock.
@@ -131,6 +131,18 @@ pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, 
         Store::Workflow => workflow::plan(op, args, cx),
         Store::Research => research::plan(op, args, cx),
         Store::Contractors => contractors::plan(op, args, cx),
+    }
+}
+
+/// The names of `store`'s operations (its `Op`), for the JavaScript side
+/// (`crates/generate`).
+pub fn operations(store: Store) -> &'static [&'static str] {
+    use crate::input::Choice;
+    match store {
+        Store::Unified => unified::UnifiedOp::NAMES,
+        Store::Workflow => workflow::WorkflowOp::NAMES,
+        Store::Research => research::ResearchOp::NAMES,
+        Store::Contractors => contractors::ContractorsOp::NAMES,
     }
 }
 
@@ -164,6 +176,12 @@ fn arg(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)
 }
 
+/// `op` as one of a store's operations (its `Op`, `T`), or the refusal that lists them.
+fn op_of<T: crate::input::Choice>(store: &str, op: &str) -> Result<T, ErrorReport> {
+    T::named(op).ok_or_else(|| unknown_op(store, op, T::NAMES))
+}
+
+/// Not generic: one copy of the message's code for every store.
 fn unknown_op(store: &str, op: &str, ops: &[&str]) -> ErrorReport {
     ErrorReport::invalid_input(
         "op",

@@ -11,9 +11,9 @@ use js_sys::{Array, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, prelude::*};
 
-use super::transport::Client;
+use super::client::Client;
 use super::{JsResult, args, json_arg};
-use crate::checkpoint::{self, Call, TypedBytes};
+use crate::checkpoint::{self, Call, CheckpointOp, TypedBytes};
 use crate::error::ErrorReport;
 use crate::op::Step;
 
@@ -58,14 +58,15 @@ fn channel_values(field: &str, v: &JsValue) -> Result<Vec<(String, TypedBytes)>,
 fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
     let arg = |i: u32| args.get(i);
     let configurable = || json("config.configurable", &arg(0));
-    Ok(match op {
-        "getTuple" => Call::GetTuple { configurable: configurable()? },
-        "list" => Call::List {
+    use CheckpointOp as O;
+    Ok(match crate::boundary::named("op", "checkpoint operation", op)? {
+        O::GetTuple => Call::GetTuple { configurable: configurable()? },
+        O::List => Call::List {
             configurable: configurable()?,
             options: json("options", &arg(1))?,
             offset: if arg(2).is_undefined() { 0 } else { args::safe_integer("offset", &arg(2))? },
         },
-        "put" => Call::Put {
+        O::Put => Call::Put {
             configurable: configurable()?,
             checkpoint: json("checkpoint", &arg(1))?,
             new_versions: json("newVersions", &arg(2))?,
@@ -73,22 +74,16 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
             metadata: typed("metadata", &arg(4))?,
             preview: Box::new(if arg(5).is_undefined() { Value::Null } else { json("preview", &arg(5))? }),
         },
-        "putWrites" => Call::PutWrites {
+        O::PutWrites => Call::PutWrites {
             configurable: configurable()?,
             task_id: args::string("taskId", &arg(1))?,
             task_path: args::optional_string("taskPath", &arg(2))?.unwrap_or_default(),
             writes: channel_values("writes", &arg(3))?,
         },
-        "deleteThread" => Call::DeleteThread { thread_id: args::string("threadId", &arg(0))? },
-        "cleanupOldCheckpoints" => Call::CleanupOldCheckpoints { days_old: args::number("daysOld", &arg(0))? },
-        "metrics" => Call::Metrics { thread_id: args::optional_string("threadId", &arg(0))? },
-        "listThreads" => Call::ListThreads { options: json("options", &arg(0))? },
-        other => {
-            return Err(ErrorReport::invalid_input(
-                "op",
-                format!("unknown checkpoint operation {}", crate::error::Quoted(other)),
-            ));
-        }
+        O::DeleteThread => Call::DeleteThread { thread_id: args::string("threadId", &arg(0))? },
+        O::CleanupOldCheckpoints => Call::CleanupOldCheckpoints { days_old: args::number("daysOld", &arg(0))? },
+        O::Metrics => Call::Metrics { thread_id: args::optional_string("threadId", &arg(0))? },
+        O::ListThreads => Call::ListThreads { options: json("options", &arg(0))? },
     })
 }
 

@@ -4,7 +4,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::transport::{Client, client};
+use super::client::{Client, client};
 use super::{JsResult, args, json_arg, text, to_js};
 use crate::error::ErrorReport;
 use crate::memory::{self, Settings};
@@ -22,6 +22,12 @@ pub(super) fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<
 pub(super) fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
     let c = client(&client_options)?;
     Ok(Settings::parse(text("options", &options)?.as_deref(), &c.target, js_sys::Date::now())?.1)
+}
+
+/// A memory id as the tools read it (`memory::tools::memory_id`), or `undefined` for
+/// anything that is not one.
+pub(super) fn memory_id(id: JsValue) -> JsResult<JsValue> {
+    Ok(id.as_string().and_then(|id| memory::tools::memory_id(&id)).map_or(JsValue::UNDEFINED, JsValue::from))
 }
 
 /// One tool call; `op` is the tool's name, `args` `[options, input, knownContent]`: the

@@ -25,6 +25,8 @@
 mod args;
 #[cfg(feature = "bindings")]
 mod checkpoint;
+#[cfg(feature = "bindings")]
+mod client;
 pub mod ids;
 #[cfg(feature = "bindings")]
 mod memory;
@@ -32,13 +34,13 @@ mod memory;
 mod run;
 #[cfg(feature = "bindings")]
 mod state;
-#[cfg(feature = "bindings")]
-mod transport;
 
 #[cfg(feature = "bindings")]
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "bindings")]
+use crate::boundary::{Capability, SyncFunction, named};
 use crate::error::ErrorReport;
 #[cfg(feature = "bindings")]
 use crate::op::Output;
@@ -126,30 +128,23 @@ fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> 
 #[cfg(feature = "bindings")]
 #[wasm_bindgen(js_name = call)]
 pub fn call(client_state: JsValue, capability: JsValue, op: JsValue, args: JsValue) -> JsResult<JsValue> {
-    let client = transport::client(&client_state)?;
+    let client = client::client(&client_state)?;
     let capability = args::string("capability", &capability)?;
     // A memory operation is a tool, named by the model.
-    let op = args::string(if capability == "memory" { "name" } else { "op" }, &op)?;
+    let op = args::string(if capability == Capability::Memory.as_str() { "name" } else { "op" }, &op)?;
     let args: js_sys::Array =
         args.dyn_into().map_err(|_| ErrorReport::invalid_input("args", "args must be an array"))?;
-    let step = match capability.as_str() {
-        "client" => transport::plan(&client, &op, &args)?,
-        "memory" => memory::plan(&client, &op, &args)?,
-        "state" => state::plan(&client, &op, &args)?,
-        "checkpoint" => checkpoint::plan(&client, &op, &args)?,
-        other => {
-            return Err(ErrorReport::invalid_input(
-                "capability",
-                format!("unknown capability {}", crate::error::Quoted(other)),
-            )
-            .into());
-        }
+    let step = match named("capability", "capability", &capability)? {
+        Capability::Client => client::plan(&client, &op, &args)?,
+        Capability::Memory => memory::plan(&client, &op, &args)?,
+        Capability::State => state::plan(&client, &op, &args)?,
+        Capability::Checkpoint => checkpoint::plan(&client, &op, &args)?,
     };
     run::start(move |host| async move {
         let secrets = client.secrets();
         match crate::op::run(&host, &client.policy, &secrets, crate::schema::refine, step).await {
             Ok(Output::Json(value)) => to_js(&value),
-            Ok(Output::Response(decoded)) => transport::response_js(decoded),
+            Ok(Output::Response(decoded)) => client::response_js(decoded),
             Ok(Output::Buffers(text, buffers)) => {
                 let buffers: js_sys::Array = buffers.iter().map(|b| js_sys::Uint8Array::from(b.as_slice())).collect();
                 Ok(js_sys::Array::of2(&text.into(), &buffers).into())
@@ -177,34 +172,29 @@ pub fn resume(id: JsValue, outcome: JsValue) -> JsResult<JsValue> {
 pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
     let arg = |i: u32| args.get(i);
     let text = |v: String| JsValue::from(v);
-    Ok(match args::string("name", &name)?.as_str() {
-        "uuid5" => text(ids::uuid5(arg(0), arg(1))?),
-        "uuid5Batch" => {
+    use SyncFunction as F;
+    Ok(match named("name", "function", &args::string("name", &name)?)? {
+        F::Uuid5 => text(ids::uuid5(arg(0), arg(1))?),
+        F::Uuid5Batch => {
             ids::uuid5_batch(arg(0), arg(1))?.into_iter().map(JsValue::from).collect::<js_sys::Array>().into()
         }
-        "conversationId" => text(ids::conversation_id(arg(0), arg(1))?),
-        "coiaThread" => ids::coia_thread(arg(0), arg(1))?,
-        "cimThreadId" => text(ids::cim_thread_id(arg(0), arg(1))?),
-        "supervisorThreadId" => text(ids::supervisor_thread_id(arg(0), arg(1))?),
-        "parseThreadId" => ids::parse_thread_id(arg(0))?,
-        "extractDealId" => ids::extract_deal_id(arg(0))?,
-        "checkClientOptions" => text(transport::check_client_options(arg(0))?),
-        "inspectToken" => transport::inspect_token(arg(0))?,
-        "memoryDefinitions" => memory::memory_definitions(arg(0), arg(1))?,
-        "checkMemoryOptions" => text(memory::check_memory_options(arg(0), arg(1))?),
-        "stateCheckOptions" => state::state_check_options(arg(0), arg(1))?,
-        "researchMergeState" => state::research_merge_state(arg(0), arg(1))?,
-        "researchValidateState" => state::research_validate_state(arg(0))?,
-        "researchValidateTransition" => state::research_validate_transition(arg(0), arg(1), arg(2))?,
-        "workflowNormalizeState" => state::workflow_normalize_state(arg(0), arg(1))?,
-        "checkpointCheck" => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
-        other => {
-            return Err(ErrorReport::invalid_input(
-                "name",
-                format!("unknown function {}", crate::error::Quoted(other)),
-            )
-            .into());
-        }
+        F::ConversationId => text(ids::conversation_id(arg(0), arg(1))?),
+        F::CoiaThread => ids::coia_thread(arg(0), arg(1))?,
+        F::CimThreadId => text(ids::cim_thread_id(arg(0), arg(1))?),
+        F::SupervisorThreadId => text(ids::supervisor_thread_id(arg(0), arg(1))?),
+        F::ParseThreadId => ids::parse_thread_id(arg(0))?,
+        F::ExtractDealId => ids::extract_deal_id(arg(0))?,
+        F::CheckClientOptions => text(client::check_client_options(arg(0))?),
+        F::InspectToken => client::inspect_token(arg(0))?,
+        F::MemoryDefinitions => memory::memory_definitions(arg(0), arg(1))?,
+        F::CheckMemoryOptions => text(memory::check_memory_options(arg(0), arg(1))?),
+        F::MemoryId => memory::memory_id(arg(0))?,
+        F::StateCheckOptions => state::state_check_options(arg(0), arg(1))?,
+        F::ResearchMergeState => state::research_merge_state(arg(0), arg(1))?,
+        F::ResearchValidateState => state::research_validate_state(arg(0))?,
+        F::ResearchValidateTransition => state::research_validate_transition(arg(0), arg(1), arg(2))?,
+        F::WorkflowNormalizeState => state::workflow_normalize_state(arg(0), arg(1))?,
+        F::CheckpointCheck => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
     })
 }
 

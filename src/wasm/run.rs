@@ -21,6 +21,7 @@ use js_sys::{Array, Float64Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::JsResult;
+use crate::boundary::Action;
 use crate::error::{ErrorCode, ErrorReport};
 use crate::json::write_str;
 use crate::op::{Embed, Host};
@@ -95,7 +96,7 @@ impl Http for JsHost {
     async fn send(&self, req: &HttpRequest, timeout_ms: u32) -> Result<HttpResponse, SendError<JsValue>> {
         let body = req.body.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str);
         let action: Array = [
-            JsValue::from_str("fetch"),
+            JsValue::from_str(Action::Fetch.as_str()),
             JsValue::from_str(&req.url),
             JsValue::from_str(req.method),
             JsValue::from(headers_json(req)),
@@ -120,7 +121,7 @@ impl Http for JsHost {
     }
 
     async fn sleep(&self, ms: u32) {
-        self.ask(Array::of2(&"sleep".into(), &ms.into())).await;
+        self.ask(Array::of2(&Action::Sleep.as_str().into(), &ms.into())).await;
     }
 
     fn random(&self) -> f64 {
@@ -131,8 +132,12 @@ impl Http for JsHost {
 impl Host for JsHost {
     async fn embed(&self, embed: &Embed) -> Result<Vec<Vec<Option<f64>>>, Failure<JsValue>> {
         let texts = Array::of1(&JsValue::from_str(&embed.text));
-        let action =
-            Array::of4(&"embed".into(), &texts, &embed.timeout_ms.into(), &JsValue::from(embed.dimensions as u32));
+        let action = Array::of4(
+            &Action::Embed.as_str().into(),
+            &texts,
+            &embed.timeout_ms.into(),
+            &JsValue::from(embed.dimensions as u32),
+        );
         let outcome = self.ask(action).await;
         if let Some(vectors) = get(&outcome, "vectors").dyn_ref::<Array>() {
             return Ok(vectors

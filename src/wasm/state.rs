@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use js_sys::Array;
 
-use super::transport::Client;
+use super::client::Client;
 use super::{JsResult, args, json_arg, to_js};
 use crate::error::ErrorReport;
 use crate::op::Step;

@@ -60,8 +60,8 @@ pub const TOOLS: [Definition; 5] = [
     Definition { name: "get_memory_context", fields: context::FIELDS, parse: context::parse },
 ];
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000200_agent_memories.sql",
     &[
         "agent_memories",
@@ -94,12 +94,18 @@ pub fn parse(name: &str, input: &Value, s: &Settings) -> Result<Box<dyn Tool>, I
     (tool.parse)(&Object::fields(input, "", "input", tool.fields)?, s)
 }
 
-/// A memory id: a UUID in any case, written lowercase and hyphenated.
+/// A memory id as the tools read it: a UUID in any case and any of its forms, around
+/// whitespace, written lowercase and hyphenated. The facade keys what it knows of a
+/// memory's content by this (`callSync("memoryId")`), so both sides mean the same memory.
+pub fn memory_id(text: &str) -> Option<String> {
+    uuid::Uuid::try_parse(text.trim()).ok().map(|u| u.hyphenated().to_string())
+}
+
+/// A memory id ([`memory_id`]).
 fn uuid(o: &Object, k: &str) -> Result<Option<String>, Invalid> {
     o.read_with(k, |v, field| {
-        let parsed = v.as_str().and_then(|s| uuid::Uuid::try_parse(s.trim()).ok());
-        parsed
-            .map(|u| u.hyphenated().to_string())
+        v.as_str()
+            .and_then(memory_id)
             .ok_or_else(|| input::expected(field, "a UUID like 3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", v))
     })
 }

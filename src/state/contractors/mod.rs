@@ -14,14 +14,14 @@ use serde_json::Value;
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
-use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000600_contractors.sql",
     &[
         "contractor_leads",
@@ -64,7 +64,15 @@ fn row(v: Value, what: &str, key: &str) -> Result<Value, StateError> {
     }
 }
 
-const OPS: [&str; 4] = ["buildContractorProfile", "convertLead", "getLead", "contractorForLead"];
+string_enum!(
+    /// The operations of `ContractorStore` (`call`'s `op` for the capability `state`).
+    ContractorsOp {
+        BuildContractorProfile = "buildContractorProfile",
+        ConvertLead = "convertLead",
+        GetLead = "getLead",
+        ContractorForLead = "contractorForLead",
+    }
+);
 
 pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     check_options(cx.options)?;
@@ -72,8 +80,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     // Both writes are safe to resend: a profile merge applied twice is the same lead, and a
     // lead converts once (the repeat returns its contractor).
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
+    let op: ContractorsOp = super::op_of("ContractorStore", op)?;
     Ok(match op {
-        "buildContractorProfile" => {
+        ContractorsOp::BuildContractorProfile => {
             let id = lead_id(arg(args, 0))?;
             let profile = codec::profile(arg(args, 1))?;
             let args = value!({ "p_contractor_lead_id": id, "p_profile": profile });
@@ -81,7 +90,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row(v, "contractor lead", "id")
             })
         }
-        "convertLead" => {
+        ContractorsOp::ConvertLead => {
             let id = lead_id(arg(args, 0))?;
             let account = codec::account(arg(args, 1))?;
             let args = value!({ "p_contractor_lead_id": id, "p_account": account });
@@ -89,9 +98,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row(v, "contractor", "contractor_lead_id")
             })
         }
-        "getLead" | "contractorForLead" => {
+        ContractorsOp::GetLead | ContractorsOp::ContractorForLead => {
             let id = lead_id(arg(args, 0))?;
-            let (table, columns, key) = if op == "getLead" {
+            let (table, columns, key) = if op == ContractorsOp::GetLead {
                 ("contractor_leads", LEAD_COLUMNS, "id")
             } else {
                 ("contractors", CONTRACTOR_COLUMNS, "contractor_lead_id")
@@ -107,7 +116,6 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 v => row(v, table, key),
             })
         }
-        other => return Err(unknown_op("ContractorStore", other, &OPS)),
     })
 }
 

@@ -17,15 +17,15 @@ use serde_json::{Map, Value};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::time::format_ms;
 use crate::transport::options::{OrderSpec, ReadOptions, RpcOptions};
 use crate::transport::request;
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000500_research_sessions.sql",
     &[
         "research_sessions",
@@ -68,21 +68,32 @@ fn rows(v: &Value) -> Result<&Vec<Value>, StateError> {
     v.as_array().ok_or_else(|| StateError::Server(format!("expected rows, the server sent {}", crate::json::Text(v))))
 }
 
-const OPS: [&str; 7] =
-    ["saveSession", "loadSession", "deleteSession", "saveDraft", "loadDraft", "listDrafts", "workflowSummary"];
+string_enum!(
+    /// The operations of `ResearchStore` (`call`'s `op` for the capability `state`).
+    ResearchOp {
+        SaveSession = "saveSession",
+        LoadSession = "loadSession",
+        DeleteSession = "deleteSession",
+        SaveDraft = "saveDraft",
+        LoadDraft = "loadDraft",
+        ListDrafts = "listDrafts",
+        WorkflowSummary = "workflowSummary",
+    }
+);
 
 pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     check_options(cx.options)?;
     let t = cx.target;
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
+    let op: ResearchOp = super::op_of("ResearchStore", op)?;
     Ok(match op {
-        "saveSession" => {
+        ResearchOp::SaveSession => {
             let session = SessionState::parse(arg(args, 0), "session", cx.now_ms.floor() as i64)?;
             let req =
                 request::rpc(t, "save_research_session", &value!({ "p_session": session.to_json() }), &idempotent)?;
             json_op(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
         }
-        "loadSession" => {
+        ResearchOp::LoadSession => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 columns: Some(codec::SESSION_FIELDS.join(",")),
@@ -95,11 +106,11 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(SessionState::from_row(&row)?.to_json()),
             })
         }
-        "deleteSession" => {
+        ResearchOp::DeleteSession => {
             let id = session_id(arg(args, 0))?;
             delete_session(t, "delete_research_session", &id)?
         }
-        "saveDraft" => {
+        ResearchOp::SaveDraft => {
             let id = session_id(arg(args, 0))?;
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let content = input::string(arg(args, 2), "content")?;
@@ -133,7 +144,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             });
             json_op(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
         }
-        "loadDraft" => {
+        ResearchOp::LoadDraft => {
             let id = session_id(arg(args, 0))?;
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let read = ReadOptions {
@@ -148,7 +159,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 Some(d) => draft_info(d),
             })
         }
-        "listDrafts" => {
+        ResearchOp::ListDrafts => {
             let id = session_id(arg(args, 0))?;
             let o = arg(args, 1);
             let empty = Map::new();
@@ -168,7 +179,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 rows(&body)?.iter().map(draft_info).collect::<Result<Vec<_>, _>>().map(Value::Array)
             })
         }
-        "workflowSummary" => {
+        ResearchOp::WorkflowSummary => {
             let id = session_id(arg(args, 0))?;
             let args = value!({ "p_session_id": id });
             let req =
@@ -181,7 +192,6 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 summary => summarize(&summary),
             })
         }
-        other => return Err(unknown_op("ResearchStore", other, &OPS)),
     })
 }
 

@@ -19,15 +19,15 @@ use uuid::Uuid;
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
 use super::contractors::state_lead;
-use super::{Context, Op, StateError, arg, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, in_tenant, json_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::ids;
 use crate::input;
 use crate::transport::options::{ReadOptions, RpcOptions};
 use crate::transport::request;
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000300_unified_conversations.sql",
     &[
         "unified_conversations",
@@ -147,15 +147,26 @@ fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
         .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {})", crate::error::Quoted(&s))))
 }
 
-const OPS: [&str; 6] = ["save", "restore", "createCheckpoint", "restoreCheckpoint", "leadForConversation", "delete"];
+string_enum!(
+    /// The operations of `UnifiedStateManager` (`call`'s `op` for the capability `state`).
+    UnifiedOp {
+        Save = "save",
+        Restore = "restore",
+        CreateCheckpoint = "createCheckpoint",
+        RestoreCheckpoint = "restoreCheckpoint",
+        LeadForConversation = "leadForConversation",
+        Delete = "delete",
+    }
+);
 
 pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     let s = Settings::parse(cx.options)?;
     let t = cx.target;
     let rpc_write = RpcOptions { idempotent: true, ..Default::default() };
     let rpc_read = RpcOptions { get: true, ..Default::default() };
+    let op: UnifiedOp = super::op_of("UnifiedStateManager", op)?;
     Ok(match op {
-        "save" => {
+        UnifiedOp::Save => {
             let (lead, conversation_id) = s.conversation_id(arg(args, 0))?;
             let encoded = codec::encode(arg(args, 1), &s.fields, s.skip_empty)?;
             let options = arg(args, 2);
@@ -190,12 +201,12 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }))
             })
         }
-        "restore" => {
+        UnifiedOp::Restore => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_state", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, codec::decode)
         }
-        "createCheckpoint" => {
+        UnifiedOp::CreateCheckpoint => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let snapshot = codec::checkpoint(arg(args, 1))?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
@@ -207,12 +218,12 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }
             })
         }
-        "restoreCheckpoint" => {
+        UnifiedOp::RestoreCheckpoint => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_checkpoint", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, Ok)
         }
-        "leadForConversation" => {
+        UnifiedOp::LeadForConversation => {
             let id = uuid_arg(arg(args, 0), "conversationId")?;
             let read = ReadOptions {
                 columns: Some("memory_value".into()),
@@ -230,7 +241,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::select(t, "unified_conversation_memory", &read)?;
             json_op(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
         }
-        "delete" => {
+        UnifiedOp::Delete => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
@@ -239,7 +250,6 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 None => Err(StateError::Server(format!("delete_unified_state returned {}", crate::json::Text(&n)))),
             })
         }
-        other => return Err(unknown_op("UnifiedStateManager", other, &OPS)),
     })
 }
 

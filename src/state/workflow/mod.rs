@@ -16,14 +16,14 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op, unknown_op};
+use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op};
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::transport::options::{OrderSpec, ReadOptions, RpcOptions};
 use crate::transport::request;
 
-/// What this capability's migration creates ([`crate::schema::Migration`]).
-pub const MIGRATION: crate::schema::Migration = (
+/// What this capability's migration creates ([`crate::migration::Migration`]).
+pub const MIGRATION: crate::migration::Migration = (
     "20261122000400_workflow_agent_states.sql",
     &[
         "workflow_agent_states",
@@ -71,13 +71,23 @@ fn one_state(body: Value, what: &str) -> Result<Value, StateError> {
     }
 }
 
-const OPS: [&str; 5] = ["create", "get", "update", "list", "delete"];
+string_enum!(
+    /// The operations of `WorkflowStateStore` (`call`'s `op` for the capability `state`).
+    WorkflowOp {
+        Create = "create",
+        Get = "get",
+        Update = "update",
+        List = "list",
+        Delete = "delete",
+    }
+);
 
 pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     let s = Settings::parse(cx.options)?;
     let t = cx.target;
+    let op: WorkflowOp = super::op_of("WorkflowStateStore", op)?;
     Ok(match op {
-        "create" => {
+        WorkflowOp::Create => {
             // The caller's clock fills missing timestamps here, not the server's, so a
             // resent create carries the same state and is recognized as the same one.
             let state = WorkflowState::parse(arg(args, 0), "state", s.removed, cx.now_ms.floor() as i64)?;
@@ -90,7 +100,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        "get" => {
+        WorkflowOp::Get => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
@@ -102,7 +112,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(WorkflowState::from_row(&row)?.to_json()),
             })
         }
-        "update" => {
+        WorkflowOp::Update => {
             let id = session_id(arg(args, 0))?;
             let patch = parse_patch(arg(args, 1), "patch", s.removed)?;
             let args = value!({ "p_session_id": id, "p_patch": patch });
@@ -116,7 +126,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        "list" => {
+        WorkflowOp::List => {
             let q = arg(args, 0);
             let empty = serde_json::Map::new();
             let o = if q.is_null() { &empty } else { input::object(q, "query")? };
@@ -153,11 +163,10 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                     .map(Value::Array)
             })
         }
-        "delete" => {
+        WorkflowOp::Delete => {
             let id = session_id(arg(args, 0))?;
             delete_session(t, "delete_workflow_state", &id)?
         }
-        other => return Err(unknown_op("WorkflowStateStore", other, &OPS)),
     })
 }
 

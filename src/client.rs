@@ -14,6 +14,18 @@ use crate::transport::options::{ReadOptions, RpcOptions, WriteOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
+string_enum!(
+    /// The client's operations (`call`'s `op` for the capability `client`).
+    ClientOp {
+        Select = "select",
+        Insert = "insert",
+        Upsert = "upsert",
+        Update = "update",
+        Delete = "delete",
+        Rpc = "rpc",
+    }
+);
+
 /// Plans `op` on the table or function `name`; `payload` (rows, a patch or RPC arguments)
 /// and `options` are JSON text, `None` when not given.
 pub fn plan(
@@ -24,31 +36,29 @@ pub fn plan(
     options: Option<&str>,
 ) -> Result<Step, ErrorReport> {
     let t = target;
+    let op: ClientOp = crate::boundary::named("op", "operation", op)?;
     let req = match op {
-        "select" => request::select(t, name, &input::options(options, ReadOptions::parse)?),
-        "insert" => {
+        ClientOp::Select => request::select(t, name, &input::options(options, ReadOptions::parse)?),
+        ClientOp::Insert => {
             request::insert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
         }
-        "upsert" => {
+        ClientOp::Upsert => {
             request::upsert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
         }
-        "update" => {
+        ClientOp::Update => {
             request::update(t, name, &input::given("patch", payload)?, &input::options(options, WriteOptions::parse)?)
         }
-        "delete" => request::delete(t, name, &input::options(options, WriteOptions::parse)?),
-        "rpc" => {
+        ClientOp::Delete => request::delete(t, name, &input::options(options, WriteOptions::parse)?),
+        ClientOp::Rpc => {
             let args = match input::value("args", payload)? {
                 serde_json::Value::Null => value!({}),
                 args => args,
             };
             request::rpc(t, name, &args, &input::options(options, RpcOptions::parse)?)
         }
-        other => {
-            return Err(ErrorReport::invalid_input("op", format!("unknown operation {}", crate::error::Quoted(other))));
-        }
     }?;
-    if op != "rpc" && t.acting_for.is_some() {
-        return Err(acting_for_table(op, name));
+    if op != ClientOp::Rpc && t.acting_for.is_some() {
+        return Err(acting_for_table(op.as_str(), name));
     }
     Ok(Step::Send(Op::new(req, |decoded| Ok(Step::Done(Output::Response(decoded))))))
 }

@@ -7,6 +7,7 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::{JsResult, args, js_error, set, text, to_js};
+use crate::client::ClientOp;
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
@@ -92,9 +93,9 @@ pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
 
 /// `args`: `[table or function, payload (JSON text), options (JSON text)]`.
 pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
-    let name = args::string(if op == "rpc" { "function" } else { "table" }, &args.get(0))?;
-    let payload = text(if op == "rpc" { "args" } else { "rows" }, &args.get(1))?;
-    crate::rest::plan(&c.target, op, &name, payload.as_deref(), text("options", &args.get(2))?.as_deref())
+    let name = args::string(if op == ClientOp::Rpc.as_str() { "function" } else { "table" }, &args.get(0))?;
+    let payload = text(if op == ClientOp::Rpc.as_str() { "args" } else { "rows" }, &args.get(1))?;
+    crate::client::plan(&c.target, op, &name, payload.as_deref(), text("options", &args.get(2))?.as_deref())
 }
 
 /// A PostgREST answer as `{ data, count, status }`, `data` parsed by the engine's JSON.

@@ -1,0 +1,198 @@
+//! Writes the JavaScript side of the names agentmem's boundary declares in Rust
+//! (`agentmem::boundary` lists them): `pkg-template/names.js`, the table wasm.js and the
+//! facades take every name they pass to the module from, and the string unions of the
+//! `.d.ts` files that are a Rust enum's names. Run by `scripts/generate.sh`; with
+//! `--check` it writes nothing and fails when a file differs from what it would write,
+//! which scripts/test.sh runs.
+//!
+//! Usage: agentmem-generate <repository root> [--check]
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use agentmem::boundary::{Action, Capability, SyncFunction};
+use agentmem::checkpoint::CheckpointOp;
+use agentmem::client::ClientOp;
+use agentmem::input::Choice;
+use agentmem::state::{self, Store};
+
+/// A `.d.ts` union that is the names of a Rust enum: the file, the type, where the names
+/// are declared (for the comment beside it) and the names.
+struct Union {
+    file: &'static str,
+    name: &'static str,
+    from: &'static str,
+    names: Vec<&'static str>,
+}
+
+fn unions() -> Vec<Union> {
+    use agentmem::memory::{definitions::Format, names::MemoryType, tools::TOOLS};
+    use agentmem::state::{research::DraftPhase, workflow::codec as workflow};
+    let union = |file, name, from, names: &[&'static str]| Union { file, name, from, names: names.to_vec() };
+    vec![
+        union("errors.d.ts", "AgentmemErrorCode", "src/error.rs ErrorCode", agentmem::ErrorCode::NAMES),
+        union("memory.d.ts", "MemoryType", "src/memory/names.rs MemoryType", MemoryType::NAMES),
+        Union {
+            file: "memory.d.ts",
+            name: "MemoryToolName",
+            from: "src/memory/tools/mod.rs TOOLS",
+            names: TOOLS.iter().map(|t| t.name).collect(),
+        },
+        union("memory.d.ts", "ToolFormat", "src/memory/definitions.rs Format", Format::NAMES),
+        union(
+            "client.d.ts",
+            "CountMode",
+            "src/transport/options.rs CountMode",
+            agentmem::transport::options::CountMode::NAMES,
+        ),
+        union(
+            "state.d.ts",
+            "WorkflowStage",
+            "src/state/workflow/codec.rs WorkflowStage",
+            workflow::WorkflowStage::NAMES,
+        ),
+        union("state.d.ts", "GapStatus", "src/state/workflow/codec.rs GapStatus", workflow::GapStatus::NAMES),
+        union("state.d.ts", "WorkflowOrigin", "src/state/workflow/codec.rs Origin", workflow::Origin::NAMES),
+        union("state.d.ts", "DraftPhase", "src/state/research/codec.rs DraftPhase", DraftPhase::NAMES),
+        union("ids.d.ts", "CoiaFlow", "src/ids/thread.rs CoiaFlow", agentmem::ids::CoiaFlow::NAMES),
+    ]
+}
+
+/// `{ a: "a", b: "b" }`, frozen: names that are identifiers, keyed by themselves, so a
+/// facade writes `CLIENT_OP.select` and `// @ts-check` refuses `CLIENT_OP.selct`.
+fn table(names: &[&str]) -> String {
+    let entries: Vec<String> = names.iter().map(|n| format!("{n}: \"{n}\"")).collect();
+    let line = format!("Object.freeze({{ {} }})", entries.join(", "));
+    if line.len() <= 100 { line } else { format!("Object.freeze({{\n  {},\n}})", entries.join(",\n  ")) }
+}
+
+fn names_js() -> String {
+    let mut js = String::from(
+        "// @ts-check\n\
+         // Written by scripts/generate.sh (crates/generate) from the Rust declarations of the names\n\
+         // that cross the boundary (src/boundary.rs lists where each is declared); do not edit.\n\
+         // wasm.js and the facades pass the module no name that is not taken from here, so a\n\
+         // name the module does not know is a type error (tests/facades/check.sh), not a\n\
+         // failure at run time.\n\n",
+    );
+    let mut constant = |doc: &str, name: &str, value: String| {
+        let _ = write!(js, "/** {doc} */\nexport const {name} = {value};\n");
+    };
+    constant("The capabilities of `call` (src/boundary.rs `Capability`).", "CAPABILITY", table(Capability::NAMES));
+    constant("The functions of `callSync` (src/boundary.rs `SyncFunction`).", "SYNC", table(SyncFunction::NAMES));
+    constant(
+        "What a run waiting on the host asks for: an action's first element (src/boundary.rs `Action`).",
+        "ACTION",
+        table(Action::NAMES),
+    );
+    constant("The client's operations (src/client.rs `ClientOp`).", "CLIENT_OP", table(ClientOp::NAMES));
+    constant(
+        "The saver's operations against the database (src/checkpoint/ops.rs `CheckpointOp`).",
+        "CHECKPOINT_OP",
+        table(CheckpointOp::NAMES),
+    );
+    constant("The state stores (src/state/mod.rs `Store`).", "STORE", table(Store::NAMES));
+    let per_store: Vec<String> = Store::ALL
+        .iter()
+        .map(|s| format!("{}: {}", s.as_str(), table(state::operations(*s)).replace("\n", "\n  ")))
+        .collect();
+    constant(
+        "Each state store's operations (its `Op`, beside its planner in src/state/<store>/mod.rs).",
+        "STATE_OP",
+        format!("Object.freeze({{\n  {},\n}})", per_store.join(",\n  ")),
+    );
+    let tools: Vec<&str> = agentmem::memory::tools::TOOLS.iter().map(|t| t.name).collect();
+    constant("The memory tools (src/memory/tools/mod.rs `TOOLS`).", "MEMORY_TOOL", table(&tools));
+    let list: Vec<String> = tools.iter().map(|t| format!("\"{t}\"")).collect();
+    constant(
+        "The memory tools in the order of their definitions.",
+        "MEMORY_TOOLS",
+        format!("Object.freeze(/** @type {{const}} */ ([{}]))", list.join(", ")),
+    );
+    js
+}
+
+/// The comment above each union this program writes.
+const MARK: &str = "// Generated from agentmem's Rust declaration";
+
+/// `text` with the statement `export type {name} = …;` written as the union of `u`, on a
+/// line of its own after a comment saying where it comes from.
+fn with_union(text: &str, u: &Union) -> Result<String, String> {
+    let head = format!("export type {} =", u.name);
+    let mut start = text.find(&head).ok_or_else(|| format!("{} declares no `{head}`", u.file))?;
+    let semicolon = start + text[start..].find(';').ok_or_else(|| format!("{}: `{head}` has no `;`", u.file))?;
+    // No repository path: the .d.ts files ship, and the package holds none of them.
+    let note = format!("{MARK} {}; do not edit.\n", u.from.rsplit(' ').next().unwrap_or(u.from));
+    let before = &text[..start];
+    let line_start = before[..before.len().saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..start].starts_with(MARK) {
+        start = line_start;
+    }
+    let members: Vec<String> = u.names.iter().map(|n| format!("\"{n}\"")).collect();
+    let line = format!("{head} {};", members.join(" | "));
+    let statement = if line.len() <= 130 {
+        line
+    } else {
+        let mut s = head.clone();
+        for m in &members {
+            let _ = write!(s, "\n  | {m}");
+        }
+        s + ";"
+    };
+    Ok(format!("{}{note}{statement}{}", &text[..start], &text[semicolon + 1..]))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(root) = args.first() else {
+        eprintln!("usage: agentmem-generate <repository root> [--check]");
+        return ExitCode::from(2);
+    };
+    let check = args.iter().any(|a| a == "--check");
+    let dir = Path::new(root).join("pkg-template");
+    let mut files: Vec<(String, String)> = vec![("names.js".into(), names_js())];
+    for u in unions() {
+        let at = files.iter().position(|(f, _)| f == u.file);
+        let text = match at {
+            Some(i) => files.remove(i).1,
+            None => match std::fs::read_to_string(dir.join(u.file)) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("generate: {}: {e}", u.file);
+                    return ExitCode::FAILURE;
+                }
+            },
+        };
+        match with_union(&text, &u) {
+            Ok(t) => files.push((u.file.to_owned(), t)),
+            Err(e) => {
+                eprintln!("generate: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let mut stale = Vec::new();
+    for (file, text) in &files {
+        let path = dir.join(file);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        if check {
+            stale.push(format!("pkg-template/{file}"));
+        } else if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("generate: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        } else {
+            println!("wrote pkg-template/{file}");
+        }
+    }
+    if !stale.is_empty() {
+        eprintln!(
+            "generate: {} differ from the Rust declarations they are written from; run scripts/generate.sh and commit the result",
+            stale.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
