@@ -33,8 +33,11 @@ string_enum!(
 /// The `strict` option of `definitions(format, options)`; options are JSON text, `None`
 /// when not given.
 pub fn strict_option(options: Option<&str>) -> Result<bool, crate::error::Invalid> {
-    crate::input::options(options, |v| crate::input::Object::new(v, "", "options", &["strict"])?.flag("strict"))
+    crate::input::options(options, |v| crate::input::Object::new(v, "", "options", &OPTIONS)?.flag("strict"))
 }
+
+/// The options of `definitions(format, options)`.
+pub const OPTIONS: [&str; 1] = ["strict"];
 
 /// All five definitions in `format`. With `strict`, each schema keeps to the vendor's
 /// documented subset for grammar-constrained tool calls (`strict: true` on each tool):

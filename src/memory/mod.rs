@@ -67,7 +67,7 @@ pub struct Settings {
 
 /// `MemoryTools` options, in the order a message lists them (`client` and `embed` are the
 /// facade's, which takes them out before the options reach the module).
-const OPTIONS: [&str; 8] =
+pub const OPTIONS: [&str; 8] =
     ["client", "embed", "agentId", "sessionId", "userId", "dimensions", "matchThreshold", "embedTimeoutMs"];
 
 const DEFAULT_DIMENSIONS: u32 = 384;

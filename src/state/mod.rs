@@ -110,6 +110,10 @@ string_enum!(
     }
 );
 
+/// The options every store takes (`client`, the facade's); a store with options of its
+/// own lists them with it.
+pub const STORE_OPTIONS: [&str; 1] = ["client"];
+
 /// The stores' migrations ([`crate::migration::Migration`]), one a store.
 pub const MIGRATIONS: [crate::migration::Migration; 4] =
     [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
@@ -192,6 +196,15 @@ fn unknown_op(store: &str, op: &str, ops: &[&str]) -> ErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stores_without_options_of_their_own_take_none() {
+        for s in [Store::Research, Store::Contractors] {
+            assert_eq!(check_options(s, &value!({})), Ok(Value::Object(Default::default())));
+            let e = check_options(s, &value!({"probe_": 1})).unwrap_err();
+            assert_eq!(e.field, "options.probe_");
+        }
+    }
 
     #[test]
     fn server_refusals_name_their_field_from_the_detail() {

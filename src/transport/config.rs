@@ -11,7 +11,7 @@ use crate::input::{self, Object};
 
 /// `createClient` options as the user writes them, in the order a message lists them.
 /// (`fetch` is the facade's, which takes it out before the options reach the module.)
-const OPTIONS: [&str; 10] = [
+pub const OPTIONS: [&str; 10] = [
     "url",
     "apiKey",
     "accessToken",

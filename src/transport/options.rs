@@ -88,7 +88,7 @@ pub struct ReadOptions {
 
 /// The options of a read (a `select`, or the rows an RPC returns), in the order a message
 /// lists them; `head` is the select's alone.
-const READ_OPTIONS: [&str; 9] =
+pub const READ_OPTIONS: [&str; 9] =
     ["columns", "filters", "order", "limit", "offset", "count", "single", "maybeSingle", "head"];
 
 impl ReadOptions {
@@ -135,18 +135,7 @@ pub struct WriteOptions {
 impl WriteOptions {
     /// `insert` / `upsert` / `update` / `delete` options, as the caller writes them.
     pub fn parse(v: &Value) -> Result<WriteOptions, ErrorReport> {
-        let keys = [
-            "returning",
-            "columns",
-            "insertColumns",
-            "count",
-            "single",
-            "onConflict",
-            "ignoreDuplicates",
-            "missingDefault",
-            "filters",
-        ];
-        let o = Object::new(v, "", "options", &keys)?;
+        let o = Object::new(v, "", "options", &WRITE_OPTIONS)?;
         Ok(WriteOptions {
             returning: o.choice("returning")?.unwrap_or_default(),
             columns: o.string("columns")?,
@@ -159,6 +148,28 @@ impl WriteOptions {
             filters: o.array("filters")?,
         })
     }
+}
+
+/// The options of a write (`insert`, `upsert`, `update`, `delete`), in the order a message
+/// lists them.
+pub const WRITE_OPTIONS: [&str; 9] = [
+    "returning",
+    "columns",
+    "insertColumns",
+    "count",
+    "single",
+    "onConflict",
+    "ignoreDuplicates",
+    "missingDefault",
+    "filters",
+];
+
+/// The options of an `rpc`, in the order a message lists them: its own, then a read's
+/// but `head`.
+pub fn rpc_options() -> Vec<&'static str> {
+    let mut keys = vec!["idempotent", "get"];
+    keys.extend(&READ_OPTIONS[..READ_OPTIONS.len() - 1]);
+    keys
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -174,9 +185,7 @@ pub struct RpcOptions {
 impl RpcOptions {
     /// `rpc` options, as the caller writes them.
     pub fn parse(v: &Value) -> Result<RpcOptions, ErrorReport> {
-        let mut keys = vec!["idempotent", "get"];
-        keys.extend(&READ_OPTIONS[..READ_OPTIONS.len() - 1]);
-        let o = Object::new(v, "", "options", &keys)?;
+        let o = Object::new(v, "", "options", &rpc_options())?;
         Ok(RpcOptions { idempotent: o.flag("idempotent")?, get: o.flag("get")?, read: ReadOptions::read(&o)? })
     }
 

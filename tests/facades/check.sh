@@ -33,7 +33,7 @@ if [ -n "$missing" ]; then
 fi
 # pkg/unbundled/: the JavaScript before scripts/bundle.mjs joined it into core.js.
 cd "$PKG/unbundled"
-deno check --quiet --config "$HERE/deno.json" "${facades[@]}" "$HERE/types.ts"
+deno check --quiet --config "$HERE/deno.json" "${facades[@]}" "$HERE/types.ts" "$HERE/option_keys.ts"
 # errors.js names its own declarations (@ts-self-types, which the .d.ts chain needs), and
 # with that line TypeScript does not hold its class to the `@implements` of errors.d.ts's
 # AgentmemError. So a copy without the line is checked as well.

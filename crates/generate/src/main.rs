@@ -1,7 +1,8 @@
-//! Writes the JavaScript side of the names agentmem's boundary declares in Rust
-//! (`agentmem::boundary` lists them): `pkg-template/names.js`, the table wasm.js and the
-//! facades take every name they pass to the module from, and the string unions of the
-//! `.d.ts` files that are a Rust enum's names. Run by `scripts/generate.sh`; with
+//! Writes the JavaScript side of what agentmem's boundary declares in Rust
+//! (`agentmem::boundary` lists the names): `pkg-template/names.js`, the table wasm.js and
+//! the facades take every name they pass to the module from; the string unions of the
+//! `.d.ts` files that are a Rust enum's names; and `tests/facades/option_keys.ts`, which
+//! holds each options interface of the `.d.ts` files to the keys its Rust reader accepts. Run by `scripts/generate.sh`; with
 //! `--check` it writes nothing and fails when a file differs from what it would write,
 //! which scripts/test.sh runs.
 //!
@@ -113,6 +114,44 @@ fn names_js() -> String {
     js
 }
 
+/// An options interface of the `.d.ts` files (or several, whose keys together) and the keys
+/// its Rust reader accepts.
+fn option_readers() -> Vec<(&'static str, &'static [&'static str], Vec<&'static str>)> {
+    use agentmem::state::{STORE_OPTIONS, unified, workflow};
+    use agentmem::transport::options::{READ_OPTIONS, WRITE_OPTIONS, rpc_options};
+    vec![
+        ("clientOptions", &["ClientOptions"], agentmem::transport::config::OPTIONS.to_vec()),
+        ("selectOptions", &["SelectOptions"], READ_OPTIONS.to_vec()),
+        ("writeOptions", &["WriteOptions", "UpsertOptions", "FilteredWriteOptions"], WRITE_OPTIONS.to_vec()),
+        ("rpcOptions", &["RpcOptions"], rpc_options()),
+        ("memoryToolsOptions", &["MemoryToolsOptions"], agentmem::memory::OPTIONS.to_vec()),
+        ("definitionOptions", &["DefinitionOptions"], agentmem::memory::definitions::OPTIONS.to_vec()),
+        ("storeOptions", &["StoreOptions"], STORE_OPTIONS.to_vec()),
+        ("unifiedStateManagerOptions", &["UnifiedStateManagerOptions"], unified::OPTIONS.to_vec()),
+        ("workflowStateStoreOptions", &["WorkflowStateStoreOptions"], workflow::OPTIONS.to_vec()),
+    ]
+}
+
+/// tests/facades/option_keys.ts: each options interface has exactly the keys its Rust
+/// reader accepts, as a type `deno check` (tests/facades/check.sh) evaluates.
+fn option_keys_ts() -> String {
+    let mut ts = String::from(
+        "// Written by scripts/generate.sh (crates/generate) from the lists of keys the Rust readers of\n\
+         // options accept (the lists their \"is not a known option\" messages give); do not edit.\n\
+         // Each options interface of the .d.ts files declares exactly those keys: a key one side\n\
+         // has and the other lacks makes its line's type `false`, which `deno check` refuses\n\
+         // (tests/facades/check.sh). Only checked, never run.\n\
+         import type * as Main from \"../../pkg/unbundled/index.d.ts\";\n\n\
+         type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\n\n",
+    );
+    for (name, interfaces, keys) in option_readers() {
+        let declared: Vec<String> = interfaces.iter().map(|i| format!("keyof Main.{i}")).collect();
+        let accepted: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
+        let _ = writeln!(ts, "export const {name}: Same<{}, {}> = true;", declared.join(" | "), accepted.join(" | "));
+    }
+    ts
+}
+
 /// The comment above each union this program writes.
 const MARK: &str = "// Generated from agentmem's Rust declaration";
 
@@ -150,22 +189,23 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let check = args.iter().any(|a| a == "--check");
-    let dir = Path::new(root).join("pkg-template");
-    let mut files: Vec<(String, String)> = vec![("names.js".into(), names_js())];
+    let root = Path::new(root);
+    let mut files: Vec<(String, String)> =
+        vec![("pkg-template/names.js".into(), names_js()), ("tests/facades/option_keys.ts".into(), option_keys_ts())];
     for u in unions() {
-        let at = files.iter().position(|(f, _)| f == u.file);
-        let text = match at {
+        let file = format!("pkg-template/{}", u.file);
+        let text = match files.iter().position(|(f, _)| *f == file) {
             Some(i) => files.remove(i).1,
-            None => match std::fs::read_to_string(dir.join(u.file)) {
+            None => match std::fs::read_to_string(root.join(&file)) {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("generate: {}: {e}", u.file);
+                    eprintln!("generate: {file}: {e}");
                     return ExitCode::FAILURE;
                 }
             },
         };
         match with_union(&text, &u) {
-            Ok(t) => files.push((u.file.to_owned(), t)),
+            Ok(t) => files.push((file, t)),
             Err(e) => {
                 eprintln!("generate: {e}");
                 return ExitCode::FAILURE;
@@ -174,17 +214,17 @@ fn main() -> ExitCode {
     }
     let mut stale = Vec::new();
     for (file, text) in &files {
-        let path = dir.join(file);
+        let path = root.join(file);
         if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
             continue;
         }
         if check {
-            stale.push(format!("pkg-template/{file}"));
+            stale.push(file.clone());
         } else if let Err(e) = std::fs::write(&path, text) {
             eprintln!("generate: {}: {e}", path.display());
             return ExitCode::FAILURE;
         } else {
-            println!("wrote pkg-template/{file}");
+            println!("wrote {file}");
         }
     }
     if !stale.is_empty() {

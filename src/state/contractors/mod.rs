@@ -49,7 +49,7 @@ pub fn check_options(options: &Value) -> Result<(), Invalid> {
     if options.is_null() {
         return Ok(());
     }
-    input::only(input::object(options, "options")?, "options", "option", &["client"])
+    input::only(input::object(options, "options")?, "options", "option", &super::STORE_OPTIONS)
 }
 
 fn lead_id(v: &Value) -> Result<String, Invalid> {

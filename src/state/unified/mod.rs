@@ -83,16 +83,15 @@ fn field_names(
     Ok(())
 }
 
+/// `UnifiedStateManager`'s options, in the order a message lists them (`client` is the
+/// facade's).
+pub const OPTIONS: [&str; 6] = ["client", "fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"];
+
 impl Settings {
     pub fn parse(options: &Value) -> Result<Settings, Invalid> {
         let empty = serde_json::Map::new();
         let o = if options.is_null() { &empty } else { input::object(options, "options")? };
-        input::only(
-            o,
-            "options",
-            "option",
-            &["client", "fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"],
-        )?;
+        input::only(o, "options", "option", &OPTIONS)?;
         let mut fields = Vec::new();
         let mut seen = serde_json::Map::new();
         match input::get(o, "fields") {

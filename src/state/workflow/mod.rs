@@ -43,13 +43,17 @@ pub struct Settings {
     pub removed: Removed,
 }
 
+/// `WorkflowStateStore`'s options, in the order a message lists them (`client` is the
+/// facade's).
+pub const OPTIONS: [&str; 2] = ["client", "removedFields"];
+
 impl Settings {
     pub fn parse(options: &Value) -> Result<Settings, Invalid> {
         if options.is_null() {
             return Ok(Settings::default());
         }
         let o = input::object(options, "options")?;
-        input::only(o, "options", "option", &["client", "removedFields"])?;
+        input::only(o, "options", "option", &OPTIONS)?;
         let removed = match input::get(o, "removedFields") {
             None => Removed::Reject,
             Some(v) => input::choose("options.removedFields", v)?,
