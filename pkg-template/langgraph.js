@@ -15,7 +15,7 @@ import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-ch
 import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
-import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview } from "./langgraph-memory.js";
+import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview, threadSummary } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
@@ -546,7 +546,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [toJson("options", options ?? null)];
       checkpointCheck("listThreads", args); // for both backends
       if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
-      return database(this.#client, "listThreads", args);
+      return /** @type {Parameters<typeof threadSummary>[0][]} */ (await database(this.#client, "listThreads", args)).map(threadSummary);
     });
   }
 
