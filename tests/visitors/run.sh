@@ -5,7 +5,10 @@
 #      visitors signed in anonymously through /auth/v1 (its own import map and README's
 #      permissions);
 #   2. landing.test.mjs: end to end in headless Chromium, a page using supabase-js's browser
-#      build (anonymous sign-in, sign-up by updateUser) and the function served by Deno.
+#      build (anonymous sign-in, sign-up by updateUser) and the function served by Deno;
+#   3. anonymous.test.mjs: README's is_anonymous checks (a restrictive policy, a trigger),
+#      installed for the test by psql and removed after it. One file at a time: the trigger
+#      is on agentmem's contractors table.
 #
 # Installs this folder's npm dependencies exactly as locked (npm ci) when node_modules is
 # missing or older than package-lock.json.
@@ -21,4 +24,4 @@ if ! cmp -s package-lock.json "$stamp" 2>/dev/null; then
 fi
 (cd "$ROOT" && deno test --quiet --config supabase/functions/coia-landing/deno.json \
   --allow-read --allow-env --allow-net --allow-sys deno/edge/coia_landing_check.ts)
-node --test landing.test.mjs
+node --test --test-concurrency=1 landing.test.mjs anonymous.test.mjs
