@@ -53,7 +53,7 @@ before(async () => {
     create policy "Users post as themselves" on public.${feed} for insert to authenticated
       with check (user_id = (select auth.uid()));
     create policy "Only permanent users can post to the news feed" on public.${feed} as restrictive for insert to authenticated
-      with check ((select (auth.jwt() ->> 'is_anonymous')::boolean) is false);
+      with check ((auth.jwt() ->> 'is_anonymous')::boolean is false);
 
     create or replace function public.contractors_need_an_account()
     returns trigger language plpgsql set search_path = '' as $$
