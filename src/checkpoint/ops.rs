@@ -59,8 +59,9 @@ pub enum Call {
         new_versions: Value,
         values: Vec<(String, TypedBytes)>,
         metadata: TypedBytes,
-        /// `{human, ai}` text of the state's last messages, or `null`.
-        preview: Value,
+        /// `{human, ai}` text of the state's last messages, or `null` (boxed: the
+        /// variant would be far larger than the others).
+        preview: Box<Value>,
     },
     PutWrites {
         configurable: Value,
@@ -261,7 +262,7 @@ mod tests {
             new_versions: json!({}),
             values: vec![],
             metadata: TypedBytes { type_: "json".into(), bytes: b"{}".to_vec() },
-            preview,
+            preview: Box::new(preview),
         };
         let body = |r: crate::transport::request::HttpRequest| -> Value {
             serde_json::from_str(r.body.as_deref().unwrap()).unwrap()

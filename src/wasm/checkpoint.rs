@@ -71,7 +71,7 @@ fn call_of(op: &str, args: &Array) -> Result<Call, ErrorReport> {
             new_versions: json("newVersions", &arg(2))?,
             values: channel_values("values", &arg(3))?,
             metadata: typed("metadata", &arg(4))?,
-            preview: if arg(5).is_undefined() { Value::Null } else { json("preview", &arg(5))? },
+            preview: Box::new(if arg(5).is_undefined() { Value::Null } else { json("preview", &arg(5))? }),
         },
         "putWrites" => Call::PutWrites {
             configurable: configurable()?,
