@@ -6,6 +6,7 @@
 // scripts/test.sh with the function's own import map and permissions.
 import assert from "node:assert/strict";
 import { createHandler } from "../../supabase/functions/coia-landing/index.ts";
+import { createClient, UnifiedStateManager } from "agentmem-supabase";
 import { countRequests, env } from "../support.ts";
 import { landingModel } from "./landing_model.ts";
 
@@ -230,6 +231,31 @@ Deno.test("COIA landing: typed refusals, and CORS for the page", async () => {
     const answer = await fetch(base, { method: "POST", headers: { ...as, origin: "http://page.test" }, body: JSON.stringify({ message: "hi" }) });
     assert.equal(answer.headers.get("access-control-allow-origin"), "*");
     await answer.body?.cancel();
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("COIA landing: a new thread starts from what the unified conversation holds for the lead (COIA's restore)", async () => {
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} },
+    createHandler({ model: landingModel, url: env.SUPABASE_URL, anonKey: env.SUPABASE_ANON_KEY }));
+  const base = `http://127.0.0.1:${server.addr.port}/coia-landing`;
+  try {
+    const visitor = await signInAnonymously();
+    // Saved by another entry point (a bid-card link, say) under the visitor's token.
+    const lead = `landing-${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+    const client = createClient({ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY, accessToken: visitor.access_token });
+    await new UnifiedStateManager({ client }).saveState(lead, { company_name: "Cedar Decks", contact_email: "hi@cedar.test" });
+    const r = await fetch(base, {
+      method: "POST",
+      headers: { authorization: `Bearer ${visitor.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ thread_id: lead, message: "hello again" }),
+    });
+    const turn = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(turn));
+    assert.equal(turn.reply, "Thanks! Create an account to claim the Cedar Decks profile.");
+    assert.equal(turn.profile.company_name, "Cedar Decks");
+    assert.equal(turn.steps, 2);
   } finally {
     await server.shutdown();
   }
