@@ -2,8 +2,9 @@
 // anonymously through the stack's Supabase Auth (/auth/v1): a visitor's landing thread,
 // unified conversation and lead, kept when the visitor signs up (same user id) and
 // converted into a contractor in one request; a second visitor who sends the first one's
-// thread id gets objects of their own and never the first visitor's data. Run by
-// scripts/test.sh with the function's own import map and permissions.
+// thread id gets objects of their own and never the first visitor's data; a new thread
+// starts from what the unified conversation holds. Run by tests/visitors/run.sh (from
+// scripts/test.sh) with the function's own import map and permissions.
 import assert from "node:assert/strict";
 import { createHandler } from "../../supabase/functions/coia-landing/index.ts";
 import { createClient, UnifiedStateManager } from "agentmem-supabase";
