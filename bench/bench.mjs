@@ -484,8 +484,9 @@ async function stores(ctx) {
   await setup.setup();
   await setup.stop();
   const run = crypto.randomUUID().slice(0, 8);
-  /** The five rows on one store; `count()` reads the round trips so far. */
-  const ops = async (store, n, count) => {
+  /** The rows on one store; `count()` reads the round trips so far. `modes`: the store has
+   *  PostgresStore's search modes (text and hybrid rows; InMemoryStore has neither). */
+  const ops = async (store, n, count, modes = true) => {
     const ns = ["bench", run, `s${Math.random().toString(36).slice(2, 8)}`];
     // 100 items in 10 namespaces, so that search and listNamespaces have something to do.
     for (let i = 0; i < 100; i += 1) await store.put([...ns, `n${i % 10}`], `seed-${i}`, { text: `note ${i} about ${["vendors", "pricing", "travel", "food"][i % 4]}` });
@@ -498,6 +499,18 @@ async function stores(ctx) {
     await row("put", (i) => store.put([...ns, "n0"], `k${i}`, { text: `a new note ${i} about vendors` }));
     await row("get", (i) => store.get([...ns, "n1"], `seed-${(i % 10) * 10 + 1}`));
     await row("search (query, limit 10)", () => store.search(ns, { query: "vendors pricing", limit: 10 }));
+    if (modes) {
+      // Full text (PostgresStore: over the whole value; AgentmemStore: over the indexed
+      // field), and hybrid: both over the same 100 items, each with its own definition.
+      const text = { query: "vendors", mode: "text", limit: 10 };
+      const hybrid = { query: "vendors pricing", mode: "hybrid", vectorWeight: 0.5, limit: 10 };
+      for (const options of [text, hybrid]) {
+        const found = await store.search(ns, options);
+        if (found.length !== 10 || typeof found[0].score !== "number") throw new Error(`${options.mode} search found ${found.length} scored items, not 10`);
+      }
+      await row("search (text, limit 10)", () => store.search(ns, text));
+      await row("search (hybrid, limit 10)", () => store.search(ns, hybrid));
+    }
     await row("listNamespaces", () => store.listNamespaces({ prefix: ns, limit: 100 }));
     await row("batch of 10 (5 get, 3 put, search, list)", (i) => store.batch([
       ...Array.from({ length: 5 }, (_, j) => ({ namespace: [...ns, `n${j}`], key: `seed-${j}` })),
@@ -523,10 +536,10 @@ async function stores(ctx) {
       ? await alternating(() => ops(agentmem, n, () => requests), () => ops(postgres, n, () => statements))
       : { a: [await ops(agentmem, n, () => requests)], b: [await ops(postgres, n, () => statements)] };
     const a = medianOf(rounds.a), p = medianOf(rounds.b);
-    const m = delay === 0 ? await ops(new InMemoryStore({ index: { dims, embeddings: { embedDocuments: embed, embedQuery: async (q) => (await embed([q]))[0] }, fields: ["text"] } }), n, () => 0) : null;
+    const m = delay === 0 ? await ops(new InMemoryStore({ index: { dims, embeddings: { embedDocuments: embed, embedQuery: async (q) => (await embed([q]))[0] }, fields: ["text"] } }), n, () => 0, false) : null;
     for (const op of Object.keys(a)) {
       const r = median(rounds.a.map((ra, i) => ra[op].p50 / rounds.b[i][op].p50));
-      rows.push([`${delay} ms`, op, `${f(a[op].p50)} / ${f(a[op].p95)}`, `${f(p[op].p50)} / ${f(p[op].p95)}`, m ? f(m[op].p50, 3) : "–",
+      rows.push([`${delay} ms`, op, `${f(a[op].p50)} / ${f(a[op].p95)}`, `${f(p[op].p50)} / ${f(p[op].p95)}`, m?.[op] ? f(m[op].p50, 3) : "–",
         `${f(a[op].requests, 1)} / ${f(p[op].requests, 1)}`, `${r.toFixed(2)}x`]);
     }
     await postgres.stop();
@@ -560,7 +573,7 @@ async function stores(ctx) {
   await direct.end();
   say("## LangGraph store: p50 / p95 per call (ms; lower is better)");
   say();
-  say("AgentmemStore: one HTTP request per call through the gateway, as a signed-in user with RLS. PostgresStore (@langchain/langgraph-checkpoint-postgres/store): its own tables in the same Postgres over `pg`, as the superuser. InMemoryStore: this process. The same bag-of-words embedder (384 dims) for all three; each store holds 100 items in 10 namespaces under the searched prefix. Round trips: HTTP requests, or SQL statements sent (BEGIN / COMMIT included), per call." + ` At 0 ms the median of ${ROUNDS} rounds.`);
+  say("AgentmemStore: one HTTP request per call through the gateway, as a signed-in user with RLS. PostgresStore (@langchain/langgraph-checkpoint-postgres/store): its own tables in the same Postgres over `pg`, as the superuser. InMemoryStore: this process. The same bag-of-words embedder (384 dims) for all three; each store holds 100 items in 10 namespaces under the searched prefix. Text and hybrid: PostgresStore's `mode: \"text\"` and `mode: \"hybrid\"` (vectorWeight 0.5) in both (full text over the whole value in PostgresStore, over the indexed field in AgentmemStore; InMemoryStore has neither). Round trips: HTTP requests, or SQL statements sent (BEGIN / COMMIT included), per call." + ` At 0 ms the median of ${ROUNDS} rounds.`);
   say();
   table(["one-way delay", "call", "AgentmemStore", "PostgresStore", "InMemoryStore", "round trips (agentmem / Postgres)", "agentmem ÷ PostgresStore (p50)"], rows);
   say("## LangGraph store at 0 ms: the SQL function alone and the rest (p50 ms)");

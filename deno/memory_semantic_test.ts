@@ -63,3 +63,24 @@ Deno.test("real model (all-MiniLM-L6-v2): search finds memories by meaning, not 
     await model.stop();
   }
 });
+
+Deno.test("real model: the default threshold finds a memory right after it is created, and says what it held back", async () => {
+  const model = await startMiniLM();
+  try {
+    const user = await newUser();
+    const tools = new MemoryTools({ client: user.client, embed: model.embed, agentId: "procurement-agent" });
+    await tools.createMemory({ content: "User prefers vendors located within 50 miles of the job site", memory_type: "preference" });
+    await tools.createMemory({ content: "The user's dog is named Biscuit", memory_type: "fact" });
+    // The report: with the old default (0.5) this answered count 0.
+    const found = await tools.searchMemories({ query: "which vendors does the user prefer" });
+    assert.equal(found.memories[0]?.content, "User prefers vendors located within 50 miles of the job site", JSON.stringify(found));
+    // Nothing about physics: no memory returned, and the answer says how close the nearest came.
+    const none = await tools.searchMemories({ query: "quantum chromodynamics lattice simulation" });
+    assert.equal(none.count, 0);
+    assert.equal(none.held_back?.count, 2, JSON.stringify(none));
+    assert.ok(none.held_back!.best_similarity < 0.3 && none.held_back!.threshold === 0.3, JSON.stringify(none));
+    assert.doesNotMatch(JSON.stringify(none), /Biscuit|50 miles/, "no content of what was held back");
+  } finally {
+    await model.stop();
+  }
+});

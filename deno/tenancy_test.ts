@@ -211,11 +211,17 @@ const kinds: Kind[] = [
   {
     name: "store item",
     // LangGraph store items (AgentmemStore): the namespace and key are the client's.
-    create: (t, id, mark) => storeBatch(t, [{ op: "put", namespace: ["users", id], key: id, value: { mark }, vectors: [{ field: "$", embedding: vec }] }]),
+    create: (t, id, mark) =>
+      storeBatch(t, [{ op: "put", namespace: ["users", id], key: id, value: { mark }, vectors: [{ field: "$", embedding: vec }], text: `${mark} pineapples`, config: "english" }]),
     reads: {
       "rpc langgraph_store_batch get": (t, id) => storeBatch(t, [{ op: "get", namespace: ["users", id], key: id, refresh: true }]),
       "rpc langgraph_store_batch search": (t, id) => storeBatch(t, [{ op: "search", prefix: ["users", id], vector: vec, limit: 10, offset: 0 }]),
       "rpc langgraph_store_batch list": (t, id) => storeBatch(t, [{ op: "list", conditions: [{ type: "suffix", path: [id] }] }]),
+      "rpc langgraph_store_batch text search": (t, id) =>
+        storeBatch(t, [{ op: "search", prefix: ["users", id], mode: "text", query: "pineapples", config: "english", limit: 10, offset: 0 }]),
+      "rpc langgraph_store_batch hybrid search": (t, id) =>
+        storeBatch(t, [{ op: "search", prefix: ["users", id], mode: "hybrid", query: "pineapples", vector: vec, threshold: -1, limit: 10, offset: 0 }]),
+      "rpc langgraph_store_batch stats": (t) => storeBatch(t, [{ op: "stats" }]),
       "GET langgraph_store_items": (t, id) => api(t, "GET", `langgraph_store_items?key=eq.${id}&select=key,value`),
       "GET langgraph_store_vectors": (t, id) => api(t, "GET", `langgraph_store_vectors?key=eq.${id}&select=key,field`),
     },

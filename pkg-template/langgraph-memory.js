@@ -108,8 +108,9 @@ export function messagesPreview(values) {
     /** @type {{ human: string | null, ai: string | null }} */
     const found = { human: null, ai: null };
     for (let i = messages.length - 1; i >= 0 && (found.human === null || found.ai === null); i -= 1) {
-      const role = roleOf(messages[i]);
-      if ((role === "human" || role === "ai") && found[role] === null) {
+      const type = roleOf(messages[i]);
+      const role = type === "human" ? "human" : type === "ai" ? "ai" : null;
+      if (role !== null && found[role] === null) {
         const text = textOf(messages[i]);
         if (text) found[role] = text.slice(0, PREVIEW_CHARS);
       }
@@ -143,7 +144,8 @@ function textOf(/** @type {any} */ m) {
  * @returns {Promise<ThreadSummary[]>}
  */
 export async function memoryListThreads(memory, options) {
-  const { prefix = null, filter = null, limit = 50, offset = 0 } = options ?? {};
+  const prefix = options?.prefix ?? null, filter = options?.filter ?? null;
+  const limit = options?.limit ?? 50, offset = options?.offset ?? 0;
   /** @type {ThreadSummary[]} */
   const threads = [];
   for (const [thread, namespaces] of Object.entries(memory.storage)) {

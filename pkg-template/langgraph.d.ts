@@ -161,8 +161,66 @@ export interface AgentmemStoreIndex {
   embeddings?: EmbedFn | StoreEmbeddings;
   /** Paths of the value to embed on put ("$": the whole value; "a.b", "a[*].b", "{a,b}"). Default ["$"]. */
   fields?: string[];
-  /** Only "cosine" (the default): what InMemoryStore and this store rank by. */
-  distanceMetric?: "cosine";
+  /** The similarity a query search ranks by unless it names its own (default "cosine", as InMemoryStore). */
+  distanceMetric?: StoreDistanceMetric;
+  /** Accepted: every metric is searchable (searches are exact scans, no index per metric). */
+  createAllMetricIndexes?: boolean;
+  /**
+   * Refused (`invalid_input`, with the reason): the vectors are one table shared by every
+   * tenant, and an approximate index would pick candidates among all of them before
+   * row-level security and the prefix keep the caller's, so a search could miss the
+   * caller's nearest items. Searches are exact.
+   */
+  indexType?: never;
+  /** Refused, with `indexType`. */
+  hnsw?: never;
+  /** Refused, with `indexType`. */
+  ivfflat?: never;
+}
+
+/** PostgresStore's distance metrics: similarity 1 − cosine distance, 1 / (1 + Euclidean distance), or the inner product. */
+export type StoreDistanceMetric = "cosine" | "l2" | "inner_product";
+
+/**
+ * How a query search ranks (PostgresStore's modes; without `mode`, InMemoryStore's ranking:
+ * by similarity, then the items without vectors while the page has room).
+ * - "vector": only items with vectors, by similarity in `distanceMetric`.
+ * - "text": full-text search over the indexed fields (websearch_to_tsquery in
+ *   `textSearchLanguage`, or the query as a substring), by ts_rank.
+ * - "hybrid": items with vectors whose text matches or whose similarity reaches
+ *   `similarityThreshold` (default 0), by vectorWeight × similarity + (1 − vectorWeight) × ts_rank.
+ * - "auto": "vector" with an index, "text" without.
+ */
+export type StoreSearchMode = "vector" | "text" | "hybrid" | "auto";
+
+export interface AgentmemStoreSearchOptions {
+  filter?: Record<string, any>;
+  limit?: number;
+  offset?: number;
+  query?: string;
+  refreshTtl?: boolean;
+  mode?: StoreSearchMode;
+  /** Only items whose similarity (in `distanceMetric`) is at least this; in "hybrid", or whose text matches. */
+  similarityThreshold?: number;
+  /** Default: `index.distanceMetric`, else "cosine". */
+  distanceMetric?: StoreDistanceMetric;
+  /** "hybrid": the weight of similarity against text rank, 0..1 (default 0.7). */
+  vectorWeight?: number;
+}
+
+/** The caller's own items (never another tenant's), as PostgresStore's getStats() counts them, and more. */
+export interface AgentmemStoreStats {
+  /** Every stored item, expired ones included until they are swept (as PostgresStore). */
+  totalItems: number;
+  /** Items past their expiry, not yet swept (never returned by reads). */
+  expiredItems: number;
+  /** Living items that have an expiry. */
+  expiringItems: number;
+  namespaceCount: number;
+  /** Stored vectors (one per indexed field of an item). */
+  vectorCount: number;
+  oldestItem: Date | null;
+  newestItem: Date | null;
 }
 
 export interface AgentmemStoreTtl {
@@ -175,11 +233,13 @@ export interface AgentmemStoreTtl {
 }
 
 export interface AgentmemStoreOptions {
-  /** Semantic search: without it, `query` is ignored and items come unranked. */
+  /** Semantic search: without it, a `query` without `mode` is ignored (items come unranked), and `mode: "auto"` is text search. */
   index?: AgentmemStoreIndex;
   ttl?: AgentmemStoreTtl;
   /** Time limit of one embedder call, 1..600000 ms (default 30000): then `embedding_failed`, nothing written. */
   embedTimeoutMs?: number;
+  /** The text search configuration of full-text search ("english" by default, as PostgresStore; "simple", or "schema.name"). */
+  textSearchLanguage?: string;
 }
 
 /**
@@ -192,13 +252,17 @@ export declare class AgentmemStore extends BaseStore {
   constructor(clientOrOptions: AgentmemClient | ClientOptions, options?: AgentmemStoreOptions);
   batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>>;
   get(namespace: string[], key: string, options?: { refreshTtl?: boolean }): Promise<Item | null>;
-  search(namespacePrefix: string[], options?: {
-    filter?: Record<string, any>;
-    limit?: number;
-    offset?: number;
-    query?: string;
-    refreshTtl?: boolean;
-  }): Promise<SearchItem[]>;
+  search(namespacePrefix: string[], options?: AgentmemStoreSearchOptions): Promise<SearchItem[]>;
+  /** PostgresStore's vectorSearch: `search` with `mode: "vector"`. */
+  vectorSearch(namespacePrefix: string[], query: string,
+    options?: Pick<AgentmemStoreSearchOptions, "filter" | "limit" | "offset" | "similarityThreshold" | "distanceMetric" | "refreshTtl">): Promise<SearchItem[]>;
+  /** PostgresStore's hybridSearch: `search` with `mode: "hybrid"`. */
+  hybridSearch(namespacePrefix: string[], query: string,
+    options?: Pick<AgentmemStoreSearchOptions, "filter" | "limit" | "offset" | "vectorWeight" | "similarityThreshold" | "distanceMetric" | "refreshTtl">): Promise<SearchItem[]>;
+  /** PostgresStore's textSearch: `search` with `mode: "text"`. */
+  textSearch(namespacePrefix: string[], options?: Pick<AgentmemStoreSearchOptions, "query" | "filter" | "limit" | "offset" | "refreshTtl">): Promise<SearchItem[]>;
+  /** The caller's own counts (one request). */
+  getStats(): Promise<AgentmemStoreStats>;
   /** `options.ttl`: minutes this item lives (null: forever), instead of `ttl.defaultTtl`. */
   put(namespace: string[], key: string, value: Record<string, any>, index?: false | string[], options?: { ttl?: number | null }): Promise<void>;
   /** Deletes expired items (the caller's; every tenant's for the service role); resolves to how many. */

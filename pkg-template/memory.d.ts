@@ -30,7 +30,11 @@ export interface MemoryToolsOptions {
   userId?: string;
   /** Vector size of `embed` and of `agent_memories.embedding` (default 384). */
   dimensions?: number;
-  /** Minimum cosine similarity for `search_memories` (default 0.5). */
+  /**
+   * Minimum cosine similarity for `search_memories` (default 0.3, measured with
+   * all-MiniLM-L6-v2: every relevant memory scored above it). What it holds back of the
+   * nearest ones, the answer counts in `held_back`.
+   */
   matchThreshold?: number;
   /**
    * Time limit of one `embed` call, 1..600000 ms (default 30000). At the deadline the
@@ -87,9 +91,25 @@ export interface GetMemoryContextInput {
   min_importance?: number;
 }
 
+/** What `search_memories`' threshold held back of the nearest memories (never their content). */
+export interface HeldBack {
+  count: number;
+  best_similarity: number;
+  threshold: number;
+}
+
+/** `search_memories`' answer: the memories that passed the threshold, and what it held back. */
+export interface SearchMemoriesResult {
+  success: true;
+  count: number;
+  memories: Memory[];
+  /** Present when some of the nearest memories were less similar than `matchThreshold`. */
+  held_back?: HeldBack;
+}
+
 export type MemoryToolResult =
   | { success: true; memory: Memory }
-  | { success: true; count: number; memories: Memory[] }
+  | SearchMemoriesResult
   | { success: true; count: number; memories: Memory[]; context: string }
   | { success: true; deleted: string }
   | {
@@ -157,7 +177,7 @@ export declare class MemoryTools {
   handle(name: string, input: unknown): Promise<MemoryToolResult>;
   /** Typed calls: throw `AgentmemError` on failure. */
   createMemory(input: CreateMemoryInput): Promise<{ success: true; memory: Memory }>;
-  searchMemories(input: SearchMemoriesInput): Promise<{ success: true; count: number; memories: Memory[] }>;
+  searchMemories(input: SearchMemoriesInput): Promise<SearchMemoriesResult>;
   updateMemory(input: UpdateMemoryInput): Promise<{ success: true; memory: Memory }>;
   deleteMemory(input: DeleteMemoryInput): Promise<{ success: true; deleted: string }>;
   getMemoryContext(input?: GetMemoryContextInput): Promise<{ success: true; count: number; memories: Memory[]; context: string }>;

@@ -25,7 +25,7 @@ import { call, prim, unreadable } from "./wasm.js";
  * @import { GetOperation, Item, ListNamespacesOperation, Operation, OperationResults, PutOperation, SearchItem,
  *   SearchOperation } from "@langchain/langgraph-checkpoint"
  * @import { AgentmemClient, ClientOptions, EmbedFn } from "./index.d.ts"
- * @import { AgentmemStore as Declared, AgentmemStoreOptions, StoreEmbeddings } from "./langgraph.d.ts"
+ * @import { AgentmemStore as Declared, AgentmemStoreOptions, AgentmemStoreSearchOptions, StoreEmbeddings } from "./langgraph.d.ts"
  */
 
 const EMBED_TIMEOUT_MS = 30000;
@@ -148,12 +148,15 @@ const isScalar = (v) => typeof v === "string" || typeof v === "number" || typeof
 const isObject = (v) => typeof v === "object" && v !== null;
 
 /**
- * The texts at `tokens` in `value`: scalars as text, objects and arrays as indented JSON.
+ * The texts at `tokens` in `value`: scalars as text, objects and arrays as JSON, indented
+ * by `indent` (InMemoryStore embeds indented JSON; the full-text document takes it
+ * compact, whose words are the same).
  * @param {unknown} value
  * @param {string[]} tokens
+ * @param {number} [indent]
  * @returns {string[]}
  */
-export function textsAt(value, tokens) {
+export function textsAt(value, tokens, indent = 2) {
   /**
    * @param {any} v
    * @param {number} at
@@ -162,12 +165,12 @@ export function textsAt(value, tokens) {
   const walk = (v, at) => {
     if (at >= tokens.length) {
       if (isScalar(v)) return [String(v)];
-      return isObject(v) ? [JSON.stringify(v, null, 2)] : [];
+      return isObject(v) ? [JSON.stringify(v, null, indent)] : [];
     }
     const token = tokens[at];
     /** @type {string[]} */
     const out = [];
-    if (at === 0 && token === "$") out.push(JSON.stringify(v, null, 2));
+    if (at === 0 && token === "$") out.push(JSON.stringify(v, null, indent));
     if (token.startsWith("[") && token.endsWith("]")) {
       if (!Array.isArray(v)) return [];
       const index = token.slice(1, -1);
@@ -190,7 +193,7 @@ export function textsAt(value, tokens) {
         }
         if (cur === undefined) continue;
         if (isScalar(cur)) out.push(String(cur));
-        else if (isObject(cur)) out.push(JSON.stringify(cur, null, 2));
+        else if (isObject(cur)) out.push(JSON.stringify(cur, null, indent));
       }
     } else if (token === "*") {
       if (isObject(v)) for (const item of Array.isArray(v) ? v : Object.values(v)) out.push(...walk(item, at + 1));
@@ -203,10 +206,26 @@ export function textsAt(value, tokens) {
 }
 
 /** @typedef {[path: string, tokens: string[]]} Field */
+/** @typedef {"cosine" | "l2" | "inner_product"} Metric */
 /**
  * @typedef {{ dims: number, fields: Field[], documents: (texts: string[]) => Promise<Float64Array[]>,
- *   queries: (texts: string[]) => Promise<Float64Array[]>, together: boolean }} Index
+ *   queries: (texts: string[]) => Promise<Float64Array[]>, together: boolean, metric: Metric }} Index
  */
+
+const METRICS = ["cosine", "l2", "inner_product"];
+const MODES = ["vector", "text", "hybrid", "auto"];
+
+/**
+ * @param {string} field
+ * @param {unknown} v
+ * @returns {Metric}
+ */
+function metricOf(field, v) {
+  if (typeof v !== "string" || !METRICS.includes(v)) {
+    throw invalid(field, `${field} must be "cosine", "l2" or "inner_product", got ${describe(v)}`);
+  }
+  return /** @type {Metric} */ (v);
+}
 
 /**
  * @param {string} field
@@ -243,10 +262,21 @@ async function embedded(embed, texts, timeoutMs, dims) {
  */
 function indexConfig(index, timeoutMs) {
   if (index === undefined || index === null) return null;
-  const own = ownKeys("index", index, ["dims", "fields", "embed", "embeddings", "distanceMetric"]);
+  const own = ownKeys("index", index,
+    ["dims", "fields", "embed", "embeddings", "distanceMetric", "createAllMetricIndexes", "indexType", "hnsw", "ivfflat"]);
   const dims = integer("index.dims", own.dims, 1, 16000);
-  if (own.distanceMetric !== undefined && own.distanceMetric !== "cosine") {
-    throw invalid("index.distanceMetric", `index.distanceMetric: AgentmemStore ranks by cosine similarity (as InMemoryStore), got ${describe(own.distanceMetric)}`);
+  const metric = own.distanceMetric === undefined ? "cosine" : metricOf("index.distanceMetric", own.distanceMetric);
+  // Every metric is searchable without an index of its own (searches are exact scans), so
+  // asking for one per metric asks for nothing more.
+  if (own.createAllMetricIndexes !== undefined && typeof own.createAllMetricIndexes !== "boolean") {
+    throw invalid("index.createAllMetricIndexes", `index.createAllMetricIndexes must be true or false, got ${describe(own.createAllMetricIndexes)}`);
+  }
+  for (const option of ["indexType", "hnsw", "ivfflat"]) {
+    if (own[option] === undefined) continue;
+    throw invalid(`index.${option}`, `index.${option}: AgentmemStore keeps no approximate (HNSW / IVFFlat) index. Its vectors are one table `
+      + "shared by every tenant, and an approximate index picks its candidates among all of them before row-level security, the "
+      + "namespace prefix and the filter keep the caller's: a search could then miss the caller's nearest items, or return fewer "
+      + `than its limit. Searches here are exact scans of the caller's items under the prefix, in every distanceMetric; remove index.${option}.`);
   }
   // PostgresStore names the embedder `embed`, InMemoryStore `embeddings`; either, not both.
   if ((own.embed === undefined) === (own.embeddings === undefined)) {
@@ -258,7 +288,7 @@ function indexConfig(index, timeoutMs) {
   if (typeof embedder === "function") {
     const fn = /** @type {EmbedFn} */ (embedder);
     const run = (/** @type {string[]} */ texts) => embedded(fn, texts, timeoutMs, dims);
-    return { dims, fields, documents: run, queries: run, together: true };
+    return { dims, fields, documents: run, queries: run, together: true, metric };
   }
   /** @type {StoreEmbeddings | null} */
   let object = null;
@@ -280,6 +310,7 @@ function indexConfig(index, timeoutMs) {
     documents: (texts) => embedded((t) => embeddings.embedDocuments(t), texts, timeoutMs, dims),
     queries: (texts) => embedded((t) => Promise.all(t.map((q) => embeddings.embedQuery(q))), texts, timeoutMs, dims),
     together: false,
+    metric,
   };
 }
 
@@ -338,7 +369,8 @@ function keyOf(field, key) {
 /**
  * @typedef {{ kind: "get", at: number, namespace: string[], key: string, refresh: boolean }
  *   | { kind: "search", at: number, prefix: string[], filter: string | undefined, limit: number, offset: number,
- *       query: string | null, refresh: boolean }
+ *       query: string | null, refresh: boolean, mode: "vector" | "text" | "hybrid" | null, metric: Metric,
+ *       threshold: number | null, vectorWeight: number | null }
  *   | { kind: "list", at: number, conditions: { type: string, path: string[] }[], maxDepth: number | null,
  *       limit: number | null, offset: number }
  *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null, plain: unknown,
@@ -350,9 +382,10 @@ function keyOf(field, key) {
  * @param {unknown} raw
  * @param {number} at
  * @param {Ttl} ttl
+ * @param {Index | null} index
  * @returns {StoreOp}
  */
-function readOp(raw, at, ttl) {
+function readOp(raw, at, ttl, index) {
   const field = `operations[${at}]`;
   /** @type {Record<string, any>} */
   let op;
@@ -381,6 +414,7 @@ function readOp(raw, at, ttl) {
     if (query !== undefined && query !== null && typeof query !== "string") {
       throw invalid(`${field}.query`, `${field}.query must be a string, got ${describe(query)}`);
     }
+    const how = searchMode(field, op, Boolean(query), index);
     return {
       kind: "search",
       at,
@@ -390,6 +424,7 @@ function readOp(raw, at, ttl) {
       offset: /** @type {number} */ (optionalInt("offset", 0)),
       query: query || null,
       refresh: refresh(op.refreshTtl),
+      ...how,
     };
   }
   if ("value" in op) {
@@ -450,6 +485,43 @@ function readOp(raw, at, ttl) {
 }
 
 /**
+ * How a search ranks: PostgresStore's `mode` ("auto": vector search with an index, text
+ * search without), `similarityThreshold`, `distanceMetric` (default: the index's) and
+ * `vectorWeight`. Without a mode, InMemoryStore's ranking. A mode means something only
+ * with a query (as in PostgresStore): without one, every search lists the items.
+ * @param {string} field
+ * @param {Record<string, any>} op
+ * @param {boolean} hasQuery
+ * @param {Index | null} index
+ * @returns {{ mode: "vector" | "text" | "hybrid" | null, metric: Metric, threshold: number | null, vectorWeight: number | null }}
+ */
+function searchMode(field, op, hasQuery, index) {
+  const { mode, similarityThreshold, distanceMetric, vectorWeight } = op;
+  if (mode !== undefined && mode !== null && !MODES.includes(mode)) {
+    throw invalid(`${field}.mode`, `Unknown search mode: ${describe(mode)}; expected "vector", "text", "hybrid" or "auto"`);
+  }
+  if (similarityThreshold !== undefined && similarityThreshold !== null && (typeof similarityThreshold !== "number" || !Number.isFinite(similarityThreshold))) {
+    throw invalid(`${field}.similarityThreshold`, `${field}.similarityThreshold must be a finite number, got ${describe(similarityThreshold)}`);
+  }
+  if (vectorWeight !== undefined && vectorWeight !== null && (typeof vectorWeight !== "number" || !(vectorWeight >= 0 && vectorWeight <= 1))) {
+    throw invalid(`${field}.vectorWeight`, `${field}.vectorWeight must be a number from 0 to 1, got ${describe(vectorWeight)}`);
+  }
+  const metric = distanceMetric === undefined || distanceMetric === null
+    ? index?.metric ?? "cosine" : metricOf(`${field}.distanceMetric`, distanceMetric);
+  /** @type {"vector" | "text" | "hybrid" | null} */
+  let resolved = null;
+  if (hasQuery && mode !== undefined && mode !== null) {
+    if (mode === "auto") resolved = index ? "vector" : "text";
+    else if (mode === "vector" && !index) {
+      throw invalid(`${field}.mode`, "Vector search requested but not configured: give the AgentmemStore an index ({ dims, embed, fields })");
+    } else if (mode === "hybrid" && !index) {
+      throw invalid(`${field}.mode`, "Hybrid search requested but vector search not configured: give the AgentmemStore an index ({ dims, embed, fields })");
+    } else resolved = mode;
+  }
+  return { mode: resolved, metric, threshold: similarityThreshold ?? null, vectorWeight: vectorWeight ?? null };
+}
+
+/**
  * An item as the database sends it, with dates.
  * @param {any} row
  * @returns {Item}
@@ -481,6 +553,8 @@ export class AgentmemStore extends BaseStore {
   #index;
   /** @type {Ttl} */
   #ttl;
+  /** @type {string} */
+  #textConfig;
   /** @type {ReturnType<typeof setInterval> | null} */
   #sweeper = null;
 
@@ -490,10 +564,16 @@ export class AgentmemStore extends BaseStore {
    */
   constructor(clientOrOptions, options) {
     super();
-    const own = options === undefined ? {} : ownKeys("options", options, ["index", "ttl", "embedTimeoutMs"]);
+    const own = options === undefined ? {} : ownKeys("options", options, ["index", "ttl", "embedTimeoutMs", "textSearchLanguage"]);
     const timeoutMs = own.embedTimeoutMs === undefined ? EMBED_TIMEOUT_MS : integer("embedTimeoutMs", own.embedTimeoutMs, 1, MAX_EMBED_TIMEOUT_MS);
     this.#index = indexConfig(own.index, timeoutMs);
     this.#ttl = ttlConfig(own.ttl);
+    // PostgresStore's name for the text search configuration of full-text search.
+    const config = own.textSearchLanguage ?? "english";
+    if (typeof config !== "string" || !/^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/.test(config)) {
+      throw invalid("textSearchLanguage", `textSearchLanguage must name a text search configuration ("english", "simple", or "schema.name"), got ${describe(config)}`);
+    }
+    this.#textConfig = config;
     this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
     // As AgentmemSaver: the anon key alone has no key space.
     if (this.#client.identity.role === "anon") {
@@ -538,7 +618,7 @@ export class AgentmemStore extends BaseStore {
         throw unreadable("operations", e);
       }
       if (!Array.isArray(operations)) throw invalid("operations", `batch takes an array of operations, got ${describe(operations)}`);
-      const ops = list.map((op, at) => readOp(op, at, this.#ttl));
+      const ops = list.map((op, at) => readOp(op, at, this.#ttl, this.#index));
       if (ops.length === 0) return /** @type {OperationResults<Ops>} */ (/** @type {unknown} */ ([]));
       // A key written twice in one batch: its last write, in the place of its first.
       /** @type {Map<string, Extract<StoreOp, { kind: "put" }>>} */
@@ -547,8 +627,10 @@ export class AgentmemStore extends BaseStore {
       const reads = ops.filter((op) => op.kind !== "put");
 
       const vectors = await this.#embed([...puts.values()], reads);
-      const parts = reads.map((op) => readText(op, vectors.queries));
-      for (const op of puts.values()) parts.push(putText(op, this.#ttl, vectors.documents.get(op) ?? []));
+      const parts = reads.map((op) => readText(op, vectors.queries, this.#textConfig));
+      for (const op of puts.values()) {
+        parts.push(putText(op, this.#ttl, vectors.documents.get(op) ?? [], documentOf(op, this.#index), this.#textConfig));
+      }
       const answer = await this.#rpc("langgraph_store_batch", `{"p_ops":[${parts.join(",")}]}`);
       if (!Array.isArray(answer) || answer.length !== parts.length) {
         throw new AgentmemError("server", "langgraph_store_batch answered with something other than one result per operation");
@@ -594,7 +676,7 @@ export class AgentmemStore extends BaseStore {
         wanted.push([op, field, text]);
       }
     }
-    const queryTexts = [...new Set(reads.flatMap((op) => (op.kind === "search" && op.query ? [op.query] : [])))];
+    const queryTexts = [...new Set(reads.flatMap((op) => (op.kind === "search" && op.query && op.mode !== "text" ? [op.query] : [])))];
     const docs = [...docTexts.keys()];
     let docVectors;
     let queryVectors;
@@ -629,15 +711,103 @@ export class AgentmemStore extends BaseStore {
 
   /**
    * @param {string[]} namespacePrefix
-   * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, query?: string, refreshTtl?: boolean }} [options]
+   * @param {AgentmemStoreSearchOptions} [options]
    * @returns {Promise<SearchItem[]>}
    * @override
    */
   async search(namespacePrefix, options) {
     validateNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
-    const own = options === undefined ? {} : ownKeys("options", options, ["filter", "limit", "offset", "query", "refreshTtl"]);
-    const { filter, limit = 10, offset = 0, query, refreshTtl } = own;
-    return (await this.batch([/** @type {SearchOperation} */ ({ namespacePrefix, filter, limit, offset, query, refreshTtl })]))[0];
+    const own = options === undefined ? {} : ownKeys("options", options,
+      ["filter", "limit", "offset", "query", "refreshTtl", "mode", "similarityThreshold", "distanceMetric", "vectorWeight"]);
+    const { filter, limit = 10, offset = 0, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight } = own;
+    const op = { namespacePrefix, filter, limit, offset, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight };
+    return (await this.batch([/** @type {SearchOperation} */ (op)]))[0];
+  }
+
+  /**
+   * PostgresStore's vector search: `search` with `mode: "vector"`.
+   * @param {string[]} namespacePrefix
+   * @param {string} query
+   * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, similarityThreshold?: number,
+   *   distanceMetric?: Metric, refreshTtl?: boolean }} [options]
+   * @returns {Promise<SearchItem[]>}
+   */
+  vectorSearch(namespacePrefix, query, options) {
+    return this.#searchAs("vector", namespacePrefix, query, options,
+      ["filter", "limit", "offset", "similarityThreshold", "distanceMetric", "refreshTtl"]);
+  }
+
+  /**
+   * PostgresStore's hybrid search: `search` with `mode: "hybrid"`.
+   * @param {string[]} namespacePrefix
+   * @param {string} query
+   * @param {{ filter?: Record<string, any>, limit?: number, offset?: number, vectorWeight?: number,
+   *   similarityThreshold?: number, distanceMetric?: Metric, refreshTtl?: boolean }} [options]
+   * @returns {Promise<SearchItem[]>}
+   */
+  hybridSearch(namespacePrefix, query, options) {
+    return this.#searchAs("hybrid", namespacePrefix, query, options,
+      ["filter", "limit", "offset", "vectorWeight", "similarityThreshold", "distanceMetric", "refreshTtl"]);
+  }
+
+  /**
+   * PostgresStore's full-text search: `search` with `mode: "text"` (without a query, the
+   * items unranked).
+   * @param {string[]} namespacePrefix
+   * @param {{ query?: string, filter?: Record<string, any>, limit?: number, offset?: number, refreshTtl?: boolean }} [options]
+   * @returns {Promise<SearchItem[]>}
+   */
+  textSearch(namespacePrefix, options) {
+    return storeOperation(async () => {
+      const own = options === undefined ? {} : ownKeys("options", options, ["query", "filter", "limit", "offset", "refreshTtl"]);
+      return this.search(namespacePrefix, { ...own, mode: "text" });
+    });
+  }
+
+  /**
+   * @param {"vector" | "hybrid"} mode
+   * @param {string[]} namespacePrefix
+   * @param {unknown} query
+   * @param {unknown} options
+   * @param {string[]} known
+   * @returns {Promise<SearchItem[]>}
+   */
+  #searchAs(mode, namespacePrefix, query, options, known) {
+    return storeOperation(async () => {
+      if (typeof query !== "string" || query === "") throw invalid("query", `query must be a non-empty string, got ${describe(query)}`);
+      if (this.#index === null) {
+        throw invalid("query", "Vector search not configured: give the AgentmemStore an index ({ dims, embed, fields })");
+      }
+      const own = options === undefined ? {} : ownKeys("options", options, known);
+      return this.search(namespacePrefix, { ...own, query, mode });
+    });
+  }
+
+  /**
+   * The caller's own items, as PostgresStore's getStats() counts them (every stored item,
+   * expired or not, until swept), with the items that will expire and the vectors; one
+   * request. Another tenant's items are never counted.
+   * @returns {Promise<{ totalItems: number, expiredItems: number, expiringItems: number, namespaceCount: number,
+   *   vectorCount: number, oldestItem: Date | null, newestItem: Date | null }>}
+   */
+  getStats() {
+    return storeOperation(async () => {
+      const answer = await this.#rpc("langgraph_store_batch", `{"p_ops":[{"op":"stats"}]}`);
+      const stats = Array.isArray(answer) ? answer[0] : null;
+      if (stats === null || typeof stats !== "object") {
+        throw new AgentmemError("server", "langgraph_store_batch answered a stats operation with something other than counts");
+      }
+      const date = (/** @type {unknown} */ v) => (typeof v === "string" ? new Date(v) : null);
+      return {
+        totalItems: Number(stats.totalItems),
+        expiredItems: Number(stats.expiredItems),
+        expiringItems: Number(stats.expiringItems),
+        namespaceCount: Number(stats.namespaceCount),
+        vectorCount: Number(stats.vectorCount),
+        oldestItem: date(stats.oldestItem),
+        newestItem: date(stats.newestItem),
+      };
+    });
   }
 
   /**
@@ -704,15 +874,47 @@ export class AgentmemStore extends BaseStore {
  * A read as the batch function takes it.
  * @param {StoreOp} op
  * @param {Map<string, Float64Array>} queries
+ * @param {string} config the text search configuration
  * @returns {string}
  */
-function readText(op, queries) {
+function readText(op, queries, config) {
   if (op.kind === "get") return JSON.stringify({ op: "get", namespace: op.namespace, key: op.key, refresh: op.refresh });
   if (op.kind === "list") return JSON.stringify({ op: "list", conditions: op.conditions, maxDepth: op.maxDepth });
   if (op.kind !== "search") throw new AgentmemError("internal", "a put among the reads");
-  const vector = op.query === null ? undefined : queries.get(op.query);
-  const head = JSON.stringify({ op: "search", prefix: op.prefix, limit: op.limit, offset: op.offset, refresh: op.refresh, vector: vector && Array.from(vector) });
+  const vector = op.query === null || op.mode === "text" ? undefined : queries.get(op.query);
+  const text = op.mode === "text" || op.mode === "hybrid";
+  const head = JSON.stringify({
+    op: "search",
+    prefix: op.prefix,
+    limit: op.limit,
+    offset: op.offset,
+    refresh: op.refresh,
+    vector: vector && Array.from(vector),
+    mode: op.mode ?? undefined,
+    query: text ? op.query : undefined,
+    config: text ? config : undefined,
+    metric: op.metric,
+    threshold: op.threshold ?? undefined,
+    vectorWeight: op.vectorWeight ?? undefined,
+  });
   return op.filter === undefined ? head : `${head.slice(0, -1)},"filter":${op.filter}}`;
+}
+
+/**
+ * The full-text document of a put: the texts of the fields it indexes (the put's paths,
+ * else `index.fields`, else the whole value), objects as compact JSON, one per line; true
+ * when the whole value is the one field (the database reads the value's own JSON text,
+ * rather than store it twice); null for `index: false` or a delete.
+ * @param {Extract<StoreOp, { kind: "put" }>} op
+ * @param {Index | null} index
+ * @returns {string | true | null}
+ */
+function documentOf(op, index) {
+  if (op.plain === null || op.index === false) return null;
+  const fields = op.index ?? index?.fields ?? [/** @type {Field} */ (["$", ["$"]])];
+  if (fields.every(([path]) => path === "$")) return fields.length > 0 ? true : null;
+  const texts = fields.flatMap(([, tokens]) => textsAt(op.plain, tokens, undefined));
+  return texts.length === 0 ? null : texts.join("\n");
 }
 
 /**
@@ -720,9 +922,11 @@ function readText(op, queries) {
  * @param {Extract<StoreOp, { kind: "put" }>} op
  * @param {Ttl} ttl
  * @param {{ field: string, vector: Float64Array }[]} vectors
+ * @param {string | true | null} text its full-text document (true: the whole value)
+ * @param {string} config the text search configuration
  * @returns {string}
  */
-function putText(op, ttl, vectors) {
+function putText(op, ttl, vectors, text, config) {
   const minutes = op.ttl === undefined ? ttl.defaultTtl : op.ttl;
   const head = JSON.stringify({
     op: "put",
@@ -730,6 +934,8 @@ function putText(op, ttl, vectors) {
     key: op.key,
     ttl: minutes,
     vectors: vectors.map(({ field, vector }) => ({ field, embedding: Array.from(vector) })),
+    text: text ?? undefined,
+    config: text === null ? undefined : config,
   });
   return `${head.slice(0, -1)},"value":${op.value ?? "null"}}`;
 }

@@ -76,6 +76,11 @@ const MAX_DIMENSIONS: u32 = 16_000;
 /// Long enough for a hosted embedding API on a bad day; a callback that hangs (a stuck
 /// connection, a model that never loads) then fails the call instead of holding it forever.
 const DEFAULT_EMBED_TIMEOUT_MS: u32 = 30_000;
+/// The similarity a search result needs by default. Measured with all-MiniLM-L6-v2 on
+/// memory-tool queries (bench/results/2026-11-28-match-threshold.md): every relevant memory
+/// scored at least 0.35 and 96% of unrelated ones under 0.3, while 0.5 held back a quarter
+/// of the relevant ones. Whatever it holds back, the search's answer counts.
+pub const DEFAULT_MATCH_THRESHOLD: f64 = 0.3;
 const MAX_EMBED_TIMEOUT_MS: u32 = 600_000;
 
 impl Settings {
@@ -95,7 +100,7 @@ impl Settings {
             1,
             MAX_EMBED_TIMEOUT_MS,
         )?;
-        let match_threshold = o.number_in("matchThreshold", -1.0, 1.0)?.unwrap_or(0.5);
+        let match_threshold = o.number_in("matchThreshold", -1.0, 1.0)?.unwrap_or(DEFAULT_MATCH_THRESHOLD);
         // The key space the memories live in: the signed-in user's, or for a service-role
         // client the user it acts for (actingFor), else the service tenant's own.
         // No identity is what the server would refuse with 401 (anon has no key space).
@@ -256,7 +261,7 @@ pub(crate) fn test_settings() -> Settings {
         agent_id: "agent".into(),
         session_id: Some("s".into()),
         dimensions: 3,
-        match_threshold: 0.5,
+        match_threshold: DEFAULT_MATCH_THRESHOLD,
         now_ms: 1.7e12,
         embed_timeout_ms: 1_000,
     }

@@ -659,7 +659,11 @@ $$;
 -- pass the filters and the threshold (agentmem.memory_nearest: exact up to 20,000
 -- qualifying rows), most similar first; with p_record_access (default) records their
 -- access (counters and log, access_type search, session p_session_id), touching only the
--- returned rows, and none when it is off.
+-- returned rows, and none when it is off. With p_include_below, the best p_match_count
+-- whatever their similarity, those under the threshold after the others (their access is
+-- not recorded): a caller can then tell "nothing stored" from "nothing close enough".
+-- (The signature before p_include_below, when re-running this file over an older one.)
+drop function if exists public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text);
 create or replace function public.search_agent_memories(
   p_query_embedding extensions.vector,
   p_agent_id        text default null,
@@ -667,7 +671,8 @@ create or replace function public.search_agent_memories(
   p_match_count     integer default 10,
   p_memory_types    text[] default null,
   p_record_access   boolean default true,
-  p_session_id      text default null
+  p_session_id      text default null,
+  p_include_below   boolean default false
 )
 returns setof public.agent_memory_match
 language plpgsql
@@ -710,10 +715,12 @@ begin
   select array_agg(n.id order by n.distance, n.id), array_agg(n.distance order by n.distance, n.id)
     into v_ids, v_distances
     from agentmem.memory_nearest(v_tenant, p_query_embedding, p_agent_id, v_types, v_count) n
-   where n.distance <= 1 - v_threshold; -- NaN never passes
+   where coalesce(p_include_below, false) or n.distance <= 1 - v_threshold; -- NaN never passes
 
   if v_record and v_ids is not null then
-    perform agentmem.record_memory_access(v_ids, 'search', p_session_id, array(select 1 - d from unnest(v_distances) d));
+    perform agentmem.record_memory_access(array(select x.id from unnest(v_ids, v_distances) x(id, d) where x.d <= 1 - v_threshold),
+                                          'search', p_session_id,
+                                          array(select 1 - x.d from unnest(v_ids, v_distances) x(id, d) where x.d <= 1 - v_threshold));
   end if;
   return query
   select (agentmem.memory_match(m, c.access_count, c.last_accessed_at, (1 - x.distance)::double precision)).*
@@ -724,7 +731,7 @@ begin
 end;
 $$;
 
-comment on function public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text) is
+comment on function public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text, boolean) is
   'Cosine-similarity search over the caller''s unexpired memories: the best min(p_match_count, 100) that pass the agent and type filters and similarity >= p_match_threshold, most similar first, ties by id; exact whenever at most 20,000 memories pass the filters. With p_record_access (default) counts the access of each result (agent_memory_counters) and logs it (memory_access_log, access_type search, session p_session_id).';
 
 -- update_memory_access: record that memories were used (read, update, ...).
@@ -1038,7 +1045,7 @@ comment on function public.delete_agent_memory(uuid) is
 select agentmem.expose(
   'public.agent_memory_dimensions()',
   'public.create_agent_memory(text, text, text, double precision, extensions.vector, text, jsonb, timestamptz, jsonb)',
-  'public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text)',
+  'public.search_agent_memories(extensions.vector, text, double precision, integer, text[], boolean, text, boolean)',
   'public.update_memory_access(uuid[], text)',
   'public.get_memory_context(text, extensions.vector, integer, integer, double precision)',
   'public.cleanup_expired_memories()',

@@ -6,6 +6,7 @@
 --          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
 --          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
+--          agentmem.langgraph_store_config,
 --          agentmem.langgraph_store_like, agentmem.langgraph_store_after, agentmem.langgraph_store_refresh,
 --          agentmem.langgraph_store_bookkeeping.
 -- Needs:   20261121000100_tenancy.sql, 20261121000000_extensions.sql (pgvector).
@@ -32,6 +33,8 @@
 -- search with a query ranks by the best cosine similarity of the item's vectors (the same
 -- order for equal scores); items without vectors follow, up to the limit. Similarity is
 -- exact (no approximate index): a search reads the caller's items under the prefix only.
+-- A search may instead name one of PostgresStore's modes (vector, text, hybrid), a
+-- distance metric and a similarity threshold: see agentmem.langgraph_store_search.
 --
 -- TTL (minutes), as LangGraph's TTLConfig: a put may carry ttl_minutes; expires_at is then
 -- now + ttl, and a read that asks for it (refresh) moves expires_at forward again without
@@ -49,6 +52,7 @@
 --                    keys' index entries, whose limit is 2,704 bytes)
 --   indexed field    a path of at most 256 bytes of UTF-8
 --   value            a JSON object of at most 1 MiB of JSON text
+--   document         the full-text document (the indexed fields' texts) at most 2 MiB
 --   batch            at most 10,000 operations and 32 MiB of JSON text
 --   vector           the column's dimension (langgraph_store_dimensions()), checked
 --                    before the vector is built
@@ -124,6 +128,17 @@ select agentmem.ensure_check('public.langgraph_store_items', 'langgraph_store_it
                              'agentmem.langgraph_store_size(namespace, key) <= 2048');
 select agentmem.ensure_check('public.langgraph_store_vectors', 'langgraph_store_vectors_field_check',
                              'octet_length(field) <= 256');
+
+-- The full-text document of an item: the texts of its indexed fields (index.fields, or
+-- the put's own paths; the whole value without an index configuration), joined by line
+-- breaks, as the facade sends them (search_text), or, when the one indexed field is the
+-- whole value, the value's own JSON text (search_text null, nothing stored twice); no
+-- document for a put with index: false (search_config null). Its tsvector is computed
+-- when it is written, in the text search configuration the put names (search_config); a
+-- search in another configuration computes it again from the text.
+alter table public.langgraph_store_items add column if not exists search_text text;
+alter table public.langgraph_store_items add column if not exists search_config regconfig;
+alter table public.langgraph_store_items add column if not exists search_vector tsvector;
 
 -- Items that expire: what the sweep deletes, and whether a read has anything to refresh.
 create index if not exists langgraph_store_items_expiring_idx on public.langgraph_store_items (tenant_id, expires_at)
@@ -423,12 +438,53 @@ as $$
               else p[1:pg_catalog.cardinality(p) - 1] || (p[pg_catalog.cardinality(p)] || pg_catalog.chr(1)) end
 $$;
 
--- One search: the caller's living items under the prefix that pass the filter, in
--- InMemoryStore's order and pages (see the top of this file); p_vector null: no ranking.
+-- A text search configuration by name ("english", or "schema.name" for one of the
+-- project's own), or 22023 naming it. Unqualified names are pg_catalog's.
+create or replace function agentmem.langgraph_store_config(p_name text)
+returns regconfig
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_schema text := case when pg_catalog.strpos(p_name, '.') > 0 then pg_catalog.split_part(p_name, '.', 1) else 'pg_catalog' end;
+  v_name   text := case when pg_catalog.strpos(p_name, '.') > 0 then pg_catalog.split_part(p_name, '.', 2) else p_name end;
+  v_config regconfig;
+begin
+  select c.oid::regconfig into v_config
+    from pg_catalog.pg_ts_config c join pg_catalog.pg_namespace n on n.oid = c.cfgnamespace
+   where n.nspname = pg_catalog.lower(v_schema) and c.cfgname = pg_catalog.lower(v_name);
+  if v_config is null then
+    raise exception 'no text search configuration named % (textSearchLanguage: one of select cfgname from pg_ts_config, or schema.name)',
+      coalesce(pg_catalog.quote_literal(p_name), 'null') using errcode = '22023';
+  end if;
+  return v_config;
+end;
+$$;
+
+-- One search: the caller's living items under the prefix that pass the filter, ranked and
+-- paged. p_how (the search operation of langgraph_store_batch) says how:
+--   mode absent: InMemoryStore's ranking (the top of this file): with p_vector, by
+--     similarity, then the items without vectors while the page has room; without, every
+--     item unranked. With a threshold, only the items that reach it, nothing unranked.
+--   "vector": PostgresStore's vector search: only items with vectors, by similarity; with
+--     a threshold, only those whose similarity reaches it.
+--   "text": PostgresStore's full-text search: items whose document matches
+--     websearch_to_tsquery(config, query), or contains the query as a substring (any
+--     case), ranked by ts_rank (normalization 0; a substring-only match ranks 0).
+--   "hybrid": PostgresStore's hybrid search: items with vectors whose document matches
+--     the query or whose similarity reaches the threshold (default 0), ranked by
+--     vectorWeight * similarity + (1 - vectorWeight) * ts_rank (vectorWeight default 0.7).
+-- Similarity is the best of the item's vectors in p_how.metric: cosine 1 - cosine
+-- distance (0 for a zero vector), l2 1 / (1 + Euclidean distance), inner_product the inner
+-- product. Equal scores keep InMemoryStore's order (namespace, then item). Exact: every
+-- vector and document of the caller's items under the prefix is read; nothing
+-- approximate stands between a search and its results.
 create or replace function agentmem.langgraph_store_search(p_tenant uuid, p_prefix text[], p_filter jsonb,
-                                                           p_vector extensions.vector, p_limit integer, p_offset integer)
+                                                           p_vector extensions.vector, p_limit integer, p_offset integer,
+                                                           p_how jsonb default null)
 returns jsonb
-language sql
+language plpgsql
 stable
 -- As the owner, so that row-level security does not stand between the query and the
 -- primary key: under it, the prefix's range (array comparisons, not leakproof) could
@@ -439,40 +495,110 @@ set search_path = ''
 -- The planner cannot know how many of a tenant's items a prefix holds (it guesses one) and
 -- would join items to scores in a nested loop, quadratic in the items under the prefix.
 set enable_nestloop = off
+-- websearch_to_tsquery tells the client, as a NOTICE, when a query has only stop words.
+set client_min_messages = warning
 as $$
+declare
+  v_mode      text := p_how ->> 'mode';
+  v_metric    text := coalesce(p_how ->> 'metric', 'cosine');
+  v_threshold double precision;
+  v_weight    double precision;
+  v_query     tsquery;
+  v_config    regconfig;
+  v_like      text;
+  v_result    jsonb;
+begin
+  if v_mode is not null and v_mode not in ('vector', 'text', 'hybrid') then
+    raise exception 'search: mode must be "vector", "text" or "hybrid", got %', v_mode using errcode = '22023';
+  end if;
+  if v_metric not in ('cosine', 'l2', 'inner_product') then
+    raise exception 'search: metric must be "cosine", "l2" or "inner_product", got %', v_metric using errcode = '22023';
+  end if;
+  if pg_catalog.jsonb_typeof(p_how -> 'threshold') = 'number' then
+    v_threshold := (p_how ->> 'threshold')::double precision;
+  elsif pg_catalog.jsonb_typeof(p_how -> 'threshold') is distinct from 'null' and p_how ? 'threshold' then
+    raise exception 'search: threshold must be a number' using errcode = '22023';
+  end if;
+  if v_mode in ('vector', 'hybrid') and p_vector is null then
+    raise exception 'search: mode % needs the query''s vector', v_mode using errcode = '22023';
+  end if;
+  if v_mode in ('text', 'hybrid') then
+    if pg_catalog.jsonb_typeof(p_how -> 'query') is distinct from 'string' then
+      raise exception 'search: mode % needs the query text', v_mode using errcode = '22023';
+    end if;
+    v_config := agentmem.langgraph_store_config(coalesce(p_how ->> 'config', 'english'));
+    v_query := pg_catalog.websearch_to_tsquery(v_config, p_how ->> 'query');
+    v_like := '%' || pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(p_how ->> 'query', '\', '\\'), '%', '\%'), '_', '\_') || '%';
+  end if;
+  if v_mode = 'hybrid' then
+    v_threshold := coalesce(v_threshold, 0);
+    v_weight := coalesce((p_how ->> 'vectorWeight')::double precision, 0.7);
+    if v_weight is null or v_weight < 0 or v_weight > 1 or v_weight = 'NaN' then
+      raise exception 'search: vectorWeight must be a number from 0 to 1' using errcode = '22023';
+    end if;
+  end if;
+
   with scores as (
     -- The best similarity of each item's vectors (one pass over the prefix's vectors).
     select v.namespace, v.key,
-           max(case when d.d = 'NaN'::double precision then 0 else 1 - d.d end) as score
-      from public.langgraph_store_vectors v,
-           lateral (select v.embedding operator(extensions.<=>) p_vector as d) d
-     where p_vector is not null
+           max(case v_metric
+                 when 'l2' then 1 / (1 + (v.embedding operator(extensions.<->) p_vector))
+                 when 'inner_product' then -(v.embedding operator(extensions.<#>) p_vector)
+                 else (select case when d.d = 'NaN'::double precision then 0 else 1 - d.d end
+                         from (select v.embedding operator(extensions.<=>) p_vector as d) d)
+               end) as sim
+      from public.langgraph_store_vectors v
+     where p_vector is not null and v_mode is distinct from 'text'
        and v.tenant_id = p_tenant and v.tenant_id = (select agentmem.tenant())
        and v.namespace >= p_prefix collate "C" and v.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
   found as (
-    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.score,
+    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.sim, t.text,
+           t.doc operator(pg_catalog.@@) v_query as hit,
+           pg_catalog.ts_rank(t.doc, v_query) as rank,
            i.ns_order as ns_rank,
            i.item_order
       from public.langgraph_store_items i
       left join scores s on s.namespace = i.namespace and s.key = i.key
+      cross join lateral (
+        select case when v_query is null or i.search_config is null then null
+                    else coalesce(i.search_text, i.value::text) end as text) t0
+      cross join lateral (
+        select t0.text,
+               case when t0.text is null then null
+                    when i.search_config = v_config then i.search_vector
+                    else pg_catalog.to_tsvector(v_config, t0.text) end as doc) t
      where i.tenant_id = p_tenant and i.tenant_id = (select agentmem.tenant())
        and i.namespace >= p_prefix collate "C" and i.namespace < agentmem.langgraph_store_after(p_prefix) collate "C"
        and i.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
        and (i.expires_at is null or i.expires_at > pg_catalog.now())
        and (p_filter is null or agentmem.langgraph_store_matches(i.value, p_filter))),
+  ranked as (
+    select f.*,
+           case v_mode
+             -- ts_rank's real, as its shortest text (PostgresStore reads it so).
+             when 'text' then (f.rank::text)::double precision
+             when 'hybrid' then v_weight * f.sim + (1 - v_weight) * coalesce(f.rank, 0)
+             else f.sim end as score,
+           case v_mode
+             when 'text' then f.text is not null and (coalesce(f.hit, false) or f.text ilike v_like)
+             when 'hybrid' then f.sim is not null and (coalesce(f.hit, false) or f.sim >= v_threshold)
+             when 'vector' then f.sim is not null and (v_threshold is null or f.sim >= v_threshold)
+             else p_vector is null or (f.sim is not null and (v_threshold is null or f.sim >= v_threshold)) end as keep
+      from found f),
   -- Ranked by score (a search without a vector: every item, unranked) ...
   page as (
-    select * from found
-     where p_vector is null or score is not null
+    select * from ranked
+     where keep
      order by score desc nulls last, ns_rank, item_order
      offset p_offset limit p_limit),
-  -- ... then, while a ranked page has room, the items without vectors, from the first:
-  -- InMemoryStore does not skip `offset` of them.
+  -- ... then, in InMemoryStore's ranking without a threshold, while a ranked page has
+  -- room, the items without vectors, from the first: InMemoryStore does not skip
+  -- `offset` of them.
   rest as (
-    select * from found
-     where p_vector is not null and score is null
+    select * from ranked
+     where v_mode is null and v_threshold is null and p_vector is not null and sim is null
      order by ns_rank, item_order
      limit greatest(p_limit - (select count(*) from page), 0)),
   answer as (
@@ -483,8 +609,13 @@ as $$
            pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(a.namespace), 'key', a.key, 'value', a.value,
                                          'createdAt', a.created_at, 'updatedAt', a.updated_at, 'score', a.score)
            order by a.part, a.score desc nulls last, a.ns_rank, a.item_order), '[]'::jsonb)
-    from answer a
+    into v_result
+    from answer a;
+  return v_result;
+end;
 $$;
+-- The signature before p_how (re-running this file over an older install).
+drop function if exists agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer);
 
 -- A read's TTL refresh: the expiring items among p_items (as a read returns them) live
 -- their ttl_minutes from now. Marked for agentmem.langgraph_store_bookkeeping, which then
@@ -509,14 +640,19 @@ $$;
 -- langgraph_store_batch: one BaseStore.batch(). p_ops is an array of
 --   {"op": "get", "namespace": [..], "key": k, "refresh": bool}
 --   {"op": "search", "prefix": [..], "filter": {..}|null, "limit": n, "offset": n,
---    "vector": [..]|null, "refresh": bool}
+--    "vector": [..]|null, "refresh": bool, and how to rank (agentmem.langgraph_store_search):
+--    "mode": "vector"|"text"|"hybrid" (absent: InMemoryStore's), "query": text,
+--    "config": text search configuration, "metric": "cosine"|"l2"|"inner_product",
+--    "threshold": n|null, "vectorWeight": n}
 --   {"op": "list", "conditions": [..], "maxDepth": n|null}
+--   {"op": "stats"}
 --   {"op": "put", "namespace": [..], "key": k, "value": {..}|null, "ttl": minutes|null,
---    "vectors": [{"field": path, "embedding": [..]}]}
+--    "vectors": [{"field": path, "embedding": [..]}], "text": document|null, "config": name}
 -- and the answer an array of as many results: an item {namespace, key, value, createdAt,
 -- updatedAt} or null (get), items with "score" (search), every matching namespace cut to
 -- maxDepth, distinct (list: the facade sorts and pages them as InMemoryStore does, by the
--- runtime's localeCompare), null (put). Reads first, then the writes in order.
+-- runtime's localeCompare), the caller's counts (stats), null (put). Reads first, then the
+-- writes in order.
 create or replace function public.langgraph_store_batch(p_ops jsonb)
 returns jsonb
 language plpgsql
@@ -539,6 +675,10 @@ declare
   v_dims    integer;
   v_ttl     double precision;
   v_value   jsonb;
+  v_text    text;
+  v_whole   boolean;
+  v_cfgname text;
+  v_config  regconfig;
 begin
   if pg_catalog.jsonb_typeof(p_ops) is distinct from 'array' then
     raise exception 'langgraph_store_batch takes an array of operations' using errcode = '22023';
@@ -583,13 +723,27 @@ begin
         end if;
         v_vector := (v_op ->> 'vector')::extensions.vector;
       end if;
-      v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset);
+      v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset, v_op);
       if (v_op -> 'refresh') = 'true'::jsonb and jsonb_array_length(v_result) > 0
          and exists (select 1 from public.langgraph_store_items e where e.tenant_id = v_tenant and e.ttl_minutes is not null) then
         perform agentmem.langgraph_store_refresh(v_tenant, v_result);
       end if;
     when 'list' then
       v_result := agentmem.langgraph_store_list(v_tenant, v_op -> 'conditions', (v_op ->> 'maxDepth')::integer);
+    when 'stats' then
+      -- PostgresStore's getStats() (every stored item, expired or not until swept), and
+      -- the items that will expire and the vectors; the caller's tenant only.
+      select jsonb_build_object(
+               'totalItems', count(*),
+               'expiredItems', count(*) filter (where i.expires_at <= now()),
+               'expiringItems', count(*) filter (where i.expires_at > now()),
+               'namespaceCount', count(distinct i.namespace),
+               'vectorCount', (select count(*) from public.langgraph_store_vectors v where v.tenant_id = v_tenant),
+               'oldestItem', min(i.created_at),
+               'newestItem', max(i.created_at))
+        into v_result
+        from public.langgraph_store_items i
+       where i.tenant_id = v_tenant;
     when 'put' then
       null;
     else
@@ -625,20 +779,39 @@ begin
         using errcode = '22023';
     end if;
     v_ttl := (v_op ->> 'ttl')::double precision;
+    v_text := null;
+    -- "text": the document's text, or true: the value's own JSON text.
+    v_whole := coalesce((v_op -> 'text') = 'true'::jsonb, false);
+    if jsonb_typeof(v_op -> 'text') = 'string' or v_whole then
+      v_text := case when v_whole then v_value::text else v_op ->> 'text' end;
+      -- A value's indexed texts: at most the value's bound twice over (a field listed
+      -- under two paths), which keeps the tsvector within its own limit.
+      if octet_length(v_text) > 2097152 then
+        raise exception 'put: the indexed text is % bytes; at most 2 MiB (2097152)', octet_length(v_text) using errcode = '22023';
+      end if;
+      if v_cfgname is distinct from coalesce(v_op ->> 'config', 'english') then
+        v_cfgname := coalesce(v_op ->> 'config', 'english');
+        v_config := agentmem.langgraph_store_config(v_cfgname);
+      end if;
+    end if;
     -- An expired item is gone: a put under its key creates a new one.
     delete from public.langgraph_store_items i
      where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
     -- Every living item of a namespace has the namespace's ns_order: the first one found
     -- is enough (a scan of the namespace per put would make a batch quadratic).
-    insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes, ns_order)
+    insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes,
+                                                   search_text, search_config, search_vector, ns_order)
     values (v_tenant, v_ns, v_key, v_value,
             now() + v_ttl * interval '1 minute', v_ttl,
+            case when not v_whole then v_text end, case when v_text is not null then v_config end,
+            case when v_text is not null then to_tsvector(v_config, v_text) end,
             (select l.ns_order from public.langgraph_store_items l
               where l.tenant_id = v_tenant and l.namespace = v_ns
                 and (l.expires_at is null or l.expires_at > now())
               limit 1))
     on conflict (tenant_id, namespace, key) do update
-      set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes;
+      set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes,
+          search_text = excluded.search_text, search_config = excluded.search_config, search_vector = excluded.search_vector;
     delete from public.langgraph_store_vectors v
      where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
     if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
@@ -697,7 +870,8 @@ select agentmem.expose(
   'agentmem.langgraph_store_after(text[])',
   'agentmem.langgraph_store_labels(jsonb, text)',
   'agentmem.langgraph_store_size(text[], text)',
-  'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer)',
+  'agentmem.langgraph_store_search(uuid, text[], jsonb, extensions.vector, integer, integer, jsonb)',
+  'agentmem.langgraph_store_config(text)',
   'public.langgraph_store_dimensions()',
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');

@@ -288,7 +288,7 @@ describe("AgentmemStore", () => {
       // As Bob, in SQL, naming Alice's tenant.
       const asBob = (sql) => db.query(`begin; select set_config('request.jwt.claims', '${JSON.stringify({ sub: bob.id, role: "authenticated" })}', true);
         set local role authenticated; ${sql}; commit;`).finally(() => db.query("rollback").catch(() => {}));
-      const found = await asBob(`select agentmem.langgraph_store_search('${alice.id}', '{}', null, null, 10, 0) as r`);
+      const found = await asBob(`select agentmem.langgraph_store_search('${alice.id}', '{}', null, null, 10, 0, '{"mode": "text", "query": "v"}') as r`);
       expect(found.find((r) => r.command === "SELECT" && r.rows[0]?.r !== undefined).rows[0].r).toEqual([]);
       await expect(asBob(`select agentmem.langgraph_store_list('${alice.id}', '[]', null)`)).rejects.toMatchObject({ code: "42501" });
     } finally {
@@ -406,7 +406,10 @@ describe("AgentmemStore", () => {
         () => store.put(["ns"], "k", { v: 1 }, undefined, { ttl: -1 }),
         () => store.put(["ns"], "k", { v: 1 }, [""]),
         () => store.search(["ns"], { limit: -1 }),
-        () => store.search(["ns"], { mode: "hybrid" }),
+        () => store.search(["ns"], { query: "q", mode: "semantic" }),
+        () => store.search(["ns"], { query: "q", distanceMetric: "manhattan" }),
+        () => store.search(["ns"], { query: "q", mode: "hybrid", vectorWeight: 2 }),
+        () => store.search(["ns"], { query: "q", similarityThreshold: Number.NaN }),
         () => store.search(["ns"], { filter: "n = 5" }),
         () => store.listNamespaces({ maxDepth: 0 }),
         () => store.batch([{ nonsense: true }]),

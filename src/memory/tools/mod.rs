@@ -318,6 +318,22 @@ mod tests {
             search.result(rows).unwrap(),
             json!({"success": true, "count": 1, "memories": [{"id": "1", "content": "likes tea", "memory_type": "preference", "importance_score": 0.9, "similarity": 0.8}]})
         );
+        // The nearest ones under the threshold are asked for, and only counted in the answer.
+        assert_eq!(search.request(&s, Some(&[1.0; 384])).unwrap().args["p_include_below"], json!(true));
+        let rows = json!([
+            {"id": "1", "content": "likes tea", "memory_type": "preference", "similarity": 0.8},
+            {"id": "2", "content": "in Denver", "memory_type": "fact", "similarity": 0.21},
+            {"id": "3", "content": "has a dog", "memory_type": "fact", "similarity": 0.05},
+        ]);
+        let out = search.result(rows).unwrap();
+        assert_eq!((out["count"].clone(), out["memories"][0]["id"].clone()), (json!(1), json!("1")));
+        assert_eq!(out["held_back"]["count"], json!(2));
+        assert_eq!(out["held_back"]["best_similarity"], json!(0.21));
+        assert_eq!(out["held_back"]["threshold"], json!(s.match_threshold));
+        assert!(!out.to_string().contains("Denver"), "no content of what was held back: {out}");
+        assert_eq!(out["held_back"].as_object().unwrap().len(), 3, "count, best_similarity, threshold: {out}");
+        let none = search.result(json!([])).unwrap();
+        assert_eq!(none, json!({"success": true, "count": 0, "memories": []}), "nothing stored: nothing held back");
         let update = plan(
             "update_memory",
             &json!({"memory_id": "3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b", "importance_score": 0.1}),

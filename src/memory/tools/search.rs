@@ -10,13 +10,22 @@ struct Search {
     query: String,
     types: Option<Vec<MemoryType>>,
     limit: u64,
+    /// The similarity a memory needs to be returned (the tools' `matchThreshold`).
+    threshold: f64,
 }
 
-pub fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+/// A row's similarity (every search row has one), read by the host's number parser
+/// (Value::as_f64 would bring the core float parser into the module).
+fn similarity(row: &Value) -> f64 {
+    row.get("similarity").and_then(crate::number::of).unwrap_or(f64::NEG_INFINITY)
+}
+
+pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Search {
         query: input::text(f.required("query")?, "query", MAX_QUERY_CHARS)?,
         types: types(f, "memory_types")?,
         limit: count(f, "limit", MAX_SEARCH_LIMIT)?.unwrap_or(10),
+        threshold: s.match_threshold,
     }))
 }
 
@@ -33,6 +42,10 @@ impl Tool for Search {
                 "p_match_count": self.limit,
                 "p_memory_types": self.types.as_ref().map(|t| t.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
                 "p_record_access": true,
+                // The nearest ones under the threshold too (not counted as accessed), so the
+                // answer can say what the threshold held back: a model must be able to tell
+                // "nothing stored" from "nothing close enough".
+                "p_include_below": true,
             }),
             // It records access: a retried search would count twice.
             idempotent: false,
@@ -41,7 +54,16 @@ impl Tool for Search {
     }
 
     fn result(&self, data: Value) -> Result<Value, MemoryError> {
-        let memories = memories(data);
-        Ok(value!({ "success": true, "count": memories.len(), "memories": memories }))
+        let mut rows = memories(data);
+        // Most similar first: those under the threshold are the tail.
+        let passing = rows.iter().take_while(|m| similarity(m) >= self.threshold).count();
+        let below = rows.split_off(passing);
+        let mut out = value!({ "success": true, "count": rows.len(), "memories": rows });
+        // Only how many and how close: a model that wants them asks again, more broadly.
+        if let Some(best) = below.first().and_then(|m| m.get("similarity")) {
+            out["held_back"] =
+                value!({ "count": below.len(), "best_similarity": best.clone(), "threshold": self.threshold });
+        }
+        Ok(out)
     }
 }
