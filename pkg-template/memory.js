@@ -69,7 +69,7 @@ export class MemoryTools {
   }
 
   /** The tool names, in the order of `definitions()` (each tool is one file in
-   *  src/memory/tools, its definition in tools.json; names.js is written from that list). */
+   *  src/memory/tools, its definition with it; names.js is written from their list). */
   /** @returns {MemoryToolName[]} */
   static get toolNames() {
     return [...MEMORY_TOOLS];

@@ -6,14 +6,16 @@
 //! - [`Action`]: what a waiting run asks of the host (src/wasm/run.rs, performed by
 //!   pkg-template/wasm.js);
 //! - each capability's operations: `crate::client::ClientOp`, `crate::checkpoint::CheckpointOp`,
-//!   `crate::state::Store` and each store's `Op`, `crate::memory::tools::TOOLS`.
+//!   `crate::state::Store` and each store's `Operation`, `crate::memory::tools::TOOLS`.
 //!
-//! Each is a `string_enum!`, and the boundary dispatches with a `match` on it, so a name
-//! declared and not dispatched (or dispatched and not declared) does not compile.
+//! Each is a `string_enum!` (the tools: a list of definitions), and the boundary
+//! dispatches with a `match` on it, so a name declared and not dispatched (or dispatched
+//! and not declared) does not compile.
 //! `crates/generate` writes the JavaScript side from the same declarations:
 //! `pkg-template/names.js`, the table the facades and wasm.js take every name from
 //! (`// @ts-check` makes a misspelt one a type error), and the name unions of the `.d.ts`
-//! files. `scripts/generate.sh --check` (in scripts/test.sh) fails when either is stale.
+//! files. `scripts/generate.sh --check` (in scripts/test.sh) fails when either is stale
+//! (docs/design.md, "Declared once").
 
 use crate::error::{ErrorReport, Quoted};
 use crate::input::Choice;

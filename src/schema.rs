@@ -22,7 +22,8 @@ fn migrations() -> impl Iterator<Item = &'static Migration> {
         crate::memory::MIGRATION,
         crate::langgraph_store::MIGRATION,
     ];
-    OWN.iter().chain(crate::state::MIGRATIONS.iter())
+    let tools = crate::memory::tools::TOOLS.iter().filter_map(|t| t.migration.as_ref());
+    OWN.iter().chain(crate::state::MIGRATIONS.iter()).chain(tools)
 }
 
 fn is_ident(c: char) -> bool {

@@ -6,16 +6,21 @@ use serde_json::Value;
 
 use super::MemoryError;
 
-/// The definitions in Anthropic's shape, kept as data: reviewable as text, and parsed
-/// at run time, which costs far fewer wasm bytes than building them in code. The limits
-/// they state are checked against the validator's by the tests below.
-const TOOLS: &str = include_str!("tools.json");
-
+/// The definitions in Anthropic's shape, each tool's kept as data beside it
+/// (`memory::tools`): reviewable as text, and parsed at run time, which costs far fewer
+/// wasm bytes than building them in code. The limits they state are checked against the
+/// validator's by the tests below.
 fn tools() -> Vec<Value> {
-    match crate::json::parse(TOOLS) {
-        Ok(Value::Array(list)) => list,
-        _ => unreachable!("tools.json is a JSON array (checked by the tests)"),
-    }
+    super::tools::TOOLS
+        .iter()
+        .map(|tool| match crate::json::parse(tool.definition) {
+            Ok(Value::Object(mut d)) => {
+                d.insert("name".into(), value!(tool.name));
+                Value::Object(d)
+            }
+            _ => unreachable!("a tool's definition is a JSON object (checked by the tests)"),
+        })
+        .collect()
 }
 
 string_enum!(
@@ -139,7 +144,7 @@ mod tests {
         let a = definitions("anthropic", false).unwrap();
         let o = definitions("openai", false).unwrap();
         let names: Vec<_> = a.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, crate::memory::tools::TOOLS.map(|t| t.name));
+        assert_eq!(names, crate::memory::tools::TOOLS.iter().map(|t| t.name).collect::<Vec<_>>());
         for (x, y) in a.as_array().unwrap().iter().zip(o.as_array().unwrap()) {
             assert_eq!(x["input_schema"], y["function"]["parameters"]);
             assert_eq!(x["name"], y["function"]["name"]);

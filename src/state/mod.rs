@@ -14,10 +14,9 @@
 //! request exists, so bad input never reaches the database, and errors name the field at
 //! fault by its path (`state.identified_gaps[2].alternatives[0]`).
 
-pub mod contractors;
-pub mod research;
-pub mod unified;
-pub mod workflow;
+// The stores, their names (`Store`) and the dispatch to each: written by
+// scripts/generate.sh from the folders here (a store is a folder).
+include!("registry.rs");
 
 use serde_json::Value;
 
@@ -100,23 +99,9 @@ fn boxed_op(request: HttpRequest, finish: Finish) -> Op {
     Op::json(request, finish)
 }
 
-string_enum!(
-    /// The stores.
-    Store {
-        Unified = "unified",
-        Workflow = "workflow",
-        Research = "research",
-        Contractors = "contractors",
-    }
-);
-
 /// The options every store takes (`client`, the facade's); a store with options of its
 /// own lists them with it.
 pub const STORE_OPTIONS: [&str; 1] = ["client"];
-
-/// The stores' migrations ([`crate::migration::Migration`]), one a store.
-pub const MIGRATIONS: [crate::migration::Migration; 4] =
-    [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
 
 /// What a call needs besides its arguments: the store's options and the caller's clock.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,41 +113,9 @@ pub struct Context<'a> {
     pub now_ms: f64,
 }
 
-/// Plans `op` of `store` with its positional arguments (JSON `null` = not given).
-pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
-    match store {
-        Store::Unified => unified::plan(op, args, cx),
-        Store::Workflow => workflow::plan(op, args, cx),
-        Store::Research => research::plan(op, args, cx),
-        Store::Contractors => contractors::plan(op, args, cx),
-    }
-}
-
-/// The names of `store`'s operations (its `Op`), for the JavaScript side
-/// (`crates/generate`).
-pub fn operations(store: Store) -> &'static [&'static str] {
-    use crate::input::Choice;
-    match store {
-        Store::Unified => unified::UnifiedOp::NAMES,
-        Store::Workflow => workflow::WorkflowOp::NAMES,
-        Store::Research => research::ResearchOp::NAMES,
-        Store::Contractors => contractors::ContractorsOp::NAMES,
-    }
-}
-
 /// `op` of `store` as an operation, its server errors read as [`server_error`] does.
 pub fn operation(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Step, ErrorReport> {
     Ok(Step::Send(plan(store, op, args, cx)?.map_err(server_error)))
-}
-
-/// Checks a store's constructor options; returns what the facade shows of them.
-pub fn check_options(store: Store, options: &Value) -> Result<Value, Invalid> {
-    match store {
-        Store::Unified => unified::Settings::parse(options).map(|s| s.describe()),
-        Store::Workflow => workflow::Settings::parse(options).map(|_| Value::Object(Default::default())),
-        Store::Research => research::check_options(options).map(|_| Value::Object(Default::default())),
-        Store::Contractors => contractors::check_options(options).map(|_| Value::Object(Default::default())),
-    }
 }
 
 /// A refusal of the store's SQL, with its `field`: the functions raise 22023 with the

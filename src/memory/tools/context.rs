@@ -4,7 +4,51 @@
 use super::*;
 use crate::memory::names::{MAX_CONTEXT_CHARS, MAX_CONTEXT_MEMORIES, MAX_QUERY_CHARS};
 
-pub const FIELDS: &[&str] = &["query", "max_chars", "max_memories", "min_importance"];
+const FIELDS: &[&str] = &["query", "max_chars", "max_memories", "min_importance"];
+
+/// The tool as a model calls it.
+pub const TOOL: Definition = Definition {
+    name: "get_memory_context",
+    definition: DEFINITION,
+    fields: FIELDS,
+    parse,
+    migration: None,
+};
+
+/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
+/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
+/// must list exactly (a test checks).
+const DEFINITION: &str = r#"{
+  "description": "Load the most important memories about this user, within a size budget, to ground the start of a session or a new task. Give a query to prefer memories relevant to the task at hand.",
+  "input_schema": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "description": "Optional: the task or topic, to rank relevant memories first among equally important ones.",
+        "type": "string"
+      },
+      "max_chars": {
+        "description": "Budget for the total length of the memories (default 4000).",
+        "maximum": 100000,
+        "minimum": 1,
+        "type": "integer"
+      },
+      "max_memories": {
+        "description": "At most this many memories (default 20).",
+        "maximum": 100,
+        "minimum": 1,
+        "type": "integer"
+      },
+      "min_importance": {
+        "description": "Skip memories below this importance (default 0).",
+        "maximum": 1,
+        "minimum": 0,
+        "type": "number"
+      }
+    },
+    "additionalProperties": false
+  }
+}"#;
 
 #[derive(Debug)]
 struct Context {
@@ -14,7 +58,7 @@ struct Context {
     min_importance: f64,
 }
 
-pub fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Context {
         query: f.text("query", MAX_QUERY_CHARS)?,
         max_chars: count(f, "max_chars", MAX_CONTEXT_CHARS)?.unwrap_or(4_000),

@@ -3,8 +3,75 @@
 use super::*;
 use crate::memory::names::{MAX_CONTENT_CHARS, REFERENCE_TYPES};
 
-pub const FIELDS: &[&str] =
+const FIELDS: &[&str] =
     &["content", "memory_type", "importance_score", "reference_type", "reference_id", "expires_at"];
+
+/// The tool as a model calls it.
+pub const TOOL: Definition = Definition {
+    name: "create_memory",
+    definition: DEFINITION,
+    fields: FIELDS,
+    parse,
+    migration: None,
+};
+
+/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
+/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
+/// must list exactly (a test checks).
+const DEFINITION: &str = r#"{
+  "description": "Store something worth remembering about this user for future conversations. Use it whenever the user states a preference (\"I prefer US-based vendors\"), makes a decision, or shares a fact or context that will matter later; do not tell the user you will remember something without calling this tool. One memory per distinct piece of information, written as a clear standalone sentence. Importance: preference 0.9, decision 0.7, fact 0.6, context 0.5, conversation 0.3 (the defaults when omitted).",
+  "input_schema": {
+    "type": "object",
+    "properties": {
+      "content": {
+        "description": "The memory as a clear, standalone sentence (at most 10000 characters).",
+        "type": "string"
+      },
+      "memory_type": {
+        "description": "preference = likes, dislikes, requirements; decision = choices made; fact = information about the user or their business; context = details of the current RFP, bid or project; conversation = notable moments of the conversation.",
+        "enum": [
+          "conversation",
+          "preference",
+          "fact",
+          "decision",
+          "context"
+        ],
+        "type": "string"
+      },
+      "importance_score": {
+        "description": "0.0-1.0. Use 0.9 for explicit preferences, 0.7 for decisions, 0.6 for facts, 0.5 for context, 0.3 for conversation.",
+        "maximum": 1,
+        "minimum": 0,
+        "type": "number"
+      },
+      "reference_type": {
+        "description": "Optional: what kind of entity this memory relates to (with reference_id).",
+        "enum": [
+          "rfp",
+          "bid",
+          "artifact",
+          "message",
+          "user_profile"
+        ],
+        "type": "string"
+      },
+      "reference_id": {
+        "description": "Optional: UUID of the related entity (with reference_type).",
+        "format": "uuid",
+        "type": "string"
+      },
+      "expires_at": {
+        "description": "Optional: ISO 8601 date or date-time after which the memory no longer applies (temporary context). Omit for lasting memories.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "content",
+      "memory_type"
+    ],
+    "additionalProperties": false
+  }
+}"#;
 
 /// What create_agent_memory sends back (its row without embedding and tsvector).
 const CREATED_COLUMNS: &str = "id,content,memory_type,importance_score,expires_at,created_at,updated_at";
@@ -18,7 +85,7 @@ struct Create {
     expires_at: Option<String>,
 }
 
-pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     let content = input::text(f.required("content")?, "content", MAX_CONTENT_CHARS)?;
     let memory_type: MemoryType = input::choose("memory_type", f.required("memory_type")?)?;
     let importance = importance(f, "importance_score")?.unwrap_or(memory_type.default_importance());

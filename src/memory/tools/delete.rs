@@ -2,14 +2,44 @@
 
 use super::*;
 
-pub const FIELDS: &[&str] = &["memory_id"];
+const FIELDS: &[&str] = &["memory_id"];
+
+/// The tool as a model calls it.
+pub const TOOL: Definition = Definition {
+    name: "delete_memory",
+    definition: DEFINITION,
+    fields: FIELDS,
+    parse,
+    migration: None,
+};
+
+/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
+/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
+/// must list exactly (a test checks).
+const DEFINITION: &str = r#"{
+  "description": "Forget a memory that is wrong or obsolete, or that the user asks you to forget.",
+  "input_schema": {
+    "type": "object",
+    "properties": {
+      "memory_id": {
+        "description": "The id of the memory to delete.",
+        "format": "uuid",
+        "type": "string"
+      }
+    },
+    "required": [
+      "memory_id"
+    ],
+    "additionalProperties": false
+  }
+}"#;
 
 #[derive(Debug)]
 struct Delete {
     id: String,
 }
 
-pub fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+fn parse(f: &Object, _: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Delete { id: required_uuid(f, "memory_id")? }))
 }
 

@@ -2,16 +2,13 @@
 //! sends `importance` instead of `importance_score` is told so, instead of having it
 //! silently dropped), the one RPC it becomes, and what the model reads back.
 //!
-//! A new tool is a file here with its line in [`TOOLS`], its definition in `tools.json`
-//! (the tests check that the two list the same tools and that every property the
-//! definition advertises is accepted), its types in `memory.d.ts` and its SQL function
-//! (listed in [`MIGRATION`]). The JavaScript facade takes the names from the definitions.
+//! A tool is its file here: its [`Definition`] (`TOOL`: its name, what a model is told of
+//! it, the fields it reads and how, the SQL it needs when that is a migration of its own),
+//! its reading of the input and its [`Tool`] impl. `registry.rs`, which
+//! `scripts/generate.sh` writes from the files of this folder, lists them in [`TOOLS`];
+//! the JavaScript names and the `.d.ts` union of tool names are written from that list.
 
-mod context;
-mod create;
-mod delete;
-mod search;
-mod update;
+include!("registry.rs");
 
 use std::fmt::Debug;
 
@@ -44,21 +41,17 @@ pub trait Tool: Debug {
 /// Reads a tool's call from its input's fields.
 type Parse = fn(&Object, &Settings) -> Result<Box<dyn Tool>, Invalid>;
 
-/// A tool: the name a model calls it by, the fields of its input, and how to read them.
+/// A tool: the name a model calls it by, its definition, the fields of its input and how
+/// to read them, and the migration of its SQL when the tool brings one of its own (the
+/// first tools' functions are in [`MIGRATION`]).
 pub struct Definition {
     pub name: &'static str,
+    /// JSON text: `{ description, input_schema }`, Anthropic's shape but the name.
+    pub definition: &'static str,
     fields: &'static [&'static str],
     parse: Parse,
+    pub migration: Option<crate::migration::Migration>,
 }
-
-/// The memory tools, in the order of `tools.json`.
-pub const TOOLS: [Definition; 5] = [
-    Definition { name: "create_memory", fields: create::FIELDS, parse: create::parse },
-    Definition { name: "search_memories", fields: search::FIELDS, parse: search::parse },
-    Definition { name: "update_memory", fields: update::FIELDS, parse: update::parse },
-    Definition { name: "delete_memory", fields: delete::FIELDS, parse: delete::parse },
-    Definition { name: "get_memory_context", fields: context::FIELDS, parse: context::parse },
-];
 
 /// What this capability's migration creates ([`crate::migration::Migration`]).
 pub const MIGRATION: crate::migration::Migration = (
@@ -89,7 +82,7 @@ pub const MIGRATION: crate::migration::Migration = (
 
 /// Reads a call of the tool `name` (`invalid_input` on `name` for a tool that does not exist).
 pub fn parse(name: &str, input: &Value, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
-    let names = TOOLS.map(|t| t.name);
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     let tool = &TOOLS[input::choose_index("name", &Value::String(name.to_owned()), &names)?];
     (tool.parse)(&Object::fields(input, "", "input", tool.fields)?, s)
 }
@@ -238,7 +231,7 @@ mod tests {
     }
 
     /// The parser accepts exactly the properties of each tool's declared schema
-    /// (tools.json): a field the model was never offered is refused by name, not stored.
+    /// (its `DEFINITION`): a field the model was never offered is refused by name, not stored.
     #[test]
     fn accepted_fields_are_the_declared_ones() {
         let definitions = crate::memory::definitions::definitions("anthropic", false).unwrap();

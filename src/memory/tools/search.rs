@@ -3,7 +3,56 @@
 use super::*;
 use crate::memory::names::{MAX_QUERY_CHARS, MAX_SEARCH_LIMIT};
 
-pub const FIELDS: &[&str] = &["query", "memory_types", "limit"];
+const FIELDS: &[&str] = &["query", "memory_types", "limit"];
+
+/// The tool as a model calls it.
+pub const TOOL: Definition = Definition {
+    name: "search_memories",
+    definition: DEFINITION,
+    fields: FIELDS,
+    parse,
+    migration: None,
+};
+
+/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
+/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
+/// must list exactly (a test checks).
+const DEFINITION: &str = r#"{
+  "description": "Search what you remember about this user by meaning. Use it at the start of a new session, whenever the user refers to earlier preferences or decisions (\"as I said before\", \"my usual vendors\"), and before making recommendations, so your answer reflects what you already know.",
+  "input_schema": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "description": "What to look for, in natural language (e.g. \"vendor location preferences\").",
+        "type": "string"
+      },
+      "memory_types": {
+        "description": "Optional: only these kinds of memory.",
+        "items": {
+          "enum": [
+            "conversation",
+            "preference",
+            "fact",
+            "decision",
+            "context"
+          ],
+          "type": "string"
+        },
+        "type": "array"
+      },
+      "limit": {
+        "description": "Maximum number of memories to return (default 10).",
+        "maximum": 50,
+        "minimum": 1,
+        "type": "integer"
+      }
+    },
+    "required": [
+      "query"
+    ],
+    "additionalProperties": false
+  }
+}"#;
 
 #[derive(Debug)]
 struct Search {
@@ -20,7 +69,7 @@ fn similarity(row: &Value) -> f64 {
     row.get("similarity").and_then(crate::number::of).unwrap_or(f64::NEG_INFINITY)
 }
 
-pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     Ok(Box::new(Search {
         query: input::text(f.required("query")?, "query", MAX_QUERY_CHARS)?,
         types: types(f, "memory_types")?,

@@ -4,7 +4,60 @@
 use super::*;
 use crate::memory::names::MAX_CONTENT_CHARS;
 
-pub const FIELDS: &[&str] = &["memory_id", "content", "memory_type", "importance_score", "expires_at"];
+const FIELDS: &[&str] = &["memory_id", "content", "memory_type", "importance_score", "expires_at"];
+
+/// The tool as a model calls it.
+pub const TOOL: Definition = Definition {
+    name: "update_memory",
+    definition: DEFINITION,
+    fields: FIELDS,
+    parse,
+    migration: None,
+};
+
+/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
+/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
+/// must list exactly (a test checks).
+const DEFINITION: &str = r#"{
+  "description": "Correct or refine a memory you found with search_memories or get_memory_context, e.g. when the user changes a preference. Pass the memory_id and only the fields that change.",
+  "input_schema": {
+    "type": "object",
+    "properties": {
+      "content": {
+        "description": "The new text of the memory.",
+        "type": "string"
+      },
+      "memory_type": {
+        "enum": [
+          "conversation",
+          "preference",
+          "fact",
+          "decision",
+          "context"
+        ],
+        "type": "string"
+      },
+      "importance_score": {
+        "maximum": 1,
+        "minimum": 0,
+        "type": "number"
+      },
+      "expires_at": {
+        "description": "ISO 8601 date or date-time after which the memory no longer applies, or \"never\" to remove its expiry.",
+        "type": "string"
+      },
+      "memory_id": {
+        "description": "The id of the memory, as returned by search_memories or get_memory_context.",
+        "format": "uuid",
+        "type": "string"
+      }
+    },
+    "required": [
+      "memory_id"
+    ],
+    "additionalProperties": false
+  }
+}"#;
 
 #[derive(Debug)]
 struct Update {
@@ -19,7 +72,7 @@ struct Update {
     expires_at: Option<Option<String>>,
 }
 
-pub fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
+fn parse(f: &Object, s: &Settings) -> Result<Box<dyn Tool>, Invalid> {
     let id = required_uuid(f, "memory_id")?;
     // "never" removes the expiry. null means "not given", as for every field: a model
     // in a strict mode sends every field, null for those it leaves alone.

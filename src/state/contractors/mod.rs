@@ -10,7 +10,7 @@
 
 pub mod codec;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
@@ -45,11 +45,11 @@ pub const LEAD_COLUMNS: &str = "id,company_name,contact_name,contact_email,conta
 pub const CONTRACTOR_COLUMNS: &str = "id,contractor_lead_id,company_name,contact_name,contact_email,contact_phone,business_address,license_number,years_in_business,employee_count,specialties,certifications,service_areas,project_types,social_links,availability_status,tier,verified,license_verified,insurance_verified,created_at,updated_at";
 
 /// `ContractorStore` takes no options yet; anything given is a mistake worth reporting.
-pub fn check_options(options: &Value) -> Result<(), Invalid> {
-    if options.is_null() {
-        return Ok(());
+pub fn check_options(options: &Value) -> Result<Value, Invalid> {
+    if !options.is_null() {
+        input::only(input::object(options, "options")?, "options", "option", &super::STORE_OPTIONS)?;
     }
-    input::only(input::object(options, "options")?, "options", "option", &super::STORE_OPTIONS)
+    Ok(Value::Object(Map::new()))
 }
 
 fn lead_id(v: &Value) -> Result<String, Invalid> {
@@ -66,7 +66,7 @@ fn row(v: Value, what: &str, key: &str) -> Result<Value, StateError> {
 
 string_enum!(
     /// The operations of `ContractorStore` (`call`'s `op` for the capability `state`).
-    ContractorsOp {
+    Operation {
         BuildContractorProfile = "buildContractorProfile",
         ConvertLead = "convertLead",
         GetLead = "getLead",
@@ -80,9 +80,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     // Both writes are safe to resend: a profile merge applied twice is the same lead, and a
     // lead converts once (the repeat returns its contractor).
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
-    let op: ContractorsOp = super::op_of("ContractorStore", op)?;
+    let op: Operation = super::op_of("ContractorStore", op)?;
     Ok(match op {
-        ContractorsOp::BuildContractorProfile => {
+        Operation::BuildContractorProfile => {
             let id = lead_id(arg(args, 0))?;
             let profile = codec::profile(arg(args, 1))?;
             let args = value!({ "p_contractor_lead_id": id, "p_profile": profile });
@@ -90,7 +90,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row(v, "contractor lead", "id")
             })
         }
-        ContractorsOp::ConvertLead => {
+        Operation::ConvertLead => {
             let id = lead_id(arg(args, 0))?;
             let account = codec::account(arg(args, 1))?;
             let args = value!({ "p_contractor_lead_id": id, "p_account": account });
@@ -98,9 +98,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row(v, "contractor", "contractor_lead_id")
             })
         }
-        ContractorsOp::GetLead | ContractorsOp::ContractorForLead => {
+        Operation::GetLead | Operation::ContractorForLead => {
             let id = lead_id(arg(args, 0))?;
-            let (table, columns, key) = if op == ContractorsOp::GetLead {
+            let (table, columns, key) = if op == Operation::GetLead {
                 ("contractor_leads", LEAD_COLUMNS, "id")
             } else {
                 ("contractors", CONTRACTOR_COLUMNS, "contractor_lead_id")

@@ -46,11 +46,11 @@ pub const MAX_METADATA_BYTES: usize = 65_536;
 const DRAFT_INFO_COLUMNS: &str = "id,session_id,phase,version,created_at,content_chars,metadata";
 
 /// `ResearchStore` takes no options yet; anything given is a mistake worth reporting.
-pub fn check_options(options: &Value) -> Result<(), Invalid> {
-    if options.is_null() {
-        return Ok(());
+pub fn check_options(options: &Value) -> Result<Value, Invalid> {
+    if !options.is_null() {
+        input::only(input::object(options, "options")?, "options", "option", &super::STORE_OPTIONS)?;
     }
-    input::only(input::object(options, "options")?, "options", "option", &super::STORE_OPTIONS)
+    Ok(Value::Object(Map::new()))
 }
 
 fn session_id(v: &Value) -> Result<String, Invalid> {
@@ -70,7 +70,7 @@ fn rows(v: &Value) -> Result<&Vec<Value>, StateError> {
 
 string_enum!(
     /// The operations of `ResearchStore` (`call`'s `op` for the capability `state`).
-    ResearchOp {
+    Operation {
         SaveSession = "saveSession",
         LoadSession = "loadSession",
         DeleteSession = "deleteSession",
@@ -85,15 +85,15 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     check_options(cx.options)?;
     let t = cx.target;
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
-    let op: ResearchOp = super::op_of("ResearchStore", op)?;
+    let op: Operation = super::op_of("ResearchStore", op)?;
     Ok(match op {
-        ResearchOp::SaveSession => {
+        Operation::SaveSession => {
             let session = SessionState::parse(arg(args, 0), "session", cx.now_ms.floor() as i64)?;
             let req =
                 request::rpc(t, "save_research_session", &value!({ "p_session": session.to_json() }), &idempotent)?;
             json_op(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
         }
-        ResearchOp::LoadSession => {
+        Operation::LoadSession => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 columns: Some(codec::SESSION_FIELDS.join(",")),
@@ -106,11 +106,11 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(SessionState::from_row(&row)?.to_json()),
             })
         }
-        ResearchOp::DeleteSession => {
+        Operation::DeleteSession => {
             let id = session_id(arg(args, 0))?;
             delete_session(t, "delete_research_session", &id)?
         }
-        ResearchOp::SaveDraft => {
+        Operation::SaveDraft => {
             let id = session_id(arg(args, 0))?;
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let content = input::string(arg(args, 2), "content")?;
@@ -144,7 +144,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             });
             json_op(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
         }
-        ResearchOp::LoadDraft => {
+        Operation::LoadDraft => {
             let id = session_id(arg(args, 0))?;
             let phase = DraftPhase::parse(arg(args, 1), "phase")?;
             let read = ReadOptions {
@@ -159,7 +159,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 Some(d) => draft_info(d),
             })
         }
-        ResearchOp::ListDrafts => {
+        Operation::ListDrafts => {
             let id = session_id(arg(args, 0))?;
             let o = arg(args, 1);
             let empty = Map::new();
@@ -179,7 +179,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 rows(&body)?.iter().map(draft_info).collect::<Result<Vec<_>, _>>().map(Value::Array)
             })
         }
-        ResearchOp::WorkflowSummary => {
+        Operation::WorkflowSummary => {
             let id = session_id(arg(args, 0))?;
             let args = value!({ "p_session_id": id });
             let req =

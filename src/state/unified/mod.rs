@@ -83,6 +83,11 @@ fn field_names(
     Ok(())
 }
 
+/// Checks the options; answers what the facade shows of them (`fields`, `namespace`).
+pub fn check_options(options: &Value) -> Result<Value, Invalid> {
+    Settings::parse(options).map(|s| s.describe())
+}
+
 /// `UnifiedStateManager`'s options, in the order a message lists them (`client` is the
 /// facade's).
 pub const OPTIONS: [&str; 6] = ["client", "fields", "extraFields", "skipEmpty", "namespace", "contractorLeads"];
@@ -148,7 +153,7 @@ fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
 
 string_enum!(
     /// The operations of `UnifiedStateManager` (`call`'s `op` for the capability `state`).
-    UnifiedOp {
+    Operation {
         Save = "save",
         Restore = "restore",
         CreateCheckpoint = "createCheckpoint",
@@ -163,9 +168,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     let t = cx.target;
     let rpc_write = RpcOptions { idempotent: true, ..Default::default() };
     let rpc_read = RpcOptions { get: true, ..Default::default() };
-    let op: UnifiedOp = super::op_of("UnifiedStateManager", op)?;
+    let op: Operation = super::op_of("UnifiedStateManager", op)?;
     Ok(match op {
-        UnifiedOp::Save => {
+        Operation::Save => {
             let (lead, conversation_id) = s.conversation_id(arg(args, 0))?;
             let encoded = codec::encode(arg(args, 1), &s.fields, s.skip_empty)?;
             let options = arg(args, 2);
@@ -200,12 +205,12 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }))
             })
         }
-        UnifiedOp::Restore => {
+        Operation::Restore => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_state", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, codec::decode)
         }
-        UnifiedOp::CreateCheckpoint => {
+        Operation::CreateCheckpoint => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let snapshot = codec::checkpoint(arg(args, 1))?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
@@ -217,12 +222,12 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }
             })
         }
-        UnifiedOp::RestoreCheckpoint => {
+        Operation::RestoreCheckpoint => {
             let (_, id) = s.conversation_id(arg(args, 0))?;
             let req = request::rpc(t, "restore_unified_checkpoint", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, Ok)
         }
-        UnifiedOp::LeadForConversation => {
+        Operation::LeadForConversation => {
             let id = uuid_arg(arg(args, 0), "conversationId")?;
             let read = ReadOptions {
                 columns: Some("memory_value".into()),
@@ -240,7 +245,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::select(t, "unified_conversation_memory", &read)?;
             json_op(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
         }
-        UnifiedOp::Delete => {
+        Operation::Delete => {
             let (lead, id) = s.conversation_id(arg(args, 0))?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;

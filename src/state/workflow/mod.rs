@@ -43,6 +43,11 @@ pub struct Settings {
     pub removed: Removed,
 }
 
+/// Checks the options; the facade shows nothing of them.
+pub fn check_options(options: &Value) -> Result<Value, Invalid> {
+    Settings::parse(options).map(|_| Value::Object(Default::default()))
+}
+
 /// `WorkflowStateStore`'s options, in the order a message lists them (`client` is the
 /// facade's).
 pub const OPTIONS: [&str; 2] = ["client", "removedFields"];
@@ -77,7 +82,7 @@ fn one_state(body: Value, what: &str) -> Result<Value, StateError> {
 
 string_enum!(
     /// The operations of `WorkflowStateStore` (`call`'s `op` for the capability `state`).
-    WorkflowOp {
+    Operation {
         Create = "create",
         Get = "get",
         Update = "update",
@@ -89,9 +94,9 @@ string_enum!(
 pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     let s = Settings::parse(cx.options)?;
     let t = cx.target;
-    let op: WorkflowOp = super::op_of("WorkflowStateStore", op)?;
+    let op: Operation = super::op_of("WorkflowStateStore", op)?;
     Ok(match op {
-        WorkflowOp::Create => {
+        Operation::Create => {
             // The caller's clock fills missing timestamps here, not the server's, so a
             // resent create carries the same state and is recognized as the same one.
             let state = WorkflowState::parse(arg(args, 0), "state", s.removed, cx.now_ms.floor() as i64)?;
@@ -104,7 +109,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        WorkflowOp::Get => {
+        Operation::Get => {
             let id = session_id(arg(args, 0))?;
             let read = ReadOptions {
                 filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
@@ -116,7 +121,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(WorkflowState::from_row(&row)?.to_json()),
             })
         }
-        WorkflowOp::Update => {
+        Operation::Update => {
             let id = session_id(arg(args, 0))?;
             let patch = parse_patch(arg(args, 1), "patch", s.removed)?;
             let args = value!({ "p_session_id": id, "p_patch": patch });
@@ -130,7 +135,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        WorkflowOp::List => {
+        Operation::List => {
             let q = arg(args, 0);
             let empty = serde_json::Map::new();
             let o = if q.is_null() { &empty } else { input::object(q, "query")? };
@@ -167,7 +172,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                     .map(Value::Array)
             })
         }
-        WorkflowOp::Delete => {
+        Operation::Delete => {
             let id = session_id(arg(args, 0))?;
             delete_session(t, "delete_workflow_state", &id)?
         }
