@@ -8,5 +8,5 @@
 # stale (scripts/test.sh runs it).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-cargo run --quiet -p agentmem-generate -- "$ROOT" rust "$@"
+cargo run --quiet -p agentmem-generate --no-default-features -- "$ROOT" rust "$@"
 cargo run --quiet -p agentmem-generate -- "$ROOT" js "$@"

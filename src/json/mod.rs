@@ -5,6 +5,9 @@
 //! into the module; a struct's `to_json` built with these is a list of map insertions
 //! through one code path.
 
+// Its `json_array!` serves the modules after `json`.
+#[macro_use]
+pub mod compact;
 mod read;
 mod write;
 

@@ -11,10 +11,13 @@ use super::MemoryError;
 /// wasm bytes than building them in code. The limits they state are checked against the
 /// validator's by the tests below.
 fn tools() -> Vec<Value> {
-    super::tools::TOOLS
-        .iter()
-        .map(|tool| match crate::json::parse(tool.definition) {
-            Ok(Value::Object(mut d)) => {
+    let Ok(Value::Array(list)) = crate::json::parse(super::tools::DEFINITIONS) else {
+        unreachable!("DEFINITIONS is a JSON array (checked by the tests)")
+    };
+    list.into_iter()
+        .zip(super::tools::TOOLS)
+        .map(|(definition, tool)| match definition {
+            Value::Object(mut d) => {
                 d.insert("name".into(), value!(tool.name));
                 Value::Object(d)
             }

@@ -9,7 +9,6 @@ const FIELDS: &[&str] = &["query", "max_chars", "max_memories", "min_importance"
 /// The tool as a model calls it.
 pub const TOOL: Definition = Definition {
     name: "get_memory_context",
-    definition: DEFINITION,
     fields: FIELDS,
     parse,
     migration: None,
@@ -17,8 +16,9 @@ pub const TOOL: Definition = Definition {
 
 /// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
 /// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks).
-const DEFINITION: &str = r#"{
+/// must list exactly (a test checks). The registry joins the tools' into one text
+/// (`DEFINITIONS`).
+pub const DEFINITION: &str = r#"{
   "description": "Load the most important memories about this user, within a size budget, to ground the start of a session or a new task. Give a query to prefer memories relevant to the task at hand.",
   "input_schema": {
     "type": "object",

@@ -7,7 +7,6 @@ const FIELDS: &[&str] = &["memory_id"];
 /// The tool as a model calls it.
 pub const TOOL: Definition = Definition {
     name: "delete_memory",
-    definition: DEFINITION,
     fields: FIELDS,
     parse,
     migration: None,
@@ -15,8 +14,9 @@ pub const TOOL: Definition = Definition {
 
 /// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
 /// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks).
-const DEFINITION: &str = r#"{
+/// must list exactly (a test checks). The registry joins the tools' into one text
+/// (`DEFINITIONS`).
+pub const DEFINITION: &str = r#"{
   "description": "Forget a memory that is wrong or obsolete, or that the user asks you to forget.",
   "input_schema": {
     "type": "object",

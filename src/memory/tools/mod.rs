@@ -2,9 +2,9 @@
 //! sends `importance` instead of `importance_score` is told so, instead of having it
 //! silently dropped), the one RPC it becomes, and what the model reads back.
 //!
-//! A tool is its file here: its [`Definition`] (`TOOL`: its name, what a model is told of
-//! it, the fields it reads and how, the SQL it needs when that is a migration of its own),
-//! its reading of the input and its [`Tool`] impl. `registry.rs`, which
+//! A tool is its file here: its [`Definition`] (`TOOL`: its name, the fields it reads and
+//! how, the SQL it needs when that is a migration of its own), what a model is told of it
+//! (`DEFINITION`), its reading of the input and its [`Tool`] impl. `registry.rs`, which
 //! `scripts/generate.sh` writes from the files of this folder, lists them in [`TOOLS`];
 //! the JavaScript names and the `.d.ts` union of tool names are written from that list.
 
@@ -41,13 +41,12 @@ pub trait Tool: Debug {
 /// Reads a tool's call from its input's fields.
 type Parse = fn(&Object, &Settings) -> Result<Box<dyn Tool>, Invalid>;
 
-/// A tool: the name a model calls it by, its definition, the fields of its input and how
-/// to read them, and the migration of its SQL when the tool brings one of its own (the
-/// first tools' functions are in [`MIGRATION`]).
+/// A tool: the name a model calls it by, the fields of its input and how to read them,
+/// and the migration of its SQL when the tool brings one of its own (the first tools'
+/// functions are in [`MIGRATION`]). What a model is told of it is its file's
+/// `DEFINITION`, in [`DEFINITIONS`].
 pub struct Definition {
     pub name: &'static str,
-    /// JSON text: `{ description, input_schema }`, Anthropic's shape but the name.
-    pub definition: &'static str,
     fields: &'static [&'static str],
     parse: Parse,
     pub migration: Option<crate::migration::Migration>,

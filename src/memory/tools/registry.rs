@@ -9,3 +9,7 @@ mod update;
 
 /// The memory tools, in the order of their definitions.
 pub const TOOLS: &[Definition] = &[create::TOOL, search::TOOL, update::TOOL, delete::TOOL, context::TOOL];
+
+/// What a model is told of each tool of [`TOOLS`], in that order, as one JSON array.
+pub const DEFINITIONS: &str =
+    json_array!(create::DEFINITION, search::DEFINITION, update::DEFINITION, delete::DEFINITION, context::DEFINITION);

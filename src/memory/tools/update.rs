@@ -9,7 +9,6 @@ const FIELDS: &[&str] = &["memory_id", "content", "memory_type", "importance_sco
 /// The tool as a model calls it.
 pub const TOOL: Definition = Definition {
     name: "update_memory",
-    definition: DEFINITION,
     fields: FIELDS,
     parse,
     migration: None,
@@ -17,8 +16,9 @@ pub const TOOL: Definition = Definition {
 
 /// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
 /// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks).
-const DEFINITION: &str = r#"{
+/// must list exactly (a test checks). The registry joins the tools' into one text
+/// (`DEFINITIONS`).
+pub const DEFINITION: &str = r#"{
   "description": "Correct or refine a memory you found with search_memories or get_memory_context, e.g. when the user changes a preference. Pass the memory_id and only the fields that change.",
   "input_schema": {
     "type": "object",
