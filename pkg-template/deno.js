@@ -7,9 +7,9 @@ import { initSync } from "./agentmem.js";
 import { loadFailed, loadOnFirstUse } from "./wasm.js";
 
 // A file path where the runtime gives one (import.meta.dirname, file: modules in Deno >= 1.40):
-// `new URL()` and Deno's URL-to-path conversion were ~0.3 ms of the import, the read
-// itself ~1 ms (bench "import"). Otherwise the URL, as before: read when it is a file:
-// URL, fetched over http(s).
+// `new URL()` and Deno's URL-to-path conversion cost the import as much as a third of the
+// read itself (bench "import"). Otherwise the URL: read when it is a file: URL, fetched
+// over http(s).
 const dir = import.meta.dirname;
 const url = () => new URL("./agentmem_bg.wasm", import.meta.url);
 const where = () => (dir !== undefined ? `${dir}/agentmem_bg.wasm` : url().href);

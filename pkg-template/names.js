@@ -51,8 +51,8 @@ export const CHECKPOINT_OP = Object.freeze({
   metrics: "metrics",
   listThreads: "listThreads",
 });
-/** The state stores (src/state/mod.rs `Store`). */
-export const STORE = Object.freeze({
+/** The state stores (src/state/registry.rs `StateStore`). */
+export const STATE_STORE = Object.freeze({
   unified: "unified",
   workflow: "workflow",
   research: "research",

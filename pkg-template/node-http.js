@@ -2,8 +2,8 @@
 // The Node entry's default transport: HTTP/1.1 with keep-alive straight over node:net /
 // node:tls, used when the caller injects no `fetch`. A small checkpoint operation is one
 // short request, and the client's CPU per request decides both its latency and how many
-// run side by side: Node's global fetch (undici) spends ~1.8 ms of CPU per request on the
-// development machine, node:http ~0.45 ms, this ~0.1 ms. It sends one write per request
+// run side by side: Node's global fetch (undici) and node:http spend several times the CPU
+// per request that this does (the benchmarks measure them). It sends one write per request
 // and reads exactly what agentmem needs of a Response (status, headers.get, text); callers
 // who want the real fetch (proxies, tracing, HTTP/2) pass `fetch` as usual.
 import net from "node:net";

@@ -8,7 +8,7 @@
 import { clientState } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { optionsJson, toJson } from "./json.js";
-import { CAPABILITY, STATE_OP, STORE } from "./names.js";
+import { CAPABILITY, STATE_OP, STATE_STORE } from "./names.js";
 import {
   conversationId,
   researchMergeState,
@@ -29,7 +29,7 @@ import {
  * @import { JsonValue } from "./client.d.ts"
  * @import { ClientState } from "./wasm.js"
  */
-/** @typedef {typeof STORE[keyof typeof STORE]} StoreName */
+/** @typedef {typeof STATE_STORE[keyof typeof STATE_STORE]} StateStoreName */
 
 /**
  * A store's client and options, checked once: what every call hands the module.
@@ -40,7 +40,7 @@ import {
 
 /**
  * Splits `{ client, ...options }` and checks both.
- * @param {StoreName} store
+ * @param {StateStoreName} store
  * @param {string} what
  * @param {StoreOptions} options
  * @returns {Setup}
@@ -65,7 +65,7 @@ function setup(store, what, options) {
 }
 
 /**
- * @template {StoreName} S
+ * @template {StateStoreName} S
  * @param {Setup} s
  * @param {S} store
  * @param {typeof STATE_OP[S][keyof typeof STATE_OP[S]]} op
@@ -87,14 +87,14 @@ export class UnifiedStateManager {
 
   /** @param {UnifiedStateManagerOptions} options */
   constructor(options) {
-    this.#s = setup(STORE.unified, "UnifiedStateManager", options);
+    this.#s = setup(STATE_STORE.unified, "UnifiedStateManager", options);
     Object.freeze(this);
   }
 
   /** COIA's PERSISTENT_STATE_FIELDS, in order. */
   /** @returns {string[]} */
   static get PERSISTENT_STATE_FIELDS() {
-    return stateCheckOptions(STORE.unified, undefined).fields;
+    return stateCheckOptions(STATE_STORE.unified, undefined).fields;
   }
 
   /** The fields this manager saves (the default list, replaced by `fields`, plus `extraFields`). */
@@ -119,14 +119,14 @@ export class UnifiedStateManager {
    * @returns {Promise<SaveStateResult>}
    */
   async saveState(contractorLeadId, state, options) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.save, toJson("contractorLeadId", contractorLeadId), toJson("state", state), toJson("options", options));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.save, toJson("contractorLeadId", contractorLeadId), toJson("state", state), toJson("options", options));
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<RestoredCoiaState | null>}
    */
   async restoreState(contractorLeadId) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.restore, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restore, toJson("contractorLeadId", contractorLeadId));
   }
   /**
    * @param {string} contractorLeadId
@@ -134,14 +134,14 @@ export class UnifiedStateManager {
    * @returns {Promise<CoiaCheckpoint>}
    */
   async createCheckpoint(contractorLeadId, state) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.createCheckpoint, toJson("contractorLeadId", contractorLeadId), toJson("state", state));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.createCheckpoint, toJson("contractorLeadId", contractorLeadId), toJson("state", state));
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<CoiaCheckpoint | null>}
    */
   async restoreCheckpoint(contractorLeadId) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.restoreCheckpoint, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restoreCheckpoint, toJson("contractorLeadId", contractorLeadId));
   }
   /** The contractor lead a conversation was linked to by `saveState(..., { conversationId })`. */
   /**
@@ -149,7 +149,7 @@ export class UnifiedStateManager {
    * @returns {Promise<string | null>}
    */
   async leadForConversation(conversationId) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.leadForConversation, toJson("conversationId", conversationId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.leadForConversation, toJson("conversationId", conversationId));
   }
   /** Deletes the lead's conversation, its memory and its links; resolves to the row count. */
   /**
@@ -157,7 +157,7 @@ export class UnifiedStateManager {
    * @returns {Promise<number>}
    */
   async deleteState(contractorLeadId) {
-    return call(this.#s, STORE.unified, STATE_OP.unified.delete, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.delete, toJson("contractorLeadId", contractorLeadId));
   }
 }
 
@@ -174,7 +174,7 @@ export class ContractorStore {
 
   /** @param {StoreOptions} options */
   constructor(options) {
-    this.#s = setup(STORE.contractors, "ContractorStore", options);
+    this.#s = setup(STATE_STORE.contractors, "ContractorStore", options);
     Object.freeze(this);
   }
 
@@ -185,7 +185,7 @@ export class ContractorStore {
    * @returns {Promise<ContractorLead>}
    */
   async buildContractorProfile(contractorLeadId, profile) {
-    return call(this.#s, STORE.contractors, STATE_OP.contractors.buildContractorProfile, toJson("contractorLeadId", contractorLeadId), toJson("profile", profile));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.buildContractorProfile, toJson("contractorLeadId", contractorLeadId), toJson("profile", profile));
   }
   /** Makes the lead's contractor (once) and marks the lead converted; resolves to the contractor. */
   /**
@@ -194,14 +194,14 @@ export class ContractorStore {
    * @returns {Promise<Contractor>}
    */
   async convertLead(contractorLeadId, account) {
-    return call(this.#s, STORE.contractors, STATE_OP.contractors.convertLead, toJson("contractorLeadId", contractorLeadId), toJson("account", account));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.convertLead, toJson("contractorLeadId", contractorLeadId), toJson("account", account));
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<ContractorLead | null>}
    */
   async getLead(contractorLeadId) {
-    return call(this.#s, STORE.contractors, STATE_OP.contractors.getLead, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.getLead, toJson("contractorLeadId", contractorLeadId));
   }
   /** The contractor the lead converted into, or null. */
   /**
@@ -209,7 +209,7 @@ export class ContractorStore {
    * @returns {Promise<Contractor | null>}
    */
   async contractorForLead(contractorLeadId) {
-    return call(this.#s, STORE.contractors, STATE_OP.contractors.contractorForLead, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.contractorForLead, toJson("contractorLeadId", contractorLeadId));
   }
 }
 
@@ -221,7 +221,7 @@ export class WorkflowStateStore {
 
   /** @param {WorkflowStateStoreOptions} options */
   constructor(options) {
-    this.#s = setup(STORE.workflow, "WorkflowStateStore", options);
+    this.#s = setup(STATE_STORE.workflow, "WorkflowStateStore", options);
     Object.freeze(this);
   }
 
@@ -230,14 +230,14 @@ export class WorkflowStateStore {
    * @returns {Promise<WorkflowState>}
    */
   async create(state) {
-    return call(this.#s, STORE.workflow, STATE_OP.workflow.create, toJson("state", state));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.create, toJson("state", state));
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<WorkflowState | null>}
    */
   async get(sessionId) {
-    return call(this.#s, STORE.workflow, STATE_OP.workflow.get, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.get, toJson("sessionId", sessionId));
   }
   /**
    * @param {string} sessionId
@@ -245,21 +245,21 @@ export class WorkflowStateStore {
    * @returns {Promise<WorkflowState>}
    */
   async update(sessionId, patch) {
-    return call(this.#s, STORE.workflow, STATE_OP.workflow.update, toJson("sessionId", sessionId), toJson("patch", patch));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.update, toJson("sessionId", sessionId), toJson("patch", patch));
   }
   /**
    * @param {WorkflowListQuery} [query]
    * @returns {Promise<WorkflowState[]>}
    */
   async list(query) {
-    return call(this.#s, STORE.workflow, STATE_OP.workflow.list, toJson("query", query));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.list, toJson("query", query));
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<boolean>}
    */
   async delete(sessionId) {
-    return call(this.#s, STORE.workflow, STATE_OP.workflow.delete, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.delete, toJson("sessionId", sessionId));
   }
 }
 
@@ -271,7 +271,7 @@ export class ResearchStore {
 
   /** @param {StoreOptions} options */
   constructor(options) {
-    this.#s = setup(STORE.research, "ResearchStore", options);
+    this.#s = setup(STATE_STORE.research, "ResearchStore", options);
     Object.freeze(this);
   }
 
@@ -280,14 +280,14 @@ export class ResearchStore {
    * @returns {Promise<SessionState>}
    */
   async saveSession(session) {
-    return call(this.#s, STORE.research, STATE_OP.research.saveSession, toJson("session", session));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveSession, toJson("session", session));
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<SessionState | null>}
    */
   async loadSession(sessionId) {
-    return call(this.#s, STORE.research, STATE_OP.research.loadSession, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadSession, toJson("sessionId", sessionId));
   }
   /** TK9's `SessionState.load`: the saved session, or null. */
   /**
@@ -302,7 +302,7 @@ export class ResearchStore {
    * @returns {Promise<boolean>}
    */
   async deleteSession(sessionId) {
-    return call(this.#s, STORE.research, STATE_OP.research.deleteSession, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.deleteSession, toJson("sessionId", sessionId));
   }
   /**
    * @param {string} sessionId
@@ -312,7 +312,7 @@ export class ResearchStore {
    * @returns {Promise<DraftInfo>}
    */
   async saveDraft(sessionId, phase, content, metadata) {
-    return call(this.#s, STORE.research, STATE_OP.research.saveDraft, toJson("sessionId", sessionId), toJson("phase", phase), toJson("content", content), toJson("metadata", metadata));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveDraft, toJson("sessionId", sessionId), toJson("phase", phase), toJson("content", content), toJson("metadata", metadata));
   }
   /**
    * @param {string} sessionId
@@ -320,7 +320,7 @@ export class ResearchStore {
    * @returns {Promise<Draft | null>}
    */
   async loadDraft(sessionId, phase) {
-    return call(this.#s, STORE.research, STATE_OP.research.loadDraft, toJson("sessionId", sessionId), toJson("phase", phase));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadDraft, toJson("sessionId", sessionId), toJson("phase", phase));
   }
   /**
    * @param {string} sessionId
@@ -328,14 +328,14 @@ export class ResearchStore {
    * @returns {Promise<DraftInfo[]>}
    */
   async listDrafts(sessionId, options) {
-    return call(this.#s, STORE.research, STATE_OP.research.listDrafts, toJson("sessionId", sessionId), toJson("options", options));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.listDrafts, toJson("sessionId", sessionId), toJson("options", options));
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<WorkflowSummary>}
    */
   async workflowSummary(sessionId) {
-    return call(this.#s, STORE.research, STATE_OP.research.workflowSummary, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.workflowSummary, toJson("sessionId", sessionId));
   }
 }
 

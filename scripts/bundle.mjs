@@ -1,7 +1,7 @@
 // Joins the main entry's JavaScript into one module, core.js, so that importing the
 // package loads 3 modules instead of 12 (Deno: entry + core.js + errors.js). Each module
-// of a graph costs the runtime a read, a parse and a compile of its own: the import of
-// the main entry in Deno went from ~2.5 to ~2.0 ms without the .wasm read (bench "import").
+// of a graph costs the runtime a read, a parse and a compile of its own, the larger part
+// of the import of the main entry (bench "import" measures it).
 // Run by scripts/build.sh on pkg/ once pkg-template/ is in it: node scripts/bundle.mjs <pkg>
 //
 // What pkg/ holds afterwards:
@@ -72,8 +72,8 @@ const sharedExternal = (b) => {
 };
 
 // The glue creates its TextDecoder when it is evaluated, and decodes once (a warm-up
-// for Safari): ~0.3 ms of the import in Deno, for a decoder only a call into the module
-// needs. Created on the first decode instead. The build fails if the glue (wasm-bindgen,
+// for Safari): work every import pays for a decoder only a call into the module needs.
+// Created on the first decode instead (docs/design.md states this patch). The build fails if the glue (wasm-bindgen,
 // pinned in Cargo.toml) no longer reads as expected.
 const LAZY_DECODER = [
   [/^let cachedTextDecoder = new TextDecoder\('utf-8', \{ ignoreBOM: true \}\);\ncachedTextDecoder\.decode\(\);\n/m, "let cachedTextDecoder;\n"],

@@ -6,7 +6,7 @@
 //! - [`Action`]: what a waiting run asks of the host (src/wasm/run.rs, performed by
 //!   pkg-template/wasm.js);
 //! - each capability's operations: `crate::client::ClientOp`, `crate::checkpoint::CheckpointOp`,
-//!   `crate::state::Store` and each store's `Operation`, `crate::memory::tools::TOOLS`.
+//!   `crate::state::StateStore` and each store's `Operation`, `crate::memory::tools::TOOLS`.
 //!
 //! Each is a `string_enum!` (the tools: a list of definitions), and the boundary
 //! dispatches with a `match` on it, so a name declared and not dispatched (or dispatched

@@ -14,7 +14,7 @@
 //! request exists, so bad input never reaches the database, and errors name the field at
 //! fault by its path (`state.identified_gaps[2].alternatives[0]`).
 
-// The stores, their names (`Store`) and the dispatch to each: written by
+// The stores, their names (`StateStore`) and the dispatch to each: written by
 // scripts/generate.sh from the folders here (a store is a folder).
 include!("registry.rs");
 
@@ -114,7 +114,7 @@ pub struct Context<'a> {
 }
 
 /// `op` of `store` as an operation, its server errors read as [`server_error`] does.
-pub fn operation(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Step, ErrorReport> {
+pub fn operation(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Step, ErrorReport> {
     Ok(Step::Send(plan(store, op, args, cx)?.map_err(server_error)))
 }
 
@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn stores_without_options_of_their_own_take_none() {
-        for s in [Store::Research, Store::Contractors] {
+        for s in [StateStore::Research, StateStore::Contractors] {
             assert_eq!(check_options(s, &value!({})), Ok(Value::Object(Default::default())));
             let e = check_options(s, &value!({"probe_": 1})).unwrap_err();
             assert_eq!(e.field, "options.probe_");

@@ -9,7 +9,7 @@ pub mod workflow;
 
 string_enum!(
     /// The stores (`call`'s first argument for the capability `state`).
-    Store {
+    StateStore {
         Unified = "unified",
         Workflow = "workflow",
         Research = "research",
@@ -22,32 +22,32 @@ pub const MIGRATIONS: [crate::migration::Migration; 4] =
     [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
 
 /// Plans `op` of `store` with its positional arguments (JSON `null` = not given).
-pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+pub fn plan(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
     match store {
-        Store::Unified => unified::plan(op, args, cx),
-        Store::Workflow => workflow::plan(op, args, cx),
-        Store::Research => research::plan(op, args, cx),
-        Store::Contractors => contractors::plan(op, args, cx),
+        StateStore::Unified => unified::plan(op, args, cx),
+        StateStore::Workflow => workflow::plan(op, args, cx),
+        StateStore::Research => research::plan(op, args, cx),
+        StateStore::Contractors => contractors::plan(op, args, cx),
     }
 }
 
 /// Checks a store's constructor options; returns what the facade shows of them.
-pub fn check_options(store: Store, options: &Value) -> Result<Value, Invalid> {
+pub fn check_options(store: StateStore, options: &Value) -> Result<Value, Invalid> {
     match store {
-        Store::Unified => unified::check_options(options),
-        Store::Workflow => workflow::check_options(options),
-        Store::Research => research::check_options(options),
-        Store::Contractors => contractors::check_options(options),
+        StateStore::Unified => unified::check_options(options),
+        StateStore::Workflow => workflow::check_options(options),
+        StateStore::Research => research::check_options(options),
+        StateStore::Contractors => contractors::check_options(options),
     }
 }
 
 /// The names of `store`'s operations, for the JavaScript side (`crates/generate`).
-pub fn operations(store: Store) -> &'static [&'static str] {
+pub fn operations(store: StateStore) -> &'static [&'static str] {
     use crate::input::Choice;
     match store {
-        Store::Unified => unified::Operation::NAMES,
-        Store::Workflow => workflow::Operation::NAMES,
-        Store::Research => research::Operation::NAMES,
-        Store::Contractors => contractors::Operation::NAMES,
+        StateStore::Unified => unified::Operation::NAMES,
+        StateStore::Workflow => workflow::Operation::NAMES,
+        StateStore::Research => research::Operation::NAMES,
+        StateStore::Contractors => contractors::Operation::NAMES,
     }
 }

@@ -15,9 +15,9 @@ use super::client::Client;
 use super::{JsResult, args, json_arg, to_js};
 use crate::error::ErrorReport;
 use crate::op::Step;
-use crate::state::{self, Context, Store, research, workflow};
+use crate::state::{self, Context, StateStore, research, workflow};
 
-fn store(name: &JsValue) -> Result<Store, ErrorReport> {
+fn store(name: &JsValue) -> Result<StateStore, ErrorReport> {
     Ok(crate::input::choose_str("store", &args::string("store", name)?)?)
 }
 

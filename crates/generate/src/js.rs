@@ -8,7 +8,7 @@ use agentmem::boundary::{Action, Capability, SyncFunction};
 use agentmem::checkpoint::CheckpointOp;
 use agentmem::client::ClientOp;
 use agentmem::input::Choice;
-use agentmem::state::{self, Store};
+use agentmem::state::{self, StateStore};
 
 /// A `.d.ts` union that is the names of a Rust enum: the file, the type, where the names
 /// are declared (for the comment beside it) and the names.
@@ -85,8 +85,8 @@ fn names_js() -> String {
         "CHECKPOINT_OP",
         table(CheckpointOp::NAMES),
     );
-    constant("The state stores (src/state/mod.rs `Store`).", "STORE", table(Store::NAMES));
-    let per_store: Vec<String> = Store::ALL
+    constant("The state stores (src/state/registry.rs `StateStore`).", "STATE_STORE", table(StateStore::NAMES));
+    let per_store: Vec<String> = StateStore::ALL
         .iter()
         .map(|s| format!("{}: {}", s.as_str(), table(state::operations(*s)).replace("\n", "\n  ")))
         .collect();

@@ -105,20 +105,20 @@ fn state_registry(root: &Path, current: &str) -> Result<String, String> {
     }
     let variants: String = stores.iter().map(|s| format!("        {} = \"{s}\",\n", camel(s))).collect();
     let arms = |call: &str| -> String {
-        stores.iter().map(|s| format!("        Store::{} => {s}::{call},\n", camel(s))).collect()
+        stores.iter().map(|s| format!("        StateStore::{} => {s}::{call},\n", camel(s))).collect()
     };
     let migrations: Vec<String> = stores.iter().map(|s| format!("{s}::MIGRATION")).collect();
     let _ = write!(
         rs,
-        "\nstring_enum!(\n    /// The stores (`call`'s first argument for the capability `state`).\n    Store {{\n{variants}    }}\n);\n\n\
+        "\nstring_enum!(\n    /// The stores (`call`'s first argument for the capability `state`).\n    StateStore {{\n{variants}    }}\n);\n\n\
          /// The stores' migrations, one a store.\n\
          pub const MIGRATIONS: [crate::migration::Migration; {n}] = [{migrations}];\n\n\
          /// Plans `op` of `store` with its positional arguments (JSON `null` = not given).\n\
-         pub fn plan(store: Store, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {{\n    match store {{\n{plan}    }}\n}}\n\n\
+         pub fn plan(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {{\n    match store {{\n{plan}    }}\n}}\n\n\
          /// Checks a store's constructor options; returns what the facade shows of them.\n\
-         pub fn check_options(store: Store, options: &Value) -> Result<Value, Invalid> {{\n    match store {{\n{check}    }}\n}}\n\n\
+         pub fn check_options(store: StateStore, options: &Value) -> Result<Value, Invalid> {{\n    match store {{\n{check}    }}\n}}\n\n\
          /// The names of `store`'s operations, for the JavaScript side (`crates/generate`).\n\
-         pub fn operations(store: Store) -> &'static [&'static str] {{\n    use crate::input::Choice;\n    match store {{\n{ops}    }}\n}}\n",
+         pub fn operations(store: StateStore) -> &'static [&'static str] {{\n    use crate::input::Choice;\n    match store {{\n{ops}    }}\n}}\n",
         n = stores.len(),
         migrations = migrations.join(", "),
         plan = arms("plan(op, args, cx)"),
