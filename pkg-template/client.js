@@ -43,16 +43,6 @@ export function clientState(clientOrOptions) {
 }
 
 /**
- * Whether `client` can only ever send the anon key: no token, and none to come from a
- * function (package-internal: the stores refuse such a client up front).
- * @param {Declared} client
- * @returns {boolean}
- */
-export function anonymousOnly(client) {
-  return stateOf.get(client)?.token === undefined && client.identity.role === "anon";
-}
-
-/**
  * Whether `value` is an AgentmemClient (package-internal; never throws).
  * @param {unknown} value
  * @returns {value is AgentmemClient}

@@ -12,13 +12,13 @@
 // langgraph-node.js, langgraph-browser.js, picked by the "./langgraph" exports map) import
 // their runtime's entry first, which does that.
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
-import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
+import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
 import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview, threadSummary } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { CAPABILITY, CHECKPOINT_OP } from "./names.js";
-import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
+import { call, checkpointCheck, hasIdentity, prim, unreadable } from "./wasm.js";
 /**
  * @import { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite,
  *   SerializerProtocol } from "@langchain/langgraph-checkpoint"
@@ -261,7 +261,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     // The anon key alone has no key space: every operation would be refused (401). Said
     // here, with the fix, rather than at the first getTuple; a configuration mistake, so
     // never a reason to fall back.
-    if (anonymousOnly(this.#client)) {
+    if (!hasIdentity(clientOptions(this.#client))) {
       throw new AgentmemError("unauthorized", "AgentmemSaver needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }

@@ -18,6 +18,7 @@ export const SYNC = Object.freeze({
   parseThreadId: "parseThreadId",
   extractDealId: "extractDealId",
   checkClientOptions: "checkClientOptions",
+  hasIdentity: "hasIdentity",
   inspectToken: "inspectToken",
   memoryDefinitions: "memoryDefinitions",
   checkMemoryOptions: "checkMemoryOptions",

@@ -16,12 +16,12 @@
 // => vectors, the memory tools' kind) or a LangChain Embeddings object; a batch sends all
 // the texts it needs embedded in one invocation, before its request.
 import { BaseStore, InvalidNamespaceError, validateNamespace } from "@langchain/langgraph-checkpoint";
-import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
+import { clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { embedOnce, guarded } from "./io.js";
 import { describe, toJson } from "./json.js";
 import { CAPABILITY, CLIENT_OP } from "./names.js";
-import { call, prim, unreadable } from "./wasm.js";
+import { call, hasIdentity, prim, unreadable } from "./wasm.js";
 /**
  * @import { GetOperation, Item, ListNamespacesOperation, Operation, OperationResults, PutOperation, SearchItem,
  *   SearchOperation } from "@langchain/langgraph-checkpoint"
@@ -635,7 +635,7 @@ export class AgentmemStore extends BaseStore {
     this.#textConfig = config;
     this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
     // As AgentmemSaver: the anon key alone has no key space.
-    if (anonymousOnly(this.#client)) {
+    if (!hasIdentity(clientOptions(this.#client))) {
       throw new AgentmemError("unauthorized", "AgentmemStore needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }

@@ -289,6 +289,12 @@ function perform(state, embed, action) {
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
 /** @type {(state: unknown) => string} */
 export const checkClientOptions = (state) => callSync(SYNC.checkClientOptions, state);
+/**
+ * Whether a client has a key space to act in (the module's rule, which MemoryTools follows
+ * there): not the anonymous key alone.
+ * @type {(state: unknown) => boolean}
+ */
+export const hasIdentity = (state) => callSync(SYNC.hasIdentity, state);
 
 // Memory tools: options as JSON text (memory.js).
 /**

@@ -134,7 +134,7 @@ gz() { gzip -9 -c | wc -c; }
 # git, not here). They hold for the pinned route; the stable route reports its sizes
 # without a budget.
 wasm="$PKG/agentmem_bg.wasm"
-report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-147000}"
+report agentmem_bg.wasm "$(wc -c <"$wasm")" "$(gz <"$wasm")" "${AGENTMEM_WASM_GZIP_BUDGET:-147100}"
 # agentmem-supabase/ids: everything an app that imports only the ids entry downloads, i.e. its
 # .wasm plus all the JS the entry pulls in, gzipped as one file the way a bundle ships
 # it. Unminified, so this bounds what any bundler produces. errors.js is shared with the

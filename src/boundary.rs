@@ -44,6 +44,7 @@ string_enum!(
         ParseThreadId = "parseThreadId",
         ExtractDealId = "extractDealId",
         CheckClientOptions = "checkClientOptions",
+        HasIdentity = "hasIdentity",
         InspectToken = "inspectToken",
         MemoryDefinitions = "memoryDefinitions",
         CheckMemoryOptions = "checkMemoryOptions",

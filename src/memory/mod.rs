@@ -112,12 +112,7 @@ impl Settings {
             now_ms,
             embed_timeout_ms,
         };
-        let Some(tenant) = target.tenant() else {
-            if target.token_from_function {
-                // Whose memories they are is known call by call, from the token the
-                // function gives then (each call checks it, and userId, again).
-                return Ok((settings, o.string("userId")?.unwrap_or_default()));
-            }
+        if !target.has_identity() {
             return Err(ErrorReport {
                 field: Some("client".into()),
                 ..ErrorReport::new(
@@ -125,6 +120,11 @@ impl Settings {
                     "MemoryTools needs an identity: a signed-in user's accessToken, or the service role (with actingFor to act for a user)",
                 )
             });
+        }
+        let Some(tenant) = target.tenant() else {
+            // Whose memories they are is known call by call, from the token the function
+            // gives then (each call checks it, and userId, again).
+            return Ok((settings, o.string("userId")?.unwrap_or_default()));
         };
         if let Some(user_id) = &o.string("userId")?
             && !user_id.trim().eq_ignore_ascii_case(&tenant)

@@ -98,6 +98,14 @@ impl Target {
 
     /// The tenant (key space) the requests act in: the user acted for, the access
     /// token's user, the service tenant for a service-role key, or None for anon.
+    /// Whether the client has a key space to act in: a tenant, or a token that comes from
+    /// a function (known call by call, and checked then). The anonymous key alone has
+    /// none, and the server would refuse it (401): MemoryTools refuses it here, the saver
+    /// and the store (`callSync("hasIdentity")`) when they are made.
+    pub fn has_identity(&self) -> bool {
+        self.token_from_function || self.tenant().is_some()
+    }
+
     pub fn tenant(&self) -> Option<String> {
         if let Some(id) = &self.acting_for {
             return Some(id.clone());

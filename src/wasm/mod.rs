@@ -185,6 +185,7 @@ pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
         F::ParseThreadId => ids::parse_thread_id(arg(0))?,
         F::ExtractDealId => ids::extract_deal_id(arg(0))?,
         F::CheckClientOptions => text(client::check_client_options(arg(0))?),
+        F::HasIdentity => JsValue::from_bool(client::client(&arg(0))?.target.has_identity()),
         F::InspectToken => client::inspect_token(arg(0))?,
         F::MemoryDefinitions => memory::memory_definitions(arg(0), arg(1))?,
         F::CheckMemoryOptions => text(memory::check_memory_options(arg(0), arg(1))?),

@@ -5,12 +5,12 @@
 // Seeds: AGENTMEM_STORE_SEEDS="1,2,3" replays those (default: four fixed seeds);
 // AGENTMEM_STORE_STEPS sets the operations per seed (default 300).
 import { emptyCheckpoint, InMemoryStore, InvalidNamespaceError, uuid6 } from "@langchain/langgraph-checkpoint";
-import { AgentmemError, createClient } from "agentmem-supabase";
+import { AgentmemError, createClient, MemoryTools } from "agentmem-supabase";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
 import { bagOfWords as vectorOf } from "./bag_of_words.mjs";
 import pg from "pg";
-import { env, newUser, recording, service, url } from "./stack.mjs";
+import { env, mintJwt, newUser, recording, service, url } from "./stack.mjs";
 
 const DIMS = 384;
 const rpc = (fn) => `POST /rpc/${fn}`;
@@ -277,6 +277,27 @@ describe("AgentmemStore", () => {
     expect(moved.code).toBe("forbidden");
     const anon = createClient({ url, apiKey: env.SUPABASE_ANON_KEY });
     expect(() => new AgentmemStore(anon)).toThrow(/needs an identity/);
+  });
+
+  test("the saver, the store and the memory tools refuse a client without a key space by one rule", async () => {
+    // A token of a role that is neither a signed-in user nor the service role has no
+    // tenant; the saver and the store let it through while MemoryTools refused it.
+    const token = await mintJwt(crypto.randomUUID(), { role: "reporting", expiresIn: 3600 });
+    const client = createClient({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: token });
+    const refused = (make, what) => {
+      let error;
+      try {
+        make();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AgentmemError);
+      expect([error.code, error.field]).toEqual(["unauthorized", "client"]);
+      expect(error.message).toMatch(new RegExp(`^${what} needs an identity`));
+    };
+    refused(() => new AgentmemSaver(client), "AgentmemSaver");
+    refused(() => new AgentmemStore(client), "AgentmemStore");
+    refused(() => new MemoryTools({ client, embed: () => [], agentId: "a" }), "MemoryTools");
   });
 
   test("the helpers that read as the table's owner answer for the caller's own tenant only", async () => {
