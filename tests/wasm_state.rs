@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use agentmem::state::workflow::{Removed, WorkflowState};
-use agentmem::state::{Context, Store, plan};
+use agentmem::state::{Context, StateStore, plan};
 use agentmem::transport::target::Target;
 use serde_json::{Value, json};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -14,7 +14,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 fn draft_id(t: &Target) -> String {
     let cx = Context { target: t, options: &Value::Null, now_ms: 0.0 };
-    let op = plan(Store::Research, "saveDraft", &[json!("s"), json!("writing"), json!("x")], &cx).unwrap();
+    let op = plan(StateStore::Research, "saveDraft", &[json!("s"), json!("writing"), json!("x")], &cx).unwrap();
     let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
     body["p_id"].as_str().unwrap().to_owned()
 }
@@ -46,7 +46,7 @@ fn unified_saves_use_pythons_conversation_id_on_wasm_too() {
     let t = Target::new("https://x.supabase.co", "anon", None).unwrap();
     let cx = Context { target: &t, options: &Value::Null, now_ms: 0.0 };
     let op =
-        plan(Store::Unified, "save", &[json!("landing-abc123def456"), json!({"company_name": "Acme"})], &cx).unwrap();
+        plan(StateStore::Unified, "save", &[json!("landing-abc123def456"), json!({"company_name": "Acme"})], &cx).unwrap();
     let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
     assert_eq!(body["p_conversation_id"], json!("1636806e-18db-5536-b0d9-dcd21dd1699b"));
 }
