@@ -14,28 +14,15 @@
 import assert from "node:assert/strict";
 import { uuid5 } from "agentmem-supabase";
 import { env, mintJwt, service } from "./support.ts";
+import { asUser } from "./attack.ts";
 
-const REST = `${env.SUPABASE_URL}/rest/v1`;
 const run = crypto.randomUUID().slice(0, 8);
 let cases = 0;
 
 type Reply = { status: number; body: unknown };
 
-async function api(token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const r = await fetch(`${REST}/${path}`, {
-    method,
-    headers: {
-      apikey: env.SUPABASE_ANON_KEY,
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      "Content-Type": "application/json",
-      Prefer: "return=representation",
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
+/** A request as a client of the published API makes it: the anon key, and a user's JWT. */
+const api = asUser;
 const rpc = (token: string | null, fn: string, args: Record<string, unknown>) => api(token, "POST", `rpc/${fn}`, args);
 
 /** A reply with every id, time and uuid replaced, so two replies about different ids compare. */
