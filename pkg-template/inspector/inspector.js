@@ -162,7 +162,7 @@ function renderWho() {
   const expired = left <= 0 && !session.refresh_token;
   whoami.dataset.sub = c.sub ?? "";
   whoami.dataset.exp = String(c.exp ?? "");
-  whoami.dataset.state = expired ? "expired" : ended ? "ended" : "active";
+  whoami.dataset.session = expired ? "expired" : ended ? "ended" : "active";
   const who = session.email || c.email || c.sub || "?";
   whoami.replaceChildren(`signed in as ${who} (${c.role ?? "?"}${c.is_anonymous || session.anonymous ? ", anonymous" : ""})`,
     expired || ended
