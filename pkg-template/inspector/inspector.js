@@ -116,12 +116,15 @@ function saveSession(s) {
   makeClient();
 }
 
-/** The current access token: refreshed first when it expires within a minute (once, for
- *  every request waiting on it). The client asks for it before each request. */
+/** The current access token: refreshed first when it expires within a minute (a quarter
+ *  of its life, for short-lived ones), once for every request waiting on it. The client
+ *  asks for it before each request. */
 async function accessToken() {
   const s = session;
   if (!s) return null;
-  if (!s.refresh_token || secondsLeft(s) > 60) return s.access_token;
+  const c = claims(s.access_token);
+  const margin = Math.min(60, Math.max(1, ((Number(c.exp) || 0) - (Number(c.iat) || 0)) / 4));
+  if (!s.refresh_token || secondsLeft(s) > margin) return s.access_token;
   refreshing ??= auth("/token?grant_type=refresh_token", { refresh_token: s.refresh_token })
     .then((answer) => {
       const next = { ...sessionFrom(answer, s.via), email: answer.user?.email || s.email };
@@ -162,7 +165,7 @@ function renderWho() {
   const expired = left <= 0 && !session.refresh_token;
   whoami.dataset.sub = c.sub ?? "";
   whoami.dataset.exp = String(c.exp ?? "");
-  whoami.dataset.session = expired ? "expired" : ended ? "ended" : "active";
+  whoami.dataset.session = ended ? "ended" : expired ? "expired" : "active";
   const who = session.email || c.email || c.sub || "?";
   whoami.replaceChildren(`signed in as ${who} (${c.role ?? "?"}${c.is_anonymous || session.anonymous ? ", anonymous" : ""})`,
     expired || ended
