@@ -167,12 +167,12 @@ function renderWho() {
   whoami.dataset.exp = String(c.exp ?? "");
   whoami.dataset.session = ended ? "ended" : expired ? "expired" : "active";
   const who = session.email || c.email || c.sub || "?";
-  whoami.replaceChildren(`signed in as ${who} (${c.role ?? "?"}${c.is_anonymous || session.anonymous ? ", anonymous" : ""})`,
+  whoami.replaceChildren(...[`signed in as ${who} (${c.role ?? "?"}${c.is_anonymous || session.anonymous ? ", anonymous" : ""})`,
     expired || ended
       ? h("span", { class: "badge interrupt" }, ended ? "session ended" : "session expired")
       : Number.isFinite(left) ? h("span", { class: "badge", title: new Date(c.exp * 1000).toLocaleString() },
         session.refresh_token ? `refreshes ${new Date(c.exp * 1000).toLocaleTimeString()}` : `expires ${new Date(c.exp * 1000).toLocaleTimeString()}`) : null,
-    expired || ended ? h("a", { href: "#/signin", "data-action": "sign-in-again" }, " Sign in again") : null);
+    expired || ended ? h("a", { href: "#/signin", "data-action": "sign-in-again" }, " Sign in again") : null].filter((c) => c !== null));
 }
 
 /** A banner over a view when the session can no longer be used. */
@@ -493,7 +493,7 @@ function checkpointDetail(r, analysis, ctx) {
 }
 
 /** Differences of two checkpoints: changed channels only, messages by id, others key by key. */
-function diffView(a, b) {
+function diffView(a, b, analysis) {
   const names = [...new Set([...Object.keys(a.values), ...Object.keys(b.values)])].sort();
   // A channel without a version and one stored "empty" both have no value (LangGraph
   // leaves both out of channel_values): not a change.
@@ -512,7 +512,7 @@ function diffView(a, b) {
   const unchanged = names.filter((n) => !changed.includes(n));
   return h("section", { class: "panel diff", "aria-labelledby": "h-diff", "data-diff": changed.join(",") },
     h("h2", { id: "h-diff" }, `Diff: ${changed.length} of ${names.length} channels changed`),
-    h("p", null, `${handle(a)} → ${handle(b)}`),
+    h("p", null, `${handle(a, analysis.info.get(a.checkpoint_id)?.by)} → ${handle(b, analysis.info.get(b.checkpoint_id)?.by)}`),
     changed.length === 0 ? empty("The two checkpoints hold the same channel values.")
       : changed.map((n) => h("div", { class: "dchan", "data-changed": n }, h("h3", null, n), body(n))),
     unchanged.length ? h("details", { class: "same" }, h("summary", null, `${unchanged.length} unchanged channel${unchanged.length === 1 ? "" : "s"}`), h("p", { class: "mono" }, unchanged.join(", "))) : null);
@@ -549,7 +549,7 @@ async function threadView(threadId, selected, params) {
   const selB = /** @type {HTMLSelectElement} */ (pick("f-diff-b", db || current.checkpoint_id));
   const compare = (a, b) => {
     const ra = byId.get(a), rb = byId.get(b);
-    if (ra && rb) diffSlot.replaceChildren(diffView(ra, rb));
+    if (ra && rb) diffSlot.replaceChildren(diffView(ra, rb, analysis));
   };
   const reload = (id) => {
     const target = `#/thread/${encodeURIComponent(threadId)}/${encodeURIComponent(id)}${ns ? `?${new URLSearchParams({ ns })}` : ""}`;

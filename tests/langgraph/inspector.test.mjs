@@ -87,6 +87,10 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
   });
 
   await new AgentmemStore(a.client).put(["prefs", "food"], "lunch", { likes: "soup" });
+  // Items with vectors (the page's embedder is the same) and one with a TTL.
+  const indexed = new AgentmemStore(a.client, { index: { dims: 384, embed: (texts) => texts.map(bagOfWords), fields: ["text"] } });
+  await indexed.put(["trips", "2026"], "oslo", { text: "window seat on the morning flight to Oslo" });
+  await indexed.put(["trips", "2026"], "rome", { text: "hotel near the station in Rome" }, undefined, { ttl: 90 });
 
   const { url, child } = await serve();
   const browser = await launch();
@@ -192,6 +196,9 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await go(page, "#/memories");
     await page.waitForSelector("[data-memories]");
     expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("3");
+    for (const c of await page.locator("[data-memories] [data-created]").evaluateAll((els) => els.map((e) => e.getAttribute("data-created")))) {
+      expect(Date.now() - Date.parse(c)).toBeLessThan(10 * 60_000);
+    }
     await screenshot(page, "memories.png");
     await accessible(page, "memories");
     await page.fill("#f-q", "coffee");
@@ -213,8 +220,29 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await go(page, "#/store");
     await page.waitForSelector('[data-namespace="prefs / food"] [data-item="lunch"]');
     expect(await page.textContent('[data-item="lunch"]')).toContain("soup");
+    // Times, TTL and expiry per item.
+    const rome = page.locator('[data-namespace="trips / 2026"] [data-item="rome"]');
+    expect(await rome.locator("[data-times]").textContent()).toMatch(/created .+ · updated .+ · TTL 90 min/);
+    const expires = Date.parse(await rome.locator("[data-expires]").getAttribute("data-expires"));
+    expect(expires - Date.now()).toBeGreaterThan(80 * 60_000);
+    expect(expires - Date.now()).toBeLessThan(91 * 60_000);
+    expect(await page.getAttribute('[data-item="oslo"] [data-expires]', "data-expires")).toBe("never");
     await screenshot(page, "store.png");
     await accessible(page, "store");
+    // Filtered by namespace and words; then by meaning, scored.
+    await page.fill("#f-ns-prefix", "trips");
+    await page.fill("#f-q", "hotel");
+    await page.click('form[role="search"] button');
+    await page.waitForFunction(() => document.querySelectorAll("[data-item]").length === 1);
+    expect(await page.locator('[data-item="rome"]').count()).toBe(1);
+    await page.fill("#f-q", "a seat on a flight");
+    await page.selectOption("#f-by", "meaning");
+    await page.click('form[role="search"] button');
+    await page.waitForSelector("[data-score]");
+    expect(await page.locator("[data-item] h3").evaluateAll((els) => els.map((e) => e.firstChild.textContent))).toEqual(["oslo", "rome"]);
+    expect(Number(await page.getAttribute('[data-item="oslo"] [data-score]', "data-score"))).toBeGreaterThan(Number(await page.getAttribute('[data-item="rome"] [data-score]', "data-score")));
+    expect(await page.textContent('[data-item="rome"] [data-times]')).toContain("TTL 90 min");
+    await screenshot(page, "store-by-meaning.png");
 
     // Delete a thread, confirmed in the dialog.
     await go(page, `#/thread/${encodeURIComponent(doomed)}`);

@@ -214,7 +214,7 @@ test("the inspector explains a run with tools, forks and an interrupt as LangGra
     await page.waitForSelector("[data-preview-next]");
     expect(await attr(page, "[data-preview-next]", "data-preview-next")).toBe("approve");
     expect(await page.locator('[data-preview] [data-msg-status="edited"]').count()).toBe(1);
-    await page.locator('[data-form="fork"]').scrollIntoViewIfNeeded();
+    await page.locator('[data-form="fork"]').evaluate((e) => e.scrollIntoView({ block: "start" }));
     await screenshot(page, "fork-editor.png");
     await accessible(page, "fork editor");
     await page.locator("[data-preview]").scrollIntoViewIfNeeded();
