@@ -15,7 +15,7 @@ import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-ch
 import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
-import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview } from "./langgraph-memory.js";
+import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview, threadSummary } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
@@ -165,19 +165,22 @@ async function dumps(serde, field, value) {
 }
 
 /** `serde.loadsTyped(type, bytes)`; a stored value the serializer cannot read is `server`
- *  (the database holds something this serializer does not understand).
+ *  (the database holds something this serializer does not understand), naming the value,
+ *  and in `details` the thread, namespace and checkpoint it belongs to.
  * @param {SerializerProtocol} serde
  * @param {string} what
  * @param {string} type
  * @param {Uint8Array | string} bytes
+ * @param {string} [where] the checkpoint's thread, namespace and id
  * @returns {Promise<any>}
  */
-async function loads(serde, what, type, bytes) {
+async function loads(serde, what, type, bytes, where) {
   try {
     return await serde.loadsTyped(type, bytes);
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
-    throw new AgentmemError("server", `the stored ${what} could not be deserialized: ${messageOf(e)}`, { cause: e });
+    const message = `the stored ${what}${where ? ` of ${where}` : ""} could not be deserialized: ${messageOf(e)}`;
+    throw new AgentmemError("server", message, { cause: e, details: where });
   }
 }
 
@@ -543,7 +546,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [toJson("options", options ?? null)];
       checkpointCheck("listThreads", args); // for both backends
       if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
-      return database(this.#client, "listThreads", args);
+      return /** @type {Parameters<typeof threadSummary>[0][]} */ (await database(this.#client, "listThreads", args)).map(threadSummary);
     });
   }
 
@@ -564,13 +567,15 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       if (value === undefined) return this.getTuple(row.config);
       if (value !== null) stored.push([channel, ...value]);
     }
+    const { thread_id, checkpoint_ns, checkpoint_id } = row.config.configurable;
+    const where = `thread ${JSON.stringify(thread_id)}, namespace ${JSON.stringify(checkpoint_ns)}, checkpoint ${JSON.stringify(checkpoint_id)}`;
     const [metadata, values, pendingWrites, sends] = await Promise.all([
-      loads(serde, "metadata", "json", row.metadata),
-      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of ${channel}`, type, data)])),
+      loads(serde, "metadata", "json", row.metadata, where),
+      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of channel ${JSON.stringify(channel)}`, type, data, where)])),
       Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) =>
-        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])
+        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to channel ${JSON.stringify(channel)}`, type, bytes, where)])
       )),
-      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes))),
+      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes, where))),
     ]);
     const channel_values = Object.fromEntries(values);
     if (sends) channel_values[TASKS] = sends;

@@ -30,6 +30,28 @@ import { call, prim, unreadable } from "./wasm.js";
 
 const EMBED_TIMEOUT_MS = 30000;
 const MAX_EMBED_TIMEOUT_MS = 600000;
+// The store's bounds, as its migration states and enforces them. Checked here too, so an
+// operation that cannot be stored is refused, naming its field, before any text of the
+// batch is embedded (the batch's total size only once it is assembled).
+const MAX_KEY_BYTES = 2048; // the labels' and the key's UTF-8 bytes, plus 8 per label
+const MAX_FIELD_BYTES = 256; // an indexed field's path
+const MAX_VALUE_BYTES = 1048576; // a value's JSON text
+const MAX_BATCH_OPS = 10000;
+const MAX_BATCH_BYTES = 33554432; // the batch's JSON text
+
+/**
+ * The UTF-8 bytes of a string, without encoding it.
+ * @param {string} s
+ */
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    // A surrogate is half of a 4-byte character: 2 bytes each.
+    if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return n;
+}
 
 /**
  * @param {string} field
@@ -236,6 +258,7 @@ function fieldList(field, paths) {
   if (!Array.isArray(paths)) throw invalid(field, `${field} must be an array of paths (strings), got ${describe(paths)}`);
   return Array.from(paths, (p, i) => {
     if (typeof p !== "string" || p === "") throw invalid(`${field}[${i}]`, `${field}[${i}] must be a non-empty path, got ${describe(p)}`);
+    if (utf8Length(p) > MAX_FIELD_BYTES) throw invalid(`${field}[${i}]`, `${field}[${i}] is ${utf8Length(p)} bytes of UTF-8; an indexed path is at most ${MAX_FIELD_BYTES}`);
     return /** @type {Field} */ ([p, p === "$" ? ["$"] : tokenizePath(p)]);
   });
 }
@@ -458,6 +481,10 @@ function readOpOnce(raw, at, ttl, index) {
   if ("value" in op) {
     const namespace = labels(`${field}.namespace`, op.namespace);
     const key = keyOf(`${field}.key`, op.key);
+    const size = namespace.reduce((n, label) => n + utf8Length(label) + 8, utf8Length(key));
+    if (size > MAX_KEY_BYTES) {
+      throw invalid(`${field}.key`, `${field}.namespace and key take ${size} bytes (their UTF-8 bytes plus 8 per label); at most ${MAX_KEY_BYTES}`);
+    }
     const value = op.value;
     if (value !== null && (!isObject(value) || Array.isArray(value))) {
       throw invalid(`${field}.value`, `${field}.value must be an object (or null to delete), got ${describe(value)}`);
@@ -473,12 +500,16 @@ function readOpOnce(raw, at, ttl, index) {
     } catch (e) {
       throw unreadable(`${field}.options`, e);
     }
+    const text = value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value));
+    if (text !== null && text.length > MAX_VALUE_BYTES / 3 && utf8Length(text) > MAX_VALUE_BYTES) {
+      throw invalid(`${field}.value`, `${field}.value is ${utf8Length(text)} bytes of JSON text; at most ${MAX_VALUE_BYTES} (1 MiB)`);
+    }
     return {
       kind: "put",
       at,
       namespace,
       key,
-      value: value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value)),
+      value: text,
       index,
       ttl: ttlMinutes === undefined ? undefined : minutes(`${field}.ttl`, ttlMinutes),
     };
@@ -645,6 +676,7 @@ export class AgentmemStore extends BaseStore {
         throw unreadable("operations", e);
       }
       if (!Array.isArray(operations)) throw invalid("operations", `batch takes an array of operations, got ${describe(operations)}`);
+      if (list.length > MAX_BATCH_OPS) throw invalid("operations", `a batch holds at most ${MAX_BATCH_OPS} operations, got ${list.length}`);
       const ops = list.map((op, at) => readOp(op, at, this.#ttl, this.#index));
       if (ops.length === 0) return /** @type {OperationResults<Ops>} */ (/** @type {unknown} */ ([]));
       // A key written twice in one batch: its last write, in the place of its first.
@@ -658,7 +690,11 @@ export class AgentmemStore extends BaseStore {
       for (const op of puts.values()) {
         parts.push(putText(op, this.#ttl, vectors.documents.get(op) ?? [], documentOf(op, this.#index), this.#textConfig));
       }
-      const answer = await this.#rpc("langgraph_store_batch", `{"p_ops":[${parts.join(",")}]}`);
+      const body = `{"p_ops":[${parts.join(",")}]}`;
+      if (body.length > MAX_BATCH_BYTES / 3 && utf8Length(body) > MAX_BATCH_BYTES) {
+        throw invalid("operations", `the batch is ${utf8Length(body)} bytes of JSON text; at most ${MAX_BATCH_BYTES} (32 MiB)`);
+      }
+      const answer = await this.#rpc("langgraph_store_batch", body);
       if (!Array.isArray(answer) || answer.length !== parts.length) {
         throw new AgentmemError("server", "langgraph_store_batch answered with something other than one result per operation");
       }

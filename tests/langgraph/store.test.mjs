@@ -422,6 +422,28 @@ describe("AgentmemStore", () => {
       }
     });
     expect(requests).toEqual([]);
+    // The store's bounds, before anything is embedded or sent, naming the field.
+    const embedder = countingEmbed();
+    const bounded = new AgentmemStore((await newUser()).client, { index: { dims: DIMS, embed: embedder.embed, fields: ["text"] } });
+    const bounds = await recording(async () => {
+      for (const [run, field, message] of [
+        [() => bounded.put(Array.from({ length: 32 }, () => "ab"), "k".repeat(1729), { text: "x" }), "operations[0].key", /take 2049 bytes/],
+        [() => bounded.put(["ns"], "字".repeat(680), { text: "x" }), "operations[0].key", /take 2050 bytes/],
+        [() => bounded.put(["ns"], "k", { text: "x" }, ["f".repeat(257)]), "operations[0].index[0]", /257 bytes/],
+        [() => bounded.put(["ns"], "k", { text: "x".repeat(1048576) }), "operations[0].value", /at most 1048576/],
+        [() => bounded.batch(Array.from({ length: 10001 }, (_, i) => ({ namespace: ["ns"], key: `${i}` }))), "operations", /at most 10000 operations/],
+      ]) {
+        const e = await run().catch((e) => e);
+        expect(e, String(run)).toBeInstanceOf(AgentmemError);
+        expect([e.code, e.field], String(run)).toEqual(["invalid_input", field]);
+        expect(e.message, String(run)).toMatch(message);
+      }
+    });
+    expect(bounds.requests).toEqual([]);
+    expect(embedder.calls).toEqual([]);
+    // At the bound exactly, it is stored.
+    await bounded.put(Array.from({ length: 32 }, () => "ab"), "k".repeat(1728), { text: "x" });
+    expect((await bounded.get(Array.from({ length: 32 }, () => "ab"), "k".repeat(1728))).value).toEqual({ text: "x" });
     const client = (await newUser()).client;
     expect(() => new AgentmemStore(client, { index: { dims: DIMS } })).toThrow(/index.embed/);
     expect(() => new AgentmemStore(client, { index: { dims: 0, embed: () => [] } })).toThrow(/index.dims/);
