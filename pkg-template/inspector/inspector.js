@@ -326,7 +326,7 @@ async function threadsView(params) {
         h("div", { class: "preview" },
           t.lastHumanMessage ? h("div", { class: "p-human", title: t.lastHumanMessage }, h("span", { class: "who" }, "Human "), t.lastHumanMessage.slice(0, 160)) : null,
           t.lastAiMessage ? h("div", { class: "p-ai", title: t.lastAiMessage }, h("span", { class: "who" }, "AI "), t.lastAiMessage.slice(0, 160)) : null)),
-      h("td", null, `step ${t.step ?? "?"} · ${t.source ?? "?"}`, h("div", { class: "muted" }, short(t.checkpointId), copyButton(t.checkpointId))),
+      h("td", null, `step ${t.metadata?.step ?? "?"} · ${t.metadata?.source ?? "?"}`, h("div", { class: "muted" }, short(t.checkpointId), copyButton(t.checkpointId))),
       h("td", null, String(t.checkpointCount)),
       h("td", { class: "hide-narrow" }, when(t.updatedAt))));
     show(h("h1", null, "Threads"), sessionBanner(), form,
