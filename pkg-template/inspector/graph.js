@@ -2,9 +2,9 @@
 // (channel versions, versions_seen, stored values, pending writes), without the graph's
 // definition: which node's run produced it, what getState reports as `next` and `tasks`
 // (with their interrupts and writes), and what a fork written "as updateState would" holds.
-// The rules are LangGraph's (pregel/algo.ts _prepareNextTasks / _prepareSingleTask,
-// debug.ts tasksWithWrites, pregel/index.ts bulkUpdateState), read from @langchain/langgraph
-// 1.7; where a rule needs the graph itself, the result says so instead of guessing.
+// The rules are LangGraph's (its Pregel loop's _prepareNextTasks and _prepareSingleTask,
+// tasksWithWrites, bulkUpdateState), read from @langchain/langgraph 1.7; where a rule
+// needs the graph itself, the result says so instead of guessing.
 //
 // A row is a checkpoint as the inspector loads it: {checkpoint_ns, checkpoint_id,
 // parent_checkpoint_id, checkpoint: {id, channel_versions, versions_seen}, metadata,
@@ -63,7 +63,7 @@ export function versionLabel(v) {
   return Number.isFinite(n) ? `v${n}` : String(v);
 }
 
-/** The null version LangGraph compares against (utils getNullChannelVersion). */
+/** The null version LangGraph compares against (its getNullChannelVersion). */
 function nullVersion(versions) {
   const start = typeof versions.__start__;
   if (start === "number") return 0;
@@ -185,7 +185,7 @@ export function otherWrites(row, tasks, uuid5) {
   return [...groups.values()];
 }
 
-/** versions_seen as the nodes read it (channels/base.ts versionsSeenWithoutBumps). */
+/** versions_seen as the nodes read it (LangGraph's versionsSeenWithoutBumps). */
 function seenWithoutBumps(seen) {
   const marks = seen?.__snapshot_bumps__;
   if (!marks || Object.keys(marks).length === 0) return seen ?? {};
