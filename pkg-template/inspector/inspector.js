@@ -460,6 +460,9 @@ function checkpointDetail(r, analysis, ctx) {
   const tasks = i.tasks.length === 0 ? empty("No task: the run ends here (getState's next is empty).")
     : h("ol", { class: "tasks", "data-section": "tasks" }, ...i.tasks.map((t) => h("li", { class: "panel task", "data-task": t.id, "data-task-name": t.name },
       h("div", null, h("strong", null, t.name), h("span", { class: "muted" }, ` task ${short(t.id)} · triggered by ${t.trigger}`), copyButton(t.id, "copy task id"),
+        // A subgraph keeps its checkpoints in the namespace "<node>:<task id>".
+        ctx.namespaces.includes(`${r.checkpoint_ns ? `${r.checkpoint_ns}|` : ""}${t.name}:${t.id}`)
+          ? h("a", { "data-subgraph": "", href: `#/thread/${encodeURIComponent(r.thread_id)}?${new URLSearchParams({ ns: `${r.checkpoint_ns ? `${r.checkpoint_ns}|` : ""}${t.name}:${t.id}` })}` }, " subgraph state →") : null,
         t.done ? h("span", { class: "badge" }, "wrote") : null, t.error ? h("span", { class: "badge bad" }, "error") : null),
       ...t.interrupts.map((it) => h("div", { class: "interrupt", "data-interrupt": it?.id ?? "" },
         h("span", { class: "badge interrupt" }, "interrupt"), it?.id ? h("span", { class: "muted" }, ` ${short(String(it.id))} `) : null,
@@ -557,6 +560,7 @@ async function threadView(threadId, selected, params) {
     else location.hash = target;
   };
   const detail = checkpointDetail(current, analysis, {
+    namespaces,
     fork: (r) => {
       const slot = /** @type {HTMLElement} */ (detail.querySelector('[data-slot="fork"]'));
       slot.replaceChildren(forkEditor({

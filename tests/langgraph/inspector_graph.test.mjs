@@ -10,7 +10,9 @@
 //   and diffs other values key by key;
 // - a fork made in the editor (an edited AI message, as node "agent", then approve) is the
 //   thread's getState head with the next LangGraph computes, and the graph continues from
-//   it in Node.
+//   it in Node;
+// - a subgraph's checkpoints, in their own namespace (linked from the parent's task), read
+//   as LangGraph reads them there.
 // Screenshots of each view go to inspector_support.mjs `shots`.
 import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -271,6 +273,72 @@ test("the inspector explains a run with tools, forks and an interrupt as LangGra
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, "checkpoint-phone.png");
     await accessible(page, "checkpoint at phone width");
+    expect(logs).toEqual([]);
+  } finally {
+    await browser.close();
+    child.kill();
+  }
+});
+
+test("a subgraph's namespace: its checkpoints' next, tasks and interrupts as LangGraph's getState for that namespace", { timeout: 120_000 }, async () => {
+  const a = await newUser();
+  const Inner = Annotation.Root({ text: Annotation({ reducer: (_, b) => b, default: () => "" }) });
+  const inner = new StateGraph(Inner)
+    .addNode("s1", (s) => ({ text: `${s.text}>s1` }))
+    .addNode("s2", (s) => ({ text: `${s.text}>s2(${interrupt(`inner ${s.text}`)})` }))
+    .addEdge(START, "s1").addEdge("s1", "s2").addEdge("s2", END)
+    .compile();
+  const graph = new StateGraph(Inner)
+    .addNode("prep", (s) => ({ text: `${s.text}>prep` }))
+    .addNode("sub", inner)
+    .addEdge(START, "prep").addEdge("prep", "sub").addEdge("sub", END)
+    .compile({ checkpointer: new AgentmemSaver(a.client) });
+  const thread = `sub-${crypto.randomUUID()}`;
+  const config = { configurable: { thread_id: thread } };
+  await graph.invoke({ text: "in" }, config);
+  const paused = await graph.getState(config, { subgraphs: true });
+  const subState = paused.tasks[0].state;
+  const ns = subState.config.configurable.checkpoint_ns;
+  expect(ns).toMatch(/^sub:/);
+  const history = [];
+  for await (const s of graph.getStateHistory({ configurable: { thread_id: thread, checkpoint_ns: ns } })) history.push(s);
+  expect(history.length).toBeGreaterThan(2);
+
+  const { url, child } = await serve();
+  const browser = await launch();
+  const logs = [];
+  try {
+    const page = await newPage(browser, logs);
+    await signIn(page, url, a.token);
+    // The parent: its "sub" task interrupted by the subgraph, with a link to its namespace.
+    const parentHistory = [];
+    for await (const s of graph.getStateHistory(config)) parentHistory.push(s);
+    for (const s of parentHistory) {
+      const says = await pageSays(page, thread, s.config.configurable.checkpoint_id);
+      const where = `root step ${s.metadata.step}`;
+      expect(sorted(says.tasks.map((t) => `${t.name}:${t.id}`)), where).toEqual(sorted(s.tasks.map((t) => `${t.name}:${t.id}`)));
+      for (const t of s.tasks) expect(says.tasks.find((x) => x.id === t.id)?.interrupts, where).toEqual(t.interrupts.map((i) => i.value));
+    }
+    await pageSays(page, thread, paused.config.configurable.checkpoint_id);
+    await page.click("[data-subgraph]");
+    await page.waitForFunction((n) => document.querySelector("#f-ns")?.value === n, ns);
+    for (const s of history) {
+      const id = s.config.configurable.checkpoint_id;
+      await go(page, `#/thread/${encodeURIComponent(thread)}/${encodeURIComponent(id)}?${new URLSearchParams({ ns })}`);
+      await page.waitForSelector(`[data-detail="${id}"]`);
+      const says = await page.evaluate(() => ({
+        next: document.querySelector("[data-next]")?.getAttribute("data-next") ?? "",
+        tasks: [...document.querySelectorAll("[data-task]")].map((t) => `${t.getAttribute("data-task-name")}:${t.getAttribute("data-task")}`),
+        interrupts: [...document.querySelectorAll("[data-interrupt-value]")].map((i) => JSON.parse(i.getAttribute("data-interrupt-value") ?? "null")),
+      }));
+      const where = `${ns} step ${s.metadata.step} ${id}`;
+      const expected = id === subState.config.configurable.checkpoint_id ? subState : s;
+      expect(sorted(list(says.next)), where).toEqual(sorted(expected.next));
+      expect(sorted(says.tasks), where).toEqual(sorted(s.tasks.map((t) => `${t.name}:${t.id}`)));
+      expect(says.interrupts, where).toEqual(s.tasks.flatMap((t) => t.interrupts.map((i) => i.value)));
+    }
+    expect(await page.locator("#f-ns").inputValue()).toBe(ns);
+    await screenshot(page, "subgraph-namespace.png");
     expect(logs).toEqual([]);
   } finally {
     await browser.close();
