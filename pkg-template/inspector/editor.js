@@ -239,7 +239,7 @@ export function forkEditor(ctx) {
       preview.replaceChildren(h("section", { class: "panel preview", "data-preview": "" },
         h("h3", null, "Preview: the new checkpoint"),
         h("p", null, `step ${next.metadata.step} · update as ${asSel.value} · next: `, h("strong", { "data-preview-next": tasks.map((t) => t.name).join(",") }, tasks.map((t) => t.name).join(", ") || "nothing (the run would end)")),
-        ...Object.keys(next.metadata.writes[asSel.value]).map((c) => h("div", null, h("h4", null, c),
+        ...next.metadata.writes[asSel.value].map((c) => h("div", null, h("h4", null, c),
           isMessages(next.values[c].value) ? messageDiffView(row.values[c].value, next.values[c].value) : jsonDiffView(row.values[c].value, next.values[c].value))),
         ...messageChannels.map(([c]) => h("details", null, h("summary", null, `${c} after the fork`), chatView(next.values[c].value)))));
       status.replaceChildren();

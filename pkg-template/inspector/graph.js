@@ -364,7 +364,9 @@ export function forkOf(parent, edits, asNode, edges, preview) {
   if ("__interrupt__" in versions) seen[asNode].__interrupt__ = versions.__interrupt__;
   const checkpoint = { ...parent.checkpoint, id, ts: new Date().toISOString(), channel_versions: versions, versions_seen: seen };
   delete checkpoint.channel_values;
-  const metadata = { source: "update", step: (parent.metadata?.step ?? -1) + 1, parents: parent.metadata?.parents ?? {}, writes: { [asNode]: edits } };
+  // `writes` names the node and the channels it wrote (older LangGraph kept the values
+  // there; these can be whole conversations, which the thread's row would then carry).
+  const metadata = { source: "update", step: (parent.metadata?.step ?? -1) + 1, parents: parent.metadata?.parents ?? {}, writes: { [asNode]: Object.keys(edits) } };
   const row = { ...parent, checkpoint_id: id, parent_checkpoint_id: parent.checkpoint_id, checkpoint, metadata, writes: [], values };
   const put = {
     p_thread_id: parent.thread_id, p_checkpoint_ns: parent.checkpoint_ns, p_checkpoint_id: id, p_parent_checkpoint_id: parent.checkpoint_id,
