@@ -128,7 +128,11 @@ async function accessToken() {
   refreshing ??= auth("/token?grant_type=refresh_token", { refresh_token: s.refresh_token })
     .then((answer) => {
       const next = { ...sessionFrom(answer, s.via), email: answer.user?.email || s.email };
-      if (session === s) saveSession(next);
+      // The same client goes on: it asks this function for the token before each request.
+      if (session === s) {
+        session = next;
+        sessionStorage.setItem(SESSION_KEY, JSON.stringify(next));
+      }
       renderWho();
       return next.access_token;
     }, (e) => {
