@@ -223,7 +223,7 @@ function signInView(problem) {
   const anonymous = h("form", { class: "panel", "aria-labelledby": "h-anon", "data-form": "anonymous", onsubmit: signIn(async () =>
     sessionFrom(await auth("/signup", { data: {} }), "anonymous")) },
   h("h2", { id: "h-anon" }, "Anonymous"),
-  h("p", null, "A new visitor without an account (Supabase's anonymous sign-in): what a visitor's session sees. To look at one visitor's data, paste their session below."),
+  h("p", null, "A new visitor without an account (Supabase's anonymous sign-in): what a visitor's session sees. To look at one visitor's data, paste their session (access and refresh token) instead."),
   h("p", null, h("button", { type: "submit", class: "secondary" }, "Sign in anonymously")));
   const token = h("textarea", { id: "f-token", name: "token", rows: 3, placeholder: "eyJhbGciOi… (a signed-in user's access token: supabase-js session.access_token)" });
   const refresh = h("input", { id: "f-refresh", name: "refresh", autocomplete: "off", placeholder: "optional: session.refresh_token" });
