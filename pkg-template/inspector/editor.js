@@ -106,7 +106,9 @@ export function forkEditor(ctx) {
   const asDefault = defaultAsNode(row) ?? nodes[0] ?? "";
   const asSel = /** @type {HTMLSelectElement} */ (h("select", { id: "f-asnode", "data-f": "as-node" },
     ...nodes.map((n) => h("option", { value: n, selected: n === asDefault || null }, n))));
-  const targets = Object.keys(row.checkpoint.channel_versions ?? {}).filter((c) => c.startsWith("branch:to:") || c.startsWith("join:")).sort();
+  // Every node's trigger: those the checkpoint has, and those of nodes it names elsewhere.
+  const targets = [...new Set([...Object.keys(row.checkpoint.channel_versions ?? {}).filter((c) => c.startsWith("branch:to:") || c.startsWith("join:")),
+    ...nodes.map((n) => `branch:to:${n}`)])].sort();
   const edgeBoxes = h("fieldset", { class: "edges", "data-f": "edges" }, h("legend", null, "Then run (the edges the update takes)"));
   /** The edges `node` took when its run produced this checkpoint, else when last seen. */
   const seenEdges = (node) => {
