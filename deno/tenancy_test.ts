@@ -368,7 +368,7 @@ const endpoints: [string, string, unknown][] = [
     ["save_unified_state", { p_conversation_id: crypto.randomUUID(), p_contractor_lead_id: "l", p_fields: {}, p_lead: { company_name: "c" } }],
     ["build_contractor_profile", { p_contractor_lead_id: "l", p_profile: { company_name: "c" } }], ["convert_contractor_lead", { p_contractor_lead_id: "l" }],
     ["langgraph_store_batch", { p_ops: [{ op: "put", namespace: ["n"], key: "k", value: { a: 1 } }] }], ["langgraph_store_sweep", {}],
-    ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }],
+    ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }], ["set_embedding_dimensions", { p_dimensions: 384 }],
     ["delete_workflow_state", { p_session_id: "s" }], ["delete_research_session", { p_session_id: "s" }],
   ].map(([fn, args]): [string, string, unknown] => ["POST", `rpc/${fn}`, args]),
 ];
@@ -400,7 +400,7 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
         // (403), before it could even look at the identity.
         // So is a write to a table (the functions are the tables' one door): no signed-in
         // user has the privilege, whoever the token names.
-        const { status, code } = (["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions"].includes(path) || method === "POST" && !path.startsWith("rpc/")) &&
+        const { status, code } = (["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions", "rpc/set_embedding_dimensions"].includes(path) || method === "POST" && !path.startsWith("rpc/")) &&
             expected.code === "PT401"
           ? { status: 403, code: "42501" }
           : expected;
