@@ -14,5 +14,6 @@ pub const MIGRATION: Migration = (
         "langgraph_store_sweep",
         "langgraph_store_dimensions",
         "set_langgraph_store_dimensions",
+        "set_embedding_dimensions",
     ],
 );

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 // Serves the inspector (inspector/ of this package, a static page) on 127.0.0.1 for one
-// project: the page then talks to that project's PostgREST from the browser, as the user
-// whose access token is pasted into it. This server only hands out files and the
+// project: the page then talks to that project's PostgREST and Auth from the browser, as
+// the user who signs in. This server only hands out files and the
 // project's URL and anon key (config.json); it never sees a token and proxies nothing.
 // It answers only requests addressed to it by the host and port it listens on (a page of
 // another site that rebinds its DNS name to 127.0.0.1 cannot read config.json), and every
@@ -20,8 +20,9 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const usage = `Usage: agentmem-inspect [options]
 
 Serves the agentmem inspector on http://127.0.0.1:<port>/inspector/ for one project.
-Open it, paste a user's access token (or sign in with Supabase Auth), and browse that
-user's LangGraph threads, checkpoints, memories and store items under row-level security.
+Open it, sign in (Supabase Auth: email + password or anonymous, or a pasted session),
+and browse that user's LangGraph threads, checkpoints, memories and store items under
+row-level security: what each step ran, what runs next, tool calls, diffs, forks.
 
 Options:
   --url <url>     the project URL, e.g. https://<ref>.supabase.co or http://127.0.0.1:54321
