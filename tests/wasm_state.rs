@@ -45,8 +45,8 @@ fn millisecond_timestamps_up_to_2_pow_53_survive_the_codec() {
 fn unified_saves_use_pythons_conversation_id_on_wasm_too() {
     let t = Target::new("https://x.supabase.co", "anon", None).unwrap();
     let cx = Context { target: &t, options: &Value::Null, now_ms: 0.0 };
-    let op =
-        plan(StateStore::Unified, "save", &[json!("landing-abc123def456"), json!({"company_name": "Acme"})], &cx).unwrap();
+    let op = plan(StateStore::Unified, "save", &[json!("landing-abc123def456"), json!({"company_name": "Acme"})], &cx)
+        .unwrap();
     let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
     assert_eq!(body["p_conversation_id"], json!("1636806e-18db-5536-b0d9-dcd21dd1699b"));
 }

@@ -1,7 +1,7 @@
 //! `createClient` options: where requests go, with which credentials, and how they are
 //! retried. Checked once when the client is made, and again on every call (the facade
 //! keeps the options as JSON text) unless the boundary configured the same text last
-//! (`src/wasm/transport.rs`): the result depends on the text and `in_browser` alone.
+//! (`src/wasm/client.rs`): the result depends on the text and `in_browser` alone.
 
 use super::client::RetryPolicy;
 use super::credentials;
