@@ -273,11 +273,14 @@ create trigger langgraph_threads_removed after delete on public.langgraph_checkp
 
 -- Helpers ---------------------------------------------------------------------------------
 -- A stored value as the RPCs answer it: `text` for a value that arrived as text, else
--- standard base64 `blob` (null for an "empty" channel).
+-- standard base64 `blob` (null for an "empty" channel). Stable, as convert_from and
+-- jsonb_build_object are: the planner inlines it into the reads then (an immutable function
+-- calling stable ones is run as a function call per value, the most of a read of many
+-- pending writes).
 create or replace function agentmem.langgraph_value(p_blob bytea, p_utf8 boolean)
 returns jsonb
 language sql
-immutable
+stable
 as $$
   select case when p_utf8 then jsonb_build_object('text', convert_from(p_blob, 'UTF8'))
               else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
