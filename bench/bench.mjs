@@ -534,11 +534,16 @@ async function agentTurns(ctx) {
     return query.apply(this, args);
   };
   const rows = [];
+  const trips = {};
+  const user = await ctx.newUser();
   try {
     for (const durability of [undefined, "sync"]) {
       for (const delay of DELAYS) {
-        const { agentmem, postgres, close } = await ctx.savers(delay);
+        const { agentmem, postgres, ports, close } = await ctx.savers(delay);
         const threads = QUICK ? 1 : delay === 0 ? ROUNDS : 2;
+        // One bare round trip through the same proxies: a Postgres statement and an HTTP
+        // request through the gateway, to count the round trips a turn waits for in sequence.
+        if (delay > 0 && durability === undefined) trips[delay] = await bareRoundTrips(ports, user);
         const am = [], pgs = [], ratios = [];
         let requests = 0, sent = 0;
         for (let r = 0; r < threads; r += 1) {
@@ -561,8 +566,9 @@ async function agentTurns(ctx) {
         }
         await close();
         const mem = delay === 0 ? (await Promise.all(Array.from({ length: 1 }, () => agentThread(graph, new MemorySaver(), "mem", turns, durability)))).flat() : null;
+        const sequential = trips[delay] ? `${f(median(am) / trips[delay].http, 1)} / ${f(median(pgs) / trips[delay].pg, 1)}` : "–";
         rows.push([`${delay} ms`, durability ?? "default (async)", `${f(median(am))} / ${f(pct(am, 95))}`, `${f(median(pgs))} / ${f(pct(pgs, 95))}`,
-          mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, `${median(ratios).toFixed(2)}x`]);
+          mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, sequential, `${median(ratios).toFixed(2)}x`]);
       }
     }
   } finally {
@@ -572,7 +578,32 @@ async function agentTurns(ctx) {
   say();
   say(`The graph a user writes: a model node (scripted: it calls a tool for each user message, then answers from the result), LangGraph's prebuilt ToolNode with one tool, back to the model; MessagesAnnotation's messages channel grows by 4 messages a turn over ${turns} turns on one thread. A turn is one \`invoke\` with the user's message: LangGraph reads the thread and stores 5 checkpoints (the input, then after each of __start__, model, tools, model) and each task's writes. The same graph on AgentmemSaver (through the gateway, as a signed-in user), PostgresSaver (over \`pg\`, as the superuser) and MemorySaver (the floor: LangGraph's own work, in this process). Durability: LangGraph's default ("async" in @langchain/langgraph 1.7.3: a step does not wait for its checkpoint, each put waits for the one before, the turn waits for all) and "sync" (each step waits for its checkpoint and writes). After every thread the bench checks that its state holds every turn's messages in order and its history lists all ${5 * turns} checkpoints, each one's parent the next. Round trips per turn: HTTP requests at the gateway's request log, or SQL statements sent by \`pg\`. Each ratio is the median of the threads' ratios (${QUICK ? 1 : ROUNDS} threads at 0 ms, ${QUICK ? 1 : 2} behind the proxy, alternating which saver goes first).`);
   say();
-  table(["one-way delay", "durability", "AgentmemSaver", "PostgresSaver", "MemorySaver", "round trips per turn (agentmem / Postgres)", "agentmem ÷ PostgresSaver (p50)"], rows);
+  table(["one-way delay", "durability", "AgentmemSaver", "PostgresSaver", "MemorySaver", "round trips per turn (agentmem / Postgres)", "turn ÷ one round trip (agentmem / Postgres)", "agentmem ÷ PostgresSaver (p50)"], rows);
+  const floors = DELAYS.filter((d) => trips[d]).map((d) => `${d} ms: ${f(trips[d].http)} ms over HTTP through the gateway, ${f(trips[d].pg)} ms for a Postgres statement`);
+  if (floors.length) {
+    say(`One bare round trip through the same proxies (p50; the column before the ratio divides each saver's p50 turn by its own): ${floors.join("; ")}. A turn waits for its read and its five puts one after the other (LangGraph chains the puts), so AgentmemSaver's floor is six of its round trips.`);
+    say();
+  }
+}
+
+/** p50 of one bare exchange through the proxies at `ports`: a `select 1` over `pg` and a
+ *  one-statement RPC over HTTP through the gateway (agentmem's Node transport, as `user`). */
+async function bareRoundTrips(ports, user) {
+  const u = new URL(env.AGENTMEM_DB_URL);
+  u.port = String(ports.pg);
+  const db = new pg.Client({ connectionString: u.toString() });
+  await db.connect();
+  const url = `http://127.0.0.1:${ports.gateway}/rest/v1/rpc/agent_memory_dimensions`;
+  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
+  const n = QUICK ? 10 : 40;
+  const http = await timeIt(async () => {
+    const res = await nodeHttpFetch(url, { method: "GET", headers });
+    if (res.status !== 200) throw new Error(`round trip: HTTP ${res.status}`);
+    await res.text();
+  }, n);
+  const viaPg = await timeIt(() => db.query("select 1"), n);
+  await db.end();
+  return { http: http.p50, pg: viaPg.p50 };
 }
 
 // ------------------------------------------------------------------- 5. store
@@ -789,7 +820,7 @@ async function context() {
       dbUrl.port = String(pgp.port);
       const postgres = PostgresSaver.fromConnString(dbUrl.toString(), { schema: "bench_postgres_saver" });
       const agentmem = new AgentmemSaver(createClient({ url: `http://127.0.0.1:${gwp.port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token }));
-      return { agentmem, postgres, close: async () => { await postgres.end(); pgp.close(); gwp.close(); } };
+      return { agentmem, postgres, ports: { pg: pgp.port, gateway: gwp.port }, close: async () => { await postgres.end(); pgp.close(); gwp.close(); } };
     },
     close: () => db.end(),
   };
