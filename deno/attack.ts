@@ -22,8 +22,8 @@ export async function api(key: string, token: string | null, method: string, pat
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
-/** As a user (anon key + their JWT). */
-export const asUser = (token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+/** As a user (anon key + their JWT; null: the anon key alone). */
+export const asUser = (token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
   api(env.SUPABASE_ANON_KEY, token, method, path, body, headers);
 /** As server code on the service role (its key is its JWT). */
 export const asService = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>

@@ -14,28 +14,15 @@
 import assert from "node:assert/strict";
 import { uuid5 } from "agentmem-supabase";
 import { env, mintJwt, service } from "./support.ts";
+import { asUser } from "./attack.ts";
 
-const REST = `${env.SUPABASE_URL}/rest/v1`;
 const run = crypto.randomUUID().slice(0, 8);
 let cases = 0;
 
 type Reply = { status: number; body: unknown };
 
-async function api(token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const r = await fetch(`${REST}/${path}`, {
-    method,
-    headers: {
-      apikey: env.SUPABASE_ANON_KEY,
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      "Content-Type": "application/json",
-      Prefer: "return=representation",
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
+/** A request as a client of the published API makes it: the anon key, and a user's JWT. */
+const api = asUser;
 const rpc = (token: string | null, fn: string, args: Record<string, unknown>) => api(token, "POST", `rpc/${fn}`, args);
 
 /** A reply with every id, time and uuid replaced, so two replies about different ids compare. */
@@ -368,7 +355,7 @@ const endpoints: [string, string, unknown][] = [
     ["save_unified_state", { p_conversation_id: crypto.randomUUID(), p_contractor_lead_id: "l", p_fields: {}, p_lead: { company_name: "c" } }],
     ["build_contractor_profile", { p_contractor_lead_id: "l", p_profile: { company_name: "c" } }], ["convert_contractor_lead", { p_contractor_lead_id: "l" }],
     ["langgraph_store_batch", { p_ops: [{ op: "put", namespace: ["n"], key: "k", value: { a: 1 } }] }], ["langgraph_store_sweep", {}],
-    ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }],
+    ["langgraph_store_dimensions", {}], ["set_langgraph_store_dimensions", { p_dimensions: 384 }], ["set_embedding_dimensions", { p_dimensions: 384 }],
     ["delete_workflow_state", { p_session_id: "s" }], ["delete_research_session", { p_session_id: "s" }],
   ].map(([fn, args]): [string, string, unknown] => ["POST", `rpc/${fn}`, args]),
 ];
@@ -400,7 +387,7 @@ Deno.test("tenancy matrix: callers without a valid identity are refused by every
         // (403), before it could even look at the identity.
         // So is a write to a table (the functions are the tables' one door): no signed-in
         // user has the privilege, whoever the token names.
-        const { status, code } = (["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions"].includes(path) || method === "POST" && !path.startsWith("rpc/")) &&
+        const { status, code } = (["rpc/set_agent_memory_dimensions", "rpc/set_langgraph_store_dimensions", "rpc/set_embedding_dimensions"].includes(path) || method === "POST" && !path.startsWith("rpc/")) &&
             expected.code === "PT401"
           ? { status: 403, code: "42501" }
           : expected;

@@ -8,8 +8,20 @@ export interface ClientOptions {
   url: string;
   /** The anon / publishable key (or, server-side only, the service-role / secret key). */
   apiKey: string;
-  /** A signed-in user's JWT: requests then run as that user under RLS. */
-  accessToken?: string | null;
+  /**
+   * A signed-in user's JWT: requests then run as that user under RLS. Or a function (sync
+   * or async) that gives it, asked before each operation, so that a long-lived client
+   * follows a session whose token is refreshed (`followSession(supabase)` makes one from a
+   * supabase-js client). The function returns the token, or null when nobody is signed in
+   * (the API key alone is sent). When the server answers that the token has expired (401,
+   * "JWT expired"), the function is asked once more and, given another token, the
+   * operation runs once more: the refused request ran nothing, and every operation writes
+   * in one request. A function that throws or rejects is `unauthorized` (its error as
+   * `cause`), one that returns anything but a string or null is `invalid_input`, one that
+   * does not answer within `timeoutMs` is `timeout`; a string that is no JWT is
+   * `unauthorized`, as when given directly. Not with `actingFor`.
+   */
+  accessToken?: string | null | AccessTokenFunction;
   /**
    * Injected fetch (edge runtimes, tests, tracing); defaults to the global fetch. Called
    * with `(url, { method, headers, body, signal })`. Whatever it does (throw, reject,
@@ -36,10 +48,25 @@ export interface ClientOptions {
    * Service role only: act for this user (a UUID). agentmem's functions then read and
    * write that user's key space (sent as the `x-agentmem-tenant` header). Without it, the
    * service role works in its own key space, which no user sees.
+   *
+   * A client acting for a user has no table calls: `select`, `insert`, `upsert`, `update`
+   * and `delete` reject with `invalid_input` (`field` `"actingFor"`) before sending, since
+   * the service role bypasses row-level security and would reach every user's rows. Use
+   * `rpc` or agentmem's stores, which keep to the user's key space.
    */
   actingFor?: string | null;
   /** Allow a service-role or secret key where `window`/`document` exist. Almost always a leak. */
   dangerouslyAllowSecretKeyInBrowser?: boolean;
+}
+
+/** Gives the signed-in user's access token (a JWT), or null when nobody is signed in. */
+export type AccessTokenFunction = () => string | null | Promise<string | null>;
+
+/** What `followSession` needs of a supabase-js client: its `auth.getSession()`. */
+export interface SupabaseSessionSource {
+  auth: {
+    getSession(): Promise<{ data: { session: { access_token: string } | null }; error: unknown }>;
+  };
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -130,9 +157,19 @@ export interface TokenInfo {
 export declare class AgentmemClient {
   constructor(options: ClientOptions);
   readonly restUrl: string;
+  /**
+   * Role, user id and expiry of the credentials in use (decoded, not verified). With an
+   * `accessToken` function: of the token the latest operation was sent with (all null
+   * before the first).
+   */
   readonly identity: TokenInfo;
   withAccessToken(accessToken: string): AgentmemClient;
-  /** The same service-role client acting for the user `userId` (see `ClientOptions.actingFor`). */
+  /**
+   * The same service-role client acting for the user `userId` (see `ClientOptions.actingFor`):
+   * its `rpc` and the stores built on it act in that user's key space; its table calls
+   * (`select`, `insert`, `upsert`, `update`, `delete`) reject with `invalid_input`
+   * (`field` `"actingFor"`).
+   */
   actingFor(userId: string): AgentmemClient;
   headersFor(accessToken: string): { apikey: string; Authorization: string };
   select<T = Record<string, unknown>[]>(table: string, options?: SelectOptions): Promise<Result<T>>;
@@ -144,5 +181,16 @@ export declare class AgentmemClient {
 }
 
 export declare function createClient(options: ClientOptions): AgentmemClient;
+/**
+ * An `accessToken` function that follows a supabase-js client's session: every operation
+ * sends the session's current access token (`auth.getSession()`, which supabase-js
+ * refreshes itself: no second refresh loop), or null when nobody is signed in. A failed
+ * refresh (`getSession()`'s `error`) makes the operation `unauthorized`, with it as `cause`.
+ *
+ * ```ts
+ * const db = createClient({ url, apiKey: anonKey, accessToken: followSession(supabase) });
+ * ```
+ */
+export declare function followSession(supabase: SupabaseSessionSource): () => Promise<string | null>;
 /** What a key or token stands for (decoded, never verified). */
 export declare function inspectToken(token: string): TokenInfo;

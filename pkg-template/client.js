@@ -42,6 +42,16 @@ export function clientState(clientOrOptions) {
 }
 
 /**
+ * Whether `client` can only ever send the anon key: no token, and none to come from a
+ * function (package-internal: the stores refuse such a client up front).
+ * @param {Declared} client
+ * @returns {boolean}
+ */
+export function anonymousOnly(client) {
+  return stateOf.get(client)?.token === undefined && client.identity.role === "anon";
+}
+
+/**
  * Whether `value` is an AgentmemClient (package-internal; never throws).
  * @param {unknown} value
  * @returns {value is AgentmemClient}
@@ -68,8 +78,20 @@ function snapshot(options) {
   if (fetch !== undefined && fetch !== null && typeof fetch !== "function") {
     throw new AgentmemError("invalid_input", "fetch must be a function like the global fetch", { field: "fetch" });
   }
-  return { options: optionsJson(rest), fetch: fetch ?? platform.fetch };
+  const get = rest.accessToken;
+  if (typeof get !== "function") return { options: optionsJson(rest), fetch: fetch ?? platform.fetch };
+  // A token that follows a session: asked before each operation (io.js `withToken`); the
+  // options the module checks here have no token, the ones of each call have its token.
+  delete rest.accessToken;
+  if (rest.actingFor !== undefined && rest.actingFor !== null) {
+    throw new AgentmemError("invalid_input", "actingFor takes the service role's key and no accessToken: a signed-in user always acts as themselves", { field: "actingFor" });
+  }
+  const timeoutMs = typeof rest.timeoutMs === "number" ? rest.timeoutMs : DEFAULT_TIMEOUT_MS;
+  return { options: optionsJson(rest), fetch: fetch ?? platform.fetch, token: { get, timeoutMs, last: undefined } };
 }
+
+/** ClientOptions.timeoutMs when not given (src/transport/client.rs RetryPolicy). */
+const DEFAULT_TIMEOUT_MS = 15000;
 
 /** @implements {Declared} */
 export class AgentmemClient {
@@ -100,7 +122,12 @@ export class AgentmemClient {
   /** Role, user id and expiry of the credentials in use (decoded, not verified). */
   /** @returns {TokenInfo} */
   get identity() {
-    return inspectToken(this.#data.accessToken ?? this.#data.apiKey);
+    const source = this.#state.token;
+    // Without a token function, accessToken is a string (or absent).
+    if (source === undefined) return inspectToken(/** @type {string | undefined} */ (this.#data.accessToken) ?? this.#data.apiKey);
+    // A token function: the token of the latest call; unknown before the first.
+    if (source.last === undefined) return { role: null, sub: null, exp: null, kind: "jwt" };
+    return inspectToken(source.last ?? this.#data.apiKey);
   }
 
   // The derived clients below keep this one's fetch: the caller's, or the entry's default
@@ -122,7 +149,9 @@ export class AgentmemClient {
    * @returns {AgentmemClient}
    */
   actingFor(userId) {
-    return new AgentmemClient({ ...this.#data, fetch: /** @type {typeof globalThis.fetch | undefined} */ (this.#state.fetch), actingFor: userId });
+    // A token function goes along, and is refused with actingFor like a token string.
+    const accessToken = /** @type {ClientOptions["accessToken"]} */ (this.#state.token?.get) ?? this.#data.accessToken;
+    return new AgentmemClient({ ...this.#data, fetch: /** @type {typeof globalThis.fetch | undefined} */ (this.#state.fetch), accessToken, actingFor: userId });
   }
 
   /** Headers that act as the given user, for code that makes its own requests. */
@@ -218,4 +247,33 @@ function request(state, op, name, field, payload, options) {
  */
 export function createClient(options) {
   return new AgentmemClient(options);
+}
+
+/**
+ * An `accessToken` function that follows a supabase-js client's session: each call of
+ * agentmem sends the session's current access token, which supabase-js refreshes itself
+ * (its `auth.getSession()` refreshes a token about to expire); null when nobody is signed in.
+ * @param {unknown} supabase
+ * @returns {() => Promise<string | null>}
+ */
+export function followSession(supabase) {
+  /** @type {any} */
+  let auth;
+  let ok = false;
+  try {
+    auth = /** @type {any} */ (supabase)?.auth;
+    ok = auth !== null && typeof auth === "object" && typeof auth.getSession === "function";
+  } catch (e) {
+    throw unreadable("supabase", e);
+  }
+  if (!ok) {
+    throw new AgentmemError("invalid_input", "followSession takes a supabase-js client (createClient from @supabase/supabase-js), whose auth.getSession() gives the signed-in user's session", { field: "supabase" });
+  }
+  return async () => {
+    const { data, error } = await auth.getSession();
+    // supabase-js answers a failed refresh (a revoked refresh token, no network) as `error`.
+    if (error) throw error;
+    const token = data?.session?.access_token;
+    return typeof token === "string" ? token : null;
+  };
 }

@@ -11,7 +11,7 @@
 // did is described inside it. Each one also settles within its time limit, whether or
 // not the injected function honours its AbortSignal.
 import { AgentmemError } from "./errors.js";
-import { messageOf } from "./json.js";
+import { describe as describeValue, messageOf } from "./json.js";
 /** @import { EmbedFn } from "./index.d.ts" */
 
 /**
@@ -81,8 +81,21 @@ export function track(start) {
       done(reject)(asAgentmemError(e));
       return;
     }
-    Promise.resolve(promise).then(done(resolve), (e) => done(reject)(asAgentmemError(e)));
+    Promise.resolve(promise).then(done(resolve), (e) => done(reject)(hinted(asAgentmemError(e))));
   });
+}
+
+/**
+ * `e`, with a hint when it is the server saying that the token expired (PostgREST's
+ * answer has none): what a long-lived client meets once its session was refreshed.
+ * @param {AgentmemError} e
+ * @returns {AgentmemError}
+ */
+function hinted(e) {
+  if (e.status === 401 && e.hint === undefined && e.message === "JWT expired") {
+    /** @type {any} */ (e).hint = "pass the current token (withAccessToken), or accessToken as a function (followSession(supabase)) that gives it";
+  }
+  return e;
 }
 
 /**
@@ -212,6 +225,104 @@ export function fetchOnce(fetch, url, method, headersJson, requestBody, timeoutM
       },
     );
   });
+}
+
+/**
+ * Where a client's access token comes from when `accessToken` is a function (client.js):
+ * the function, how long it may take (the client's `timeoutMs`), and the token it gave
+ * last (for `client.identity`).
+ * @typedef {{ get: () => unknown, timeoutMs: number, last: string | null | undefined }} TokenSource
+ */
+
+/**
+ * The token `source` gives now: the signed-in user's JWT, or null when nobody is signed in
+ * (the API key alone is sent). Rejects with `unauthorized` when the function throws or
+ * rejects (its error as `cause`), `timeout` when it does not answer within its time, and
+ * `invalid_input` when it gives anything but a string or null. Whether a string is a JWT
+ * is the module's to say, as for a token given as a string.
+ * @param {TokenSource} source
+ * @returns {Promise<string | null>}
+ */
+export function askToken(source) {
+  const gen = generation;
+  return new Promise((resolve, reject) => {
+    // As fetchOnce: a call abandoned by a trap meanwhile never continues (it would send
+    // its request after its caller was told it failed).
+    const settle = once((/** @type {() => void} */ finish) => finish(), gen);
+    const timer = setTimeout(() => {
+      settle(() => reject(new AgentmemError("timeout", `the accessToken function did not answer within ${source.timeoutMs} ms (timeoutMs)`, { field: "accessToken" })));
+    }, source.timeoutMs);
+    /** @returns {Promise<unknown>} */
+    const attempt = async () => source.get();
+    attempt().then(
+      (token) => {
+        clearTimeout(timer);
+        if (token === null || typeof token === "string") {
+          settle(() => {
+            source.last = token;
+            resolve(token);
+          });
+          return;
+        }
+        settle(() => reject(new AgentmemError("invalid_input", `the accessToken function must return the signed-in user's JWT (a string), or null when nobody is signed in; it returned ${describeValue(token)}`, { field: "accessToken" })));
+      },
+      (cause) => {
+        clearTimeout(timer);
+        settle(() => reject(new AgentmemError("unauthorized", `the accessToken function failed, so there is no token to send: ${messageOf(cause)}`, { field: "accessToken", cause })));
+      },
+    );
+  });
+}
+
+/**
+ * Whether `e` is the server saying that the token it was sent has expired (PostgREST:
+ * 401 PGRST303 "JWT expired"; before version 12, PGRST301).
+ * @param {unknown} e
+ * @returns {boolean}
+ */
+function expiredToken(e) {
+  return e instanceof AgentmemError && e.code === "unauthorized" && e.status === 401
+    && (e.pgrstCode === "PGRST303" || e.pgrstCode === "PGRST301") && /\bexpired\b/i.test(e.message);
+}
+
+/**
+ * Runs `attempt` (one operation, through the module) with the client state `state`; when
+ * its token comes from a function, with the token the function gives now, written into
+ * the options the module reads. If the server answers that this token expired, the
+ * function is asked once more and, given another token, the operation runs once more: a
+ * request refused for its token ran nothing, and every operation sends its writes in one
+ * request, so nothing runs twice.
+ * @template T
+ * @param {{ options: string | undefined, fetch: FetchLike | undefined, token?: TokenSource }} state
+ * @param {(state: { options: string | undefined, fetch: FetchLike | undefined }) => Promise<T>} attempt
+ * @returns {Promise<T>}
+ */
+export async function withToken(state, attempt) {
+  const source = state.token;
+  if (source === undefined) return attempt(state);
+  const token = await askToken(source);
+  try {
+    return await attempt(tokenState(state, token));
+  } catch (e) {
+    if (!expiredToken(e)) throw e;
+    const again = await askToken(source);
+    if (again === token) throw e;
+    return attempt(tokenState(state, again));
+  }
+}
+
+/**
+ * `state` with `token` as its access token (null: none, the API key alone).
+ * @param {{ options: string | undefined, fetch: FetchLike | undefined }} state
+ * @param {string | null} token
+ * @returns {{ options: string | undefined, fetch: FetchLike | undefined }}
+ */
+function tokenState(state, token) {
+  const text = state.options;
+  // The options are JSON text of an object without accessToken (client.js takes the function out).
+  if (token === null || text === undefined || !text.endsWith("}")) return { options: text, fetch: state.fetch };
+  const options = `${text.slice(0, -1)}${text === "{}" ? "" : ","}"accessToken":${JSON.stringify(token)}}`;
+  return { options, fetch: state.fetch };
 }
 
 /**

@@ -77,8 +77,21 @@ export function describe(v) {
     case "boolean": return String(v);
     case "undefined": return "undefined";
     case "function": return "a function";
-    case "object": return v === null ? "null" : Array.isArray(v) ? "an array" : "an object";
+    case "object": return v === null ? "null" : isArray(v) ? "an array" : "an object";
     default: return `a ${typeof v}`;
+  }
+}
+
+/**
+ * Array.isArray, false for a revoked Proxy (for which Array.isArray throws).
+ * @param {unknown} v
+ * @returns {boolean}
+ */
+function isArray(v) {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
   }
 }
 

@@ -137,6 +137,29 @@ function textOf(/** @type {any} */ m) {
 }
 
 /**
+ * A thread as listThreads answers it, from what the database sends (rpc/langgraph_list_threads
+ * leaves out what follows from the rest): the config getTuple takes, the step and source.
+ * @param {Omit<ThreadSummary, "config" | "step" | "source">} row
+ * @returns {ThreadSummary}
+ */
+export function threadSummary(row) {
+  const metadata = /** @type {Record<string, any>} */ (row.metadata ?? {});
+  return {
+    threadId: row.threadId,
+    config: { configurable: { thread_id: row.threadId, checkpoint_ns: "", checkpoint_id: row.checkpointId } },
+    checkpointId: row.checkpointId,
+    step: typeof metadata.step === "number" ? metadata.step : null,
+    source: typeof metadata.source === "string" ? metadata.source : null,
+    metadata,
+    checkpointCount: row.checkpointCount,
+    lastHumanMessage: row.lastHumanMessage,
+    lastAiMessage: row.lastAiMessage,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/**
  * listThreads on the memory backend, with the database's rules: a thread's root namespace,
  * its latest checkpoint (greatest id), most recently written first (checkpoint `ts`).
  * @param {MemorySaver} memory
@@ -163,19 +186,16 @@ export async function memoryListThreads(memory, options) {
       if (ts > last) last = ts;
     }
     const preview = messagesPreview(checkpoint.channel_values);
-    threads.push({
+    threads.push(threadSummary({
       threadId: thread,
-      config: { configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: latest } },
       checkpointId: latest,
-      step: metadata?.step ?? null,
-      source: metadata?.source ?? null,
       metadata: metadata ?? {},
       checkpointCount: ids.length,
       lastHumanMessage: preview?.human ?? null,
       lastAiMessage: preview?.ai ?? null,
       createdAt: first,
       updatedAt: last,
-    });
+    }));
   }
   threads.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.threadId < b.threadId ? -1 : 1));
   return threads.slice(offset, offset + limit);

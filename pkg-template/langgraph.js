@@ -12,10 +12,10 @@
 // langgraph-node.js, langgraph-browser.js, picked by the "./langgraph" exports map) import
 // their runtime's entry first, which does that.
 import { BaseCheckpointSaver, MemorySaver, TASKS } from "@langchain/langgraph-checkpoint";
-import { clientOptions, createClient, isClient } from "./client.js";
+import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { asAgentmemError, guarded } from "./io.js";
-import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview } from "./langgraph-memory.js";
+import { inMemory, memoryCleanup, memoryListThreads, memoryMetrics, messagesPreview, threadSummary } from "./langgraph-memory.js";
 import { describe, messageOf, toJson } from "./json.js";
 import { call, checkpointCheck, prim, unreadable } from "./wasm.js";
 /**
@@ -165,19 +165,22 @@ async function dumps(serde, field, value) {
 }
 
 /** `serde.loadsTyped(type, bytes)`; a stored value the serializer cannot read is `server`
- *  (the database holds something this serializer does not understand).
+ *  (the database holds something this serializer does not understand), naming the value,
+ *  and in `details` the thread, namespace and checkpoint it belongs to.
  * @param {SerializerProtocol} serde
  * @param {string} what
  * @param {string} type
  * @param {Uint8Array | string} bytes
+ * @param {string} [where] the checkpoint's thread, namespace and id
  * @returns {Promise<any>}
  */
-async function loads(serde, what, type, bytes) {
+async function loads(serde, what, type, bytes, where) {
   try {
     return await serde.loadsTyped(type, bytes);
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
-    throw new AgentmemError("server", `the stored ${what} could not be deserialized: ${messageOf(e)}`, { cause: e });
+    const message = `the stored ${what}${where ? ` of ${where}` : ""} could not be deserialized: ${messageOf(e)}`;
+    throw new AgentmemError("server", message, { cause: e, details: where });
   }
 }
 
@@ -257,7 +260,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     // The anon key alone has no key space: every operation would be refused (401). Said
     // here, with the fix, rather than at the first getTuple; a configuration mistake, so
     // never a reason to fall back.
-    if (this.#client.identity.role === "anon") {
+    if (anonymousOnly(this.#client)) {
       throw new AgentmemError("unauthorized", "AgentmemSaver needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }
@@ -443,6 +446,10 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const memory = this.#memory;
       if (memory) {
         checkpointCheck("put", [configurable, checkpointJson, versionsJson, serialized, meta]);
+        // MemorySaver makes the thread's entry before it serializes the values, and one it
+        // cannot serialize (a 10,000-deep array) would leave that entry empty, which its
+        // getTuple then fails on: serialized here first, so a bad value writes nothing.
+        await dumps(this.serde, "checkpoint.channel_values", values ?? {});
         // newVersions as the base class passes it, though MemorySaver declares no such parameter.
         return inMemory(() => /** @type {BaseCheckpointSaver} */ (memory).put(config, checkpoint, metadata, newVersions));
       }
@@ -466,8 +473,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const pairs = pendingWrites(writes);
       const serialized = [];
       for (const [i, [channel, value]] of pairs.entries()) {
-        // The memory backend serializes for itself; its check needs the channels only.
-        serialized.push([channel, this.#memory ? ["json", new Uint8Array()] : await dumps(this.serde, `writes[${i}]`, value)]);
+        // The memory backend serializes for itself, but value by value, keeping those before
+        // one it cannot serialize: each is serialized here first, so a bad one writes nothing.
+        serialized.push([channel, await dumps(this.serde, `writes[${i}]`, value)]);
       }
       const memory = this.#memory;
       if (memory) {
@@ -538,7 +546,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const args = [toJson("options", options ?? null)];
       checkpointCheck("listThreads", args); // for both backends
       if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
-      return database(this.#client, "listThreads", args);
+      return /** @type {Parameters<typeof threadSummary>[0][]} */ (await database(this.#client, "listThreads", args)).map(threadSummary);
     });
   }
 
@@ -559,13 +567,15 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       if (value === undefined) return this.getTuple(row.config);
       if (value !== null) stored.push([channel, ...value]);
     }
+    const { thread_id, checkpoint_ns, checkpoint_id } = row.config.configurable;
+    const where = `thread ${JSON.stringify(thread_id)}, namespace ${JSON.stringify(checkpoint_ns)}, checkpoint ${JSON.stringify(checkpoint_id)}`;
     const [metadata, values, pendingWrites, sends] = await Promise.all([
-      loads(serde, "metadata", "json", row.metadata),
-      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of ${channel}`, type, data)])),
+      loads(serde, "metadata", "json", row.metadata, where),
+      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of channel ${JSON.stringify(channel)}`, type, data, where)])),
       Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) =>
-        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to ${channel}`, type, bytes)])
+        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to channel ${JSON.stringify(channel)}`, type, bytes, where)])
       )),
-      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes))),
+      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes, where))),
     ]);
     const channel_values = Object.fromEntries(values);
     if (sends) channel_values[TASKS] = sends;

@@ -15,8 +15,8 @@
 // Embeddings come from the caller: `index.embed` (agentmem's callback, (texts, { signal })
 // => vectors, the memory tools' kind) or a LangChain Embeddings object; a batch sends all
 // the texts it needs embedded in one invocation, before its request.
-import { BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
-import { clientOptions, createClient, isClient } from "./client.js";
+import { BaseStore, InvalidNamespaceError, validateNamespace } from "@langchain/langgraph-checkpoint";
+import { anonymousOnly, clientOptions, createClient, isClient } from "./client.js";
 import { AgentmemError } from "./errors.js";
 import { embedOnce, guarded } from "./io.js";
 import { describe, toJson } from "./json.js";
@@ -30,6 +30,28 @@ import { call, prim, unreadable } from "./wasm.js";
 
 const EMBED_TIMEOUT_MS = 30000;
 const MAX_EMBED_TIMEOUT_MS = 600000;
+// The store's bounds, as its migration states and enforces them. Checked here too, so an
+// operation that cannot be stored is refused, naming its field, before any text of the
+// batch is embedded (the batch's total size only once it is assembled).
+const MAX_KEY_BYTES = 2048; // the labels' and the key's UTF-8 bytes, plus 8 per label
+const MAX_FIELD_BYTES = 256; // an indexed field's path
+const MAX_VALUE_BYTES = 1048576; // a value's JSON text
+const MAX_BATCH_OPS = 10000;
+const MAX_BATCH_BYTES = 33554432; // the batch's JSON text
+
+/**
+ * The UTF-8 bytes of a string, without encoding it.
+ * @param {string} s
+ */
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    // A surrogate is half of a 4-byte character: 2 bytes each.
+    if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return n;
+}
 
 /**
  * @param {string} field
@@ -236,6 +258,7 @@ function fieldList(field, paths) {
   if (!Array.isArray(paths)) throw invalid(field, `${field} must be an array of paths (strings), got ${describe(paths)}`);
   return Array.from(paths, (p, i) => {
     if (typeof p !== "string" || p === "") throw invalid(`${field}[${i}]`, `${field}[${i}] must be a non-empty path, got ${describe(p)}`);
+    if (utf8Length(p) > MAX_FIELD_BYTES) throw invalid(`${field}[${i}]`, `${field}[${i}] is ${utf8Length(p)} bytes of UTF-8; an indexed path is at most ${MAX_FIELD_BYTES}`);
     return /** @type {Field} */ ([p, p === "$" ? ["$"] : tokenizePath(p)]);
   });
 }
@@ -337,14 +360,19 @@ function ttlConfig(ttl) {
 }
 
 /**
- * A namespace as LangGraph's stores check it (InMemoryStore's rule in batch: the
- * reserved root "langgraph" is allowed, an empty one is not), copied.
+ * A namespace, copied and checked as LangGraph's stores check it (by default
+ * InMemoryStore's rule in batch: the reserved root "langgraph" is allowed, an empty one is
+ * not). Labels that are not strings are refused here, by type: LangGraph's
+ * validateNamespace writes them into its message as text, which recurses through a deeply
+ * nested array until the stack overflows, throws for a Symbol and runs the caller's
+ * toString.
  * @param {string} field
  * @param {unknown} namespace
- * @param {boolean} [allowEmpty]
+ * @param {{ allowEmpty?: boolean, allowReservedRoot?: boolean }} [rules]
  * @returns {string[]}
  */
-function labels(field, namespace, allowEmpty = false) {
+function labels(field, namespace, { allowEmpty = false, allowReservedRoot = true } = {}) {
+  /** @type {unknown[] | null} */
   let copy;
   try {
     copy = Array.isArray(namespace) ? Array.from(namespace) : null;
@@ -352,8 +380,14 @@ function labels(field, namespace, allowEmpty = false) {
     throw unreadable(field, e);
   }
   if (copy === null) throw invalid(field, `${field} must be an array of strings, got ${describe(namespace)}`);
-  if (!(allowEmpty && copy.length === 0)) validateNamespace(copy, { allowReservedRoot: true });
-  return copy;
+  copy.forEach((label, i) => {
+    if (typeof label !== "string") {
+      throw new InvalidNamespaceError(`Invalid namespace label at ${field}[${i}]: namespace labels must be strings, but got ${describe(label)}.`);
+    }
+  });
+  const strings = /** @type {string[]} */ (copy);
+  if (!(allowEmpty && strings.length === 0)) validateNamespace(strings, { allowReservedRoot });
+  return strings;
 }
 
 /**
@@ -373,8 +407,8 @@ function keyOf(field, key) {
  *       threshold: number | null, vectorWeight: number | null }
  *   | { kind: "list", at: number, conditions: { type: string, path: string[] }[], maxDepth: number | null,
  *       limit: number | null, offset: number }
- *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null, plain: unknown,
- *       index: false | Field[] | null, ttl: number | null | undefined }} StoreOp
+ *   | { kind: "put", at: number, namespace: string[], key: string, value: string | null,
+ *       index: false | Field[] | null, ttl: number | null | undefined, parsed?: unknown }} StoreOp
  */
 
 /**
@@ -386,6 +420,23 @@ function keyOf(field, key) {
  * @returns {StoreOp}
  */
 function readOp(raw, at, ttl, index) {
+  try {
+    return readOpOnce(raw, at, ttl, index);
+  } catch (e) {
+    // A Proxy trap or getter of the caller's that threw while the operation was read.
+    if (e instanceof AgentmemError || e instanceof InvalidNamespaceError) throw e;
+    throw unreadable(`operations[${at}]`, e);
+  }
+}
+
+/**
+ * @param {unknown} raw
+ * @param {number} at
+ * @param {Ttl} ttl
+ * @param {Index | null} index
+ * @returns {StoreOp}
+ */
+function readOpOnce(raw, at, ttl, index) {
   const field = `operations[${at}]`;
   /** @type {Record<string, any>} */
   let op;
@@ -418,7 +469,7 @@ function readOp(raw, at, ttl, index) {
     return {
       kind: "search",
       at,
-      prefix: labels(`${field}.namespacePrefix`, op.namespacePrefix, true),
+      prefix: labels(`${field}.namespacePrefix`, op.namespacePrefix, { allowEmpty: true }),
       filter: filter === undefined || filter === null ? undefined : toJson(`${field}.filter`, filter),
       limit: /** @type {number} */ (optionalInt("limit", 10)),
       offset: /** @type {number} */ (optionalInt("offset", 0)),
@@ -430,6 +481,10 @@ function readOp(raw, at, ttl, index) {
   if ("value" in op) {
     const namespace = labels(`${field}.namespace`, op.namespace);
     const key = keyOf(`${field}.key`, op.key);
+    const size = namespace.reduce((n, label) => n + utf8Length(label) + 8, utf8Length(key));
+    if (size > MAX_KEY_BYTES) {
+      throw invalid(`${field}.key`, `${field}.namespace and key take ${size} bytes (their UTF-8 bytes plus 8 per label); at most ${MAX_KEY_BYTES}`);
+    }
     const value = op.value;
     if (value !== null && (!isObject(value) || Array.isArray(value))) {
       throw invalid(`${field}.value`, `${field}.value must be an object (or null to delete), got ${describe(value)}`);
@@ -445,13 +500,16 @@ function readOp(raw, at, ttl, index) {
     } catch (e) {
       throw unreadable(`${field}.options`, e);
     }
+    const text = value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value));
+    if (text !== null && text.length > MAX_VALUE_BYTES / 3 && utf8Length(text) > MAX_VALUE_BYTES) {
+      throw invalid(`${field}.value`, `${field}.value is ${utf8Length(text)} bytes of JSON text; at most ${MAX_VALUE_BYTES} (1 MiB)`);
+    }
     return {
       kind: "put",
       at,
       namespace,
       key,
-      value: value === null ? null : /** @type {string} */ (toJson(`${field}.value`, value)),
-      plain: value,
+      value: text,
       index,
       ttl: ttlMinutes === undefined ? undefined : minutes(`${field}.ttl`, ttlMinutes),
     };
@@ -469,7 +527,7 @@ function readOp(raw, at, ttl, index) {
         if (own.matchType !== "prefix" && own.matchType !== "suffix") {
           throw invalid(`${at}.matchType`, `${at}.matchType must be "prefix" or "suffix", got ${describe(own.matchType)}`);
         }
-        return { type: own.matchType, path: labels(`${at}.path`, own.path, true) };
+        return { type: own.matchType, path: labels(`${at}.path`, own.path, { allowEmpty: true }) };
       });
     }
     return {
@@ -576,7 +634,7 @@ export class AgentmemStore extends BaseStore {
     this.#textConfig = config;
     this.#client = isClient(clientOrOptions) ? clientOrOptions : createClient(/** @type {ClientOptions} */ (clientOrOptions));
     // As AgentmemSaver: the anon key alone has no key space.
-    if (this.#client.identity.role === "anon") {
+    if (anonymousOnly(this.#client)) {
       throw new AgentmemError("unauthorized", "AgentmemStore needs an identity: a signed-in user's accessToken (createClient({ url, apiKey, accessToken })), or the service role for server code (with actingFor to act for a user)", { field: "client" });
     }
   }
@@ -618,6 +676,7 @@ export class AgentmemStore extends BaseStore {
         throw unreadable("operations", e);
       }
       if (!Array.isArray(operations)) throw invalid("operations", `batch takes an array of operations, got ${describe(operations)}`);
+      if (list.length > MAX_BATCH_OPS) throw invalid("operations", `a batch holds at most ${MAX_BATCH_OPS} operations, got ${list.length}`);
       const ops = list.map((op, at) => readOp(op, at, this.#ttl, this.#index));
       if (ops.length === 0) return /** @type {OperationResults<Ops>} */ (/** @type {unknown} */ ([]));
       // A key written twice in one batch: its last write, in the place of its first.
@@ -631,7 +690,11 @@ export class AgentmemStore extends BaseStore {
       for (const op of puts.values()) {
         parts.push(putText(op, this.#ttl, vectors.documents.get(op) ?? [], documentOf(op, this.#index), this.#textConfig));
       }
-      const answer = await this.#rpc("langgraph_store_batch", `{"p_ops":[${parts.join(",")}]}`);
+      const body = `{"p_ops":[${parts.join(",")}]}`;
+      if (body.length > MAX_BATCH_BYTES / 3 && utf8Length(body) > MAX_BATCH_BYTES) {
+        throw invalid("operations", `the batch is ${utf8Length(body)} bytes of JSON text; at most ${MAX_BATCH_BYTES} (32 MiB)`);
+      }
+      const answer = await this.#rpc("langgraph_store_batch", body);
       if (!Array.isArray(answer) || answer.length !== parts.length) {
         throw new AgentmemError("server", "langgraph_store_batch answered with something other than one result per operation");
       }
@@ -663,11 +726,12 @@ export class AgentmemStore extends BaseStore {
     /** @type {[StoreOp, string, string][]} */
     const wanted = [];
     for (const op of puts) {
-      if (op.plain === null || op.index === false) continue;
+      if (op.value === null || op.index === false) continue;
+      const plain = plainOf(op);
       /** @type {Map<string, string>} field → text; a path listed twice is one vector */
       const fields = new Map();
       for (const [path, tokens] of op.index ?? index.fields) {
-        const texts = textsAt(op.plain, tokens);
+        const texts = textsAt(plain, tokens);
         if (texts.length === 1) fields.set(path, texts[0]);
         else texts.forEach((text, i) => fields.set(`${path}.${i}`, text));
       }
@@ -696,6 +760,10 @@ export class AgentmemStore extends BaseStore {
     return { documents, queries };
   }
 
+  // The single-operation methods read their arguments here rather than through
+  // BaseStore's, whose namespace check stringifies labels of any type (see `labels`), and
+  // outside any guard: a bad argument then rejects with a RangeError or TypeError.
+
   /**
    * @param {string[]} namespace
    * @param {string} key
@@ -703,10 +771,12 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<Item | null>}
    * @override
    */
-  async get(namespace, key, options) {
-    validateNamespace(namespace, { allowEmpty: true, allowReservedRoot: true });
-    const own = options === undefined ? {} : ownKeys("options", options, ["refreshTtl"]);
-    return (await this.batch([/** @type {GetOperation} */ ({ namespace, key, refreshTtl: own.refreshTtl })]))[0];
+  get(namespace, key, options) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowEmpty: true });
+      const own = options === undefined ? {} : ownKeys("options", options, ["refreshTtl"]);
+      return (await this.batch([/** @type {GetOperation} */ ({ namespace: ns, key, refreshTtl: own.refreshTtl })]))[0];
+    });
   }
 
   /**
@@ -715,13 +785,15 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<SearchItem[]>}
    * @override
    */
-  async search(namespacePrefix, options) {
-    validateNamespace(namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
-    const own = options === undefined ? {} : ownKeys("options", options,
-      ["filter", "limit", "offset", "query", "refreshTtl", "mode", "similarityThreshold", "distanceMetric", "vectorWeight"]);
-    const { filter, limit = 10, offset = 0, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight } = own;
-    const op = { namespacePrefix, filter, limit, offset, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight };
-    return (await this.batch([/** @type {SearchOperation} */ (op)]))[0];
+  search(namespacePrefix, options) {
+    return storeOperation(async () => {
+      const prefix = labels("namespacePrefix", namespacePrefix, { allowEmpty: true });
+      const own = options === undefined ? {} : ownKeys("options", options,
+        ["filter", "limit", "offset", "query", "refreshTtl", "mode", "similarityThreshold", "distanceMetric", "vectorWeight"]);
+      const { filter, limit = 10, offset = 0, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight } = own;
+      const op = { namespacePrefix: prefix, filter, limit, offset, query, refreshTtl, mode, similarityThreshold, distanceMetric, vectorWeight };
+      return (await this.batch([/** @type {SearchOperation} */ (op)]))[0];
+    });
   }
 
   /**
@@ -819,10 +891,44 @@ export class AgentmemStore extends BaseStore {
    * @returns {Promise<void>}
    * @override
    */
-  async put(namespace, key, value, index, options) {
-    validateNamespace(namespace);
-    const own = options === undefined ? {} : ownKeys("options", options, ["ttl"]);
-    await this.batch([/** @type {PutOperation} */ ({ namespace, key, value, index, ...(own.ttl !== undefined ? { ttl: own.ttl } : {}) })]);
+  put(namespace, key, value, index, options) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowReservedRoot: false });
+      const own = options === undefined ? {} : ownKeys("options", options, ["ttl"]);
+      await this.batch([/** @type {PutOperation} */ ({ namespace: ns, key, value, index, ...(own.ttl !== undefined ? { ttl: own.ttl } : {}) })]);
+    });
+  }
+
+  /**
+   * @param {string[]} namespace
+   * @param {string} key
+   * @returns {Promise<void>}
+   * @override
+   */
+  delete(namespace, key) {
+    return storeOperation(async () => {
+      const ns = labels("namespace", namespace, { allowEmpty: true });
+      await this.batch([/** @type {PutOperation} */ ({ namespace: ns, key, value: null })]);
+    });
+  }
+
+  /**
+   * @param {{ prefix?: string[], suffix?: string[], maxDepth?: number, limit?: number, offset?: number }} [options]
+   * @returns {Promise<string[][]>}
+   * @override
+   */
+  listNamespaces(options) {
+    return storeOperation(async () => {
+      const own = options === undefined ? {} : ownKeys("options", options, ["prefix", "suffix", "maxDepth", "limit", "offset"]);
+      /** @type {{ matchType: "prefix" | "suffix", path: string[] }[]} */
+      const matchConditions = [];
+      if (own.prefix) matchConditions.push({ matchType: "prefix", path: labels("options.prefix", own.prefix, { allowEmpty: true }) });
+      if (own.suffix) matchConditions.push({ matchType: "suffix", path: labels("options.suffix", own.suffix, { allowEmpty: true }) });
+      const { maxDepth, limit = 100, offset = 0 } = own;
+      // Checked by the batch, as every operation is.
+      const op = /** @type {ListNamespacesOperation} */ ({ matchConditions: matchConditions.length ? matchConditions : undefined, maxDepth, limit, offset });
+      return (await this.batch([op]))[0];
+    });
   }
 
   /**
@@ -901,6 +1007,18 @@ function readText(op, queries, config) {
 }
 
 /**
+ * A put's value as data, parsed once from its JSON text: the texts to embed and index come
+ * from the value as it was converted, not from the caller's object, whose getters would
+ * run again and whose Proxy could answer differently.
+ * @param {Extract<StoreOp, { kind: "put" }>} op
+ * @returns {unknown}
+ */
+function plainOf(op) {
+  if (op.parsed === undefined) op.parsed = op.value === null ? null : JSON.parse(op.value);
+  return op.parsed;
+}
+
+/**
  * The full-text document of a put: the texts of the fields it indexes (the put's paths,
  * else `index.fields`, else the whole value), objects as compact JSON, one per line; true
  * when the whole value is the one field (the database reads the value's own JSON text,
@@ -910,10 +1028,11 @@ function readText(op, queries, config) {
  * @returns {string | true | null}
  */
 function documentOf(op, index) {
-  if (op.plain === null || op.index === false) return null;
+  if (op.value === null || op.index === false) return null;
   const fields = op.index ?? index?.fields ?? [/** @type {Field} */ (["$", ["$"]])];
   if (fields.every(([path]) => path === "$")) return fields.length > 0 ? true : null;
-  const texts = fields.flatMap(([, tokens]) => textsAt(op.plain, tokens, undefined));
+  const plain = plainOf(op);
+  const texts = fields.flatMap(([, tokens]) => textsAt(plain, tokens, undefined));
   return texts.length === 0 ? null : texts.join("\n");
 }
 

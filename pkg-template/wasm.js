@@ -16,16 +16,17 @@
 // next call (wasm-bindgen's `__wbg_reset_state`); the generated glue is used as it is.
 import * as glue from "./agentmem.js";
 import { AgentmemError } from "./errors.js";
-import { asAgentmemError, embedOnce, fetchOnce, moduleFailed, sleep, track } from "./io.js";
+import { asAgentmemError, embedOnce, fetchOnce, moduleFailed, sleep, track, withToken } from "./io.js";
 import { messageOf, toJson } from "./json.js";
 /** @import * as Declared from "./index.d.ts" */
 /** @import { EmbedFn } from "./index.d.ts" */
-/** @import { FetchLike } from "./io.js" */
+/** @import { FetchLike, TokenSource } from "./io.js" */
 
 /**
  * What a client hands the module on every call (client.js): its options as JSON text and
- * the fetch to send requests with (the caller's, or the entry's default).
- * @typedef {{ options: string | undefined, fetch: FetchLike | undefined }} ClientState
+ * the fetch to send requests with (the caller's, or the entry's default); `token` when its
+ * access token comes from a function, which `call` asks (io.js `withToken`).
+ * @typedef {{ options: string | undefined, fetch: FetchLike | undefined, token?: TokenSource }} ClientState
  */
 
 const STAND_IN_FUNCTION = () => {};
@@ -226,20 +227,36 @@ export const inspectToken = (token) => callSync("inspectToken", prim(token));
  * @param {EmbedFn} [embed]
  * @returns {Promise<any>}
  */
-export const call = (state, capability, op, args, embed) =>
-  track(async () => {
-    /** @type {[number, any]} `[run id, action]` while the run waits, `[-1, result]` when done */
-    let [id, next] = enter(() => glue.call(state, capability, op, typeof args === "function" ? args() : args));
-    const instance = instances;
-    while (id >= 0) {
-      const outcome = await perform(state, embed, next);
-      // The run died with its instance; `track` has rejected this call already.
-      if (instance !== instances || failed) return new Promise(() => {});
-      const run = id;
-      [id, next] = enter(() => glue.resume(run, outcome));
-    }
-    return next;
-  });
+export const call = (state, capability, op, args, embed) => {
+  /** @type {unknown[] | undefined} */
+  let input;
+  // Made once: an operation runs again when its token expired (io.js `withToken`).
+  const made = () => (input ??= typeof args === "function" ? args() : args);
+  return track(() => withToken(state, (tokenState) => runOnce(tokenState, capability, op, made, embed)));
+};
+
+/**
+ * One run of `call`'s operation, with the client's access token in place.
+ * @param {ClientState} state
+ * @param {"client" | "memory" | "state" | "checkpoint"} capability
+ * @param {unknown} op
+ * @param {() => unknown[]} args
+ * @param {EmbedFn} [embed]
+ * @returns {Promise<any>}
+ */
+async function runOnce(state, capability, op, args, embed) {
+  /** @type {[number, any]} `[run id, action]` while the run waits, `[-1, result]` when done */
+  let [id, next] = enter(() => glue.call(state, capability, op, args()));
+  const instance = instances;
+  while (id >= 0) {
+    const outcome = await perform(state, embed, next);
+    // The run died with its instance; `track` has rejected this call already.
+    if (instance !== instances || failed) return new Promise(() => {});
+    const run = id;
+    [id, next] = enter(() => glue.resume(run, outcome));
+  }
+  return next;
+}
 
 /**
  * An action of a run (src/wasm/run.rs), through io.js, whose promises resolve to a plain

@@ -79,6 +79,8 @@ ln -sfn "$PKG" tests/node/node_modules/agentmem-supabase
 node --test tests/node/
 log "layer 3: package in headless Chromium"
 node tests/browser/run.mjs
+log "layer 3: visitors without accounts: the COIA landing edge function with anonymous sign-ins, over HTTP and in headless Chromium (sign-up keeps their data, visitors kept apart)"
+"$ROOT/tests/visitors/run.sh"
 log "layer 3: LangGraph saver in Node (upstream validation suite, RLS, faults, a graph resumed by a 2nd process)"
 "$ROOT/tests/langgraph/run.sh"
 log "layer 3: npm pack, the tarball installed into fresh projects (Node, Deno npm: and copied, esbuild and Vite in Chromium)"

@@ -36,6 +36,7 @@ const STORE: Migration = (
         "langgraph_store_sweep",
         "langgraph_store_dimensions",
         "set_langgraph_store_dimensions",
+        "set_embedding_dimensions",
     ],
 );
 

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // @ts-check
 // Serves the inspector (inspector/ of this package, a static page) on 127.0.0.1 for one
-// project: the page then talks to that project's PostgREST from the browser, as the user
-// whose access token is pasted into it. This server only hands out files and the
+// project: the page then talks to that project's PostgREST and Auth from the browser, as
+// the user who signs in. This server only hands out files and the
 // project's URL and anon key (config.json); it never sees a token and proxies nothing.
+// It answers only requests addressed to it by the host and port it listens on (a page of
+// another site that rebinds its DNS name to 127.0.0.1 cannot read config.json), and every
+// answer carries a Content-Security-Policy that lets the page connect to itself, the
+// project and the configured embedding endpoint only, and be framed by nobody.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, isAbsolute, join, normalize, relative, sep } from "node:path";
@@ -16,8 +20,9 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const usage = `Usage: agentmem-inspect [options]
 
 Serves the agentmem inspector on http://127.0.0.1:<port>/inspector/ for one project.
-Open it, paste a user's access token (or sign in with Supabase Auth), and browse that
-user's LangGraph threads, checkpoints, memories and store items under row-level security.
+Open it, sign in (Supabase Auth: email + password or anonymous, or a pasted session),
+and browse that user's LangGraph threads, checkpoints, memories and store items under
+row-level security: what each step ran, what runs next, tool calls, diffs, forks.
 
 Options:
   --url <url>     the project URL, e.g. https://<ref>.supabase.co or http://127.0.0.1:54321
@@ -114,8 +119,52 @@ if (!args.key) fail("no anon key: pass --key or set SUPABASE_ANON_KEY");
 const problem = secretKeyProblem(args.key);
 if (problem) fail(`refusing to hand this key to a browser: ${problem}. Use the anon / publishable key; the page signs in as a user.`);
 
+/**
+ * `url` as a CSP source expression: its origin, or (`withPath`) its origin and path, with
+ * the characters that separate sources and directives percent-encoded. Fails on a URL that
+ * does not parse.
+ * @param {string} option
+ * @param {string} url
+ * @param {boolean} withPath
+ * @returns {string}
+ */
+function cspSource(option, url, withPath) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    fail(`${option} is not a URL: "${url}"`);
+  }
+  if (!withPath) return u.origin;
+  return `${u.origin}${u.pathname.replace(/;/g, "%3B").replace(/,/g, "%2C")}`;
+}
+
 const config = JSON.stringify({ url: args.url, apiKey: args.key, ...(args.embedUrl ? { embedUrl: args.embedUrl } : {}) });
+// The token goes to the project (PostgREST, Auth) and to the embedding endpoint, and
+// nowhere else; 'wasm-unsafe-eval' lets the page compile the package's module.
+const connect = ["'self'", cspSource("--url", args.url, false), ...(args.embedUrl ? [cspSource("--embed-url", args.embedUrl, true)] : [])];
+const csp = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  `connect-src ${connect.join(" ")}`,
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+const SECURITY = { "content-security-policy": csp, "x-frame-options": "DENY", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" };
+/** The Host values this server answers to, once it listens: 127.0.0.1 and localhost, on its port. @type {Set<string>} */
+const hosts = new Set();
+
 const server = createServer((req, res) => {
+  for (const [name, value] of Object.entries(SECURITY)) res.setHeader(name, value);
+  const host = (req.headers.host ?? "").toLowerCase();
+  if (!hosts.has(host)) {
+    res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end(`agentmem-inspect answers requests for ${[...hosts].join(" or ")} only\n`);
+    return;
+  }
   let path;
   try {
     path = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
@@ -152,11 +201,13 @@ const server = createServer((req, res) => {
     res.writeHead(404).end();
     return;
   }
-  res.writeHead(200, { "content-type": type, "cache-control": "no-cache", "x-content-type-options": "nosniff" }).end(req.method === "HEAD" ? undefined : body);
+  res.writeHead(200, { "content-type": type, "cache-control": "no-cache" }).end(req.method === "HEAD" ? undefined : body);
 });
 server.on("error", (e) => fail(`cannot listen on 127.0.0.1:${args.port}: ${e.message}`));
 server.listen(args.port, "127.0.0.1", () => {
   const address = server.address();
   const port = address && typeof address === "object" ? address.port : args.port;
+  hosts.add(`127.0.0.1:${port}`);
+  hosts.add(`localhost:${port}`);
   process.stdout.write(`agentmem inspector for ${args.url}: http://127.0.0.1:${port}/inspector/\n`);
 });

@@ -1,16 +1,23 @@
 // agentmem inspector: a user's LangGraph threads, checkpoints and memories, read and
 // changed through the package's browser entry with the user's own access token, so the
 // database's row-level security decides what is shown. No server of its own: the page
-// needs only the project URL, its anon/publishable key and a signed-in user's JWT.
+// needs only the project URL, its anon/publishable key and a signed-in user (Supabase
+// Auth's password grant or anonymous sign-in, or a pasted session).
 //
 // Values are decoded here, not with @langchain (an optional peer the page cannot assume):
 // LangGraph's JsonPlusSerializer stores type "json" as UTF-8 JSON text, and LangChain
 // messages as {lc:1, type:"constructor", id:[..., "HumanMessage"], kwargs:{content,...}}.
 // A fork stores edited values in that same serialized form, so AgentmemSaver revives them.
+import { analyse, decode, learnedEdges, versionLabel } from "./graph.js";
+import { forkEditor, stateChannel } from "./editor.js";
+import {
+  chatView, copyButton, empty, h, isMessages, jsonDiffView, jsonView, loading, messageDiffView, rawJson, short, when,
+} from "./views.js";
+import { canonical } from "./graph.js";
 
 /** @type {any} */
 let agentmem; // the package's browser entry, loaded once the page has started
-const TOKEN_KEY = "agentmem-inspector-token";
+const SESSION_KEY = "agentmem-inspector-session";
 const PROJECT_KEY = "agentmem-inspector-project";
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const whoami = /** @type {HTMLElement} */ (document.getElementById("whoami"));
@@ -19,282 +26,238 @@ const whoami = /** @type {HTMLElement} */ (document.getElementById("whoami"));
 const project = { url: "", apiKey: "", fixed: false };
 /** @type {any} the signed-in client, or null */
 let client = null;
-/** @type {{ role: string | null, sub: string | null } | null} */
-let identity = null;
 
-// ---------------------------------------------------------------------------- DOM helpers
-/**
- * @param {string} tag
- * @param {Record<string, any> | null} [attrs]
- * @param {...(Node | string | null | undefined | false)} children
- * @returns {HTMLElement}
- */
-function h(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "class") e.className = v;
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-/** @param {...(Node | string | null | undefined | false)} children */
-function show(...children) {
-  main.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false).map((c) => /** @type {Node | string} */ (c)));
-}
-const loading = (what) => h("p", { class: "state loading", role: "status" }, `Loading ${what}…`);
-const empty = (text) => h("p", { class: "state empty", "data-state": "empty" }, text);
-
-/** An error as the package types it: its code, message, and whatever PostgREST added. */
+/** An error as the package types it: its code, message, and whatever the server added. */
 function errorBox(e, doing) {
   const box = h("div", { class: "state error", role: "alert", "data-state": "error" });
   box.append(`${doing ? `${doing}: ` : ""}`);
   if (e && e.name === "AgentmemError") {
     box.append(h("code", null, e.code), ` ${e.message}`);
     for (const k of ["status", "pgrstCode", "hint", "details"]) if (e[k] !== undefined) box.append(h("div", null, `${k}: ${e[k]}`));
+    if (e.cause?.message && !e.message.includes(e.cause.message)) box.append(h("div", null, `cause: ${e.cause.message}`));
   } else {
     box.append(h("code", null, e?.name ?? "Error"), ` ${e?.message ?? String(e)}`);
   }
   return box;
 }
-const short = (id) => (id && id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id ?? "");
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : "");
-
-// ------------------------------------------------------------------------- value decoding
-/** @param {string} b64 */
-function bytesOf(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+/** @param {...any} children */
+function show(...children) {
+  main.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
+
+// -------------------------------------------------------------------------------- session
 /**
- * A stored value as the RPCs answer it ({type, text} or {type, blob}) decoded for display.
- * @returns {{ kind: "value", value: any } | { kind: "empty" } | { kind: "opaque", type: string, bytes: number, text?: string }}
+ * The signed-in session, kept in sessionStorage (this tab only): an access token, and when
+ * it came from Supabase Auth its refresh token, so the page follows the session as
+ * supabase-js does (a token that expires within a minute is refreshed before a request;
+ * refresh tokens rotate).
+ * @typedef {{ access_token: string, refresh_token: string | null, via: string, email?: string | null, anonymous?: boolean }} Session
  */
-function decode(stored) {
-  if (!stored || stored.type === "empty") return { kind: "empty" };
-  const text = typeof stored.text === "string" ? stored.text : stored.blob != null ? null : "";
-  if (stored.type === "json") {
-    const t = text ?? new TextDecoder().decode(bytesOf(stored.blob));
-    try {
-      return { kind: "value", value: JSON.parse(t) };
-    } catch {
-      return { kind: "opaque", type: "json (not parseable)", bytes: t.length, text: t };
-    }
-  }
-  const bytes = text !== null ? new TextEncoder().encode(text) : bytesOf(stored.blob);
-  return { kind: "opaque", type: stored.type, bytes: bytes.length };
-}
-const isMessage = (v) =>
-  v !== null && typeof v === "object" && v.lc === 1 && v.type === "constructor" && Array.isArray(v.id) &&
-  /Message(Chunk)?$/.test(String(v.id[v.id.length - 1]));
-const isMessages = (v) => Array.isArray(v) && v.length > 0 && v.every(isMessage);
+/** @type {Session | null} */
+let session = null;
+/** @type {Promise<string> | null} */
+let refreshing = null;
+/** Why the session ended (a failed refresh), shown until the user signs in again. @type {any} */
+let ended = null;
 
-/** Key-sorted JSON: the same value compares equal whatever order its keys were written in. */
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (v !== null && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "undefined";
-}
-
-// ------------------------------------------------------------------------------ JSON view
-/** Collapsible JSON: objects and arrays are <details>, open near the top. */
-function jsonView(value, depth = 0, label = null) {
-  const key = label === null ? null : h("span", { class: "k" }, `${label}: `);
-  if (value === null || typeof value !== "object") {
-    const cls = typeof value === "string" ? "s" : typeof value === "number" ? "n" : "l";
-    return h("div", { class: depth === 0 ? "json" : "row" }, key, h("span", { class: cls }, JSON.stringify(value) ?? "undefined"));
-  }
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  const kind = isMessage(value) ? String(value.id[value.id.length - 1]) : Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
-  const d = h("details", { class: depth === 0 ? "json" : "" }, h("summary", null, key, kind));
-  if (depth < 2) d.open = true;
-  for (const [k, v] of entries) d.append(jsonView(v, depth + 1, k));
-  return d;
-}
-
-/** LangChain messages as a conversation. */
-function chatView(messages) {
-  const box = h("div", { class: "chat", "data-chat": "" });
-  for (const m of messages) {
-    const cls = String(m.id[m.id.length - 1]).replace(/Message(Chunk)?$/, "");
-    const role = { Human: "human", AI: "ai", Tool: "tool", System: "system" }[cls] ?? "other";
-    const k = m.kwargs ?? {};
-    const content = typeof k.content === "string"
-      ? k.content
-      : Array.isArray(k.content) ? k.content.map((p) => (typeof p === "string" ? p : p?.text ?? JSON.stringify(p))).join("\n") : JSON.stringify(k.content);
-    const calls = Array.isArray(k.tool_calls) && k.tool_calls.length > 0
-      ? h("div", { class: "mono" }, k.tool_calls.map((c) => `→ ${c.name}(${JSON.stringify(c.args)})`).join("\n")) : null;
-    box.append(h("div", { class: `msg ${role}` }, h("span", { class: "who" }, `${cls}${k.name ? ` · ${k.name}` : ""}`), content, calls));
-  }
-  return box;
-}
-
-// ------------------------------------------------------------------------------- session
-function loadSession() {
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  client = null;
-  identity = null;
-  if (!project.url || !project.apiKey) return null;
+function claims(token) {
   try {
-    // createClient refuses secret and service-role keys in a browser (the package's rule).
-    const c = agentmem.createClient({ url: project.url, apiKey: project.apiKey, accessToken: token || undefined });
-    identity = c.identity;
-    if (token) client = c;
-    return null;
-  } catch (e) {
-    return e;
+    return JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+  } catch {
+    return {};
   }
 }
+const expOf = (s) => (s ? Number(claims(s.access_token).exp) || null : null);
+const secondsLeft = (s) => (expOf(s) === null ? Infinity : /** @type {number} */ (expOf(s)) - Date.now() / 1000);
+
+/** Supabase Auth's answer as an AgentmemError that keeps the server's own words. */
+async function authError(r) {
+  const text = await r.text().catch(() => "");
+  let body = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's page, a project without Auth): its text is the message.
+  }
+  const b = /** @type {any} */ (body);
+  const said = b.msg ?? b.message ?? b.error_description ?? b.error ?? (text.trim().slice(0, 200) || `HTTP ${r.status}`);
+  const code = b.error_code ?? (typeof b.code === "string" ? b.code : undefined) ?? b.error;
+  return new agentmem.AgentmemError(r.status === 404 ? "not_found" : r.status === 422 ? "invalid_input" : r.status === 429 ? "rate_limited" : r.status >= 500 ? "server" : "unauthorized",
+    `Supabase Auth: ${said}`, { status: r.status, details: code ? `error_code ${code}` : undefined });
+}
+
+/** POST to the project's Auth; the parsed answer, or Auth's error. */
+async function auth(path, body, bearer) {
+  let r;
+  try {
+    r = await fetch(`${project.url.replace(/\/+$/, "")}/auth/v1${path}`, {
+      method: "POST",
+      headers: { apikey: project.apiKey, "content-type": "application/json", ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new agentmem.AgentmemError("network", `Supabase Auth at ${project.url}/auth/v1 did not answer: ${/** @type {Error} */ (e).message}`, { cause: e });
+  }
+  if (!r.ok) throw await authError(r);
+  return r.status === 204 ? null : r.json();
+}
+
+/** @param {any} answer Auth's session answer (access_token, refresh_token, user). @param {string} via */
+function sessionFrom(answer, via) {
+  if (typeof answer?.access_token !== "string") throw new agentmem.AgentmemError("server", "Supabase Auth answered without an access token");
+  return { access_token: answer.access_token, refresh_token: answer.refresh_token ?? null, via, email: answer.user?.email || null, anonymous: answer.user?.is_anonymous === true };
+}
+
+function saveSession(s) {
+  session = s;
+  ended = null;
+  if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(SESSION_KEY);
+  makeClient();
+}
+
+/** The current access token: refreshed first when it expires within a minute (a quarter
+ *  of its life, for short-lived ones), once for every request waiting on it. The client
+ *  asks for it before each request. */
+async function accessToken() {
+  const s = session;
+  if (!s) return null;
+  const c = claims(s.access_token);
+  const margin = Math.min(60, Math.max(1, ((Number(c.exp) || 0) - (Number(c.iat) || 0)) / 4));
+  if (!s.refresh_token || secondsLeft(s) > margin) return s.access_token;
+  refreshing ??= auth("/token?grant_type=refresh_token", { refresh_token: s.refresh_token })
+    .then((answer) => {
+      const next = { ...sessionFrom(answer, s.via), email: answer.user?.email || s.email };
+      // The same client goes on: it asks this function for the token before each request.
+      if (session === s) {
+        session = next;
+        sessionStorage.setItem(SESSION_KEY, JSON.stringify(next));
+      }
+      renderWho();
+      return next.access_token;
+    }, (e) => {
+      if (session === s) {
+        ended = e;
+        session = { ...s, refresh_token: null };
+        sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+      }
+      renderWho();
+      throw e;
+    })
+    .finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+function makeClient() {
+  client = null;
+  if (!project.url || !project.apiKey || !session) return;
+  // createClient refuses secret and service-role keys in a browser (the package's rule).
+  client = agentmem.createClient({ url: project.url, apiKey: project.apiKey, accessToken: accessToken });
+}
+
 function renderWho() {
-  whoami.textContent = client && identity ? `signed in as ${identity.sub ?? "?"} (${identity.role ?? "?"})` : "not signed in";
-  whoami.dataset.sub = client ? identity?.sub ?? "" : "";
   const link = document.querySelector('[data-nav="signin"]');
-  if (link) link.textContent = client ? "Switch user" : "Sign in";
+  if (link) link.textContent = session ? "Switch user" : "Sign in";
+  whoami.dataset.sub = "";
+  whoami.dataset.exp = "";
+  if (!session) {
+    whoami.replaceChildren("not signed in");
+    return;
+  }
+  const c = claims(session.access_token);
+  const left = secondsLeft(session);
+  const expired = left <= 0 && !session.refresh_token;
+  whoami.dataset.sub = c.sub ?? "";
+  whoami.dataset.exp = String(c.exp ?? "");
+  whoami.dataset.session = ended ? "ended" : expired ? "expired" : "active";
+  const who = session.email || c.email || c.sub || "?";
+  whoami.replaceChildren(...[`signed in as ${who} (${c.role ?? "?"}${c.is_anonymous || session.anonymous ? ", anonymous" : ""})`,
+    expired || ended
+      ? h("span", { class: "badge interrupt" }, ended ? "session ended" : "session expired")
+      : Number.isFinite(left) ? h("span", { class: "badge", title: new Date(c.exp * 1000).toLocaleString() },
+        session.refresh_token ? `refreshes ${new Date(c.exp * 1000).toLocaleTimeString()}` : `expires ${new Date(c.exp * 1000).toLocaleTimeString()}`) : null,
+    expired || ended ? h("a", { href: "#/signin", "data-action": "sign-in-again" }, " Sign in again") : null].filter((c) => c !== null));
+}
+
+/** A banner over a view when the session can no longer be used. */
+function sessionBanner() {
+  if (!session) return null;
+  const expired = secondsLeft(session) <= 0 && !session.refresh_token;
+  if (!expired && !ended) return null;
+  return h("div", { class: "state error", role: "alert", "data-state": "expired" },
+    ended ? errorBox(ended, "Refreshing the session") : `This access token expired at ${new Date(/** @type {number} */ (expOf(session)) * 1000).toLocaleString()}; requests are refused. `,
+    h("a", { href: "#/signin" }, "Sign in again"));
 }
 
 function signInView(problem) {
   const url = h("input", { id: "f-url", name: "url", value: project.url, required: true, size: 40, readonly: project.fixed || null });
   const key = h("input", { id: "f-key", name: "apiKey", value: project.apiKey, required: true, size: 40, readonly: project.fixed || null });
-  const token = h("textarea", { id: "f-token", name: "token", rows: 3, placeholder: "eyJhbGciOi… (a signed-in user's access token: supabase-js session.access_token)" });
-  const pasted = h("form", { class: "panel", "aria-labelledby": "h-token", onsubmit: (ev) => {
-    ev.preventDefault();
-    project.url = /** @type {HTMLInputElement} */ (url).value.trim();
-    project.apiKey = /** @type {HTMLInputElement} */ (key).value.trim();
-    if (!project.fixed) localStorage.setItem(PROJECT_KEY, JSON.stringify({ url: project.url, apiKey: project.apiKey }));
-    sessionStorage.setItem(TOKEN_KEY, /** @type {HTMLTextAreaElement} */ (token).value.trim());
-    const e = loadSession();
-    renderWho();
-    if (e || !client) return signInView(e ?? new Error("paste a user's access token"));
-    location.hash = "#/threads";
-    route();
-  } },
-    h("h2", { id: "h-token" }, "Project and access token"),
-    h("label", { for: "f-url" }, "Project URL", url),
-    h("label", { for: "f-key" }, "Anon / publishable key (secret keys are refused)", key),
-    h("label", { for: "f-token" }, "User access token (JWT)", token),
-    h("p", null, h("button", { type: "submit" }, "Sign in with token")));
-  const email = h("input", { id: "f-email", type: "email", autocomplete: "username" });
-  const password = h("input", { id: "f-password", type: "password", autocomplete: "current-password" });
-  const auth = h("form", { class: "panel", "aria-labelledby": "h-auth", onsubmit: async (ev) => {
-    ev.preventDefault();
+  const takeProject = () => {
     project.url = /** @type {HTMLInputElement} */ (url).value.trim().replace(/\/+$/, "");
     project.apiKey = /** @type {HTMLInputElement} */ (key).value.trim();
+    if (!project.fixed) localStorage.setItem(PROJECT_KEY, JSON.stringify({ url: project.url, apiKey: project.apiKey }));
+    // The key is checked the way the client checks it, before any token is involved.
+    agentmem.createClient({ url: project.url, apiKey: project.apiKey });
+  };
+  /** Runs a sign-in; on success, the threads. */
+  const signIn = (how) => async (ev) => {
+    ev.preventDefault();
     try {
-      // Supabase Auth's password grant; projects without Auth (the local stack) answer 404.
-      const r = await fetch(`${project.url}/auth/v1/token?grant_type=password`, {
-        method: "POST",
-        headers: { apikey: project.apiKey, "content-type": "application/json" },
-        body: JSON.stringify({ email: /** @type {HTMLInputElement} */ (email).value, password: /** @type {HTMLInputElement} */ (password).value }),
-      });
-      const body = await r.json().catch(() => ({}));
-      if (!r.ok || typeof body.access_token !== "string") {
-        throw new agentmem.AgentmemError("unauthorized", body.error_description ?? body.msg ?? `Supabase Auth answered ${r.status}`, { status: r.status });
-      }
-      sessionStorage.setItem(TOKEN_KEY, body.access_token);
-      const e = loadSession();
+      takeProject();
+      saveSession(await how());
       renderWho();
-      if (e) throw e;
-      location.hash = "#/threads";
+      if (location.hash === "#/threads") route();
+      else location.hash = "#/threads";
     } catch (e) {
       signInView(e);
     }
-  } },
-    h("h2", { id: "h-auth" }, "Or sign in with Supabase Auth"),
-    h("label", { for: "f-email" }, "Email", email),
-    h("label", { for: "f-password" }, "Password", password),
-    h("p", null, h("button", { type: "submit", class: "secondary" }, "Sign in")));
-  const out = h("button", { type: "button", class: "secondary", onclick: () => {
-    sessionStorage.removeItem(TOKEN_KEY);
-    loadSession();
+  };
+  const email = h("input", { id: "f-email", type: "email", autocomplete: "username", required: true });
+  const password = h("input", { id: "f-password", type: "password", autocomplete: "current-password", required: true });
+  const withPassword = h("form", { class: "panel", "aria-labelledby": "h-auth", "data-form": "password", onsubmit: signIn(async () =>
+    sessionFrom(await auth("/token?grant_type=password", { email: /** @type {HTMLInputElement} */ (email).value, password: /** @type {HTMLInputElement} */ (password).value }), "password")) },
+  h("h2", { id: "h-auth" }, "Email and password"),
+  h("label", { for: "f-email" }, "Email", email),
+  h("label", { for: "f-password" }, "Password", password),
+  h("p", null, h("button", { type: "submit" }, "Sign in")));
+  const anonymous = h("form", { class: "panel", "aria-labelledby": "h-anon", "data-form": "anonymous", onsubmit: signIn(async () =>
+    sessionFrom(await auth("/signup", { data: {} }), "anonymous")) },
+  h("h2", { id: "h-anon" }, "Anonymous"),
+  h("p", null, "A new visitor without an account (Supabase's anonymous sign-in): what a visitor's session sees. To look at one visitor's data, paste their session (access and refresh token) instead."),
+  h("p", null, h("button", { type: "submit", class: "secondary" }, "Sign in anonymously")));
+  const token = h("textarea", { id: "f-token", name: "token", rows: 3, placeholder: "eyJhbGciOi… (a signed-in user's access token: supabase-js session.access_token)" });
+  const refresh = h("input", { id: "f-refresh", name: "refresh", autocomplete: "off", placeholder: "optional: session.refresh_token" });
+  const pasted = h("form", { class: "panel", "aria-labelledby": "h-token", "data-form": "token", onsubmit: signIn(async () => {
+    const t = /** @type {HTMLTextAreaElement} */ (token).value.trim();
+    if (!t) throw new agentmem.AgentmemError("invalid_input", "paste a user's access token", { field: "token" });
+    // Checked as the client checks a token (a JWT, not a secret key).
+    agentmem.createClient({ url: project.url, apiKey: project.apiKey, accessToken: t });
+    const r = /** @type {HTMLInputElement} */ (refresh).value.trim();
+    return { access_token: t, refresh_token: r || null, via: "token", email: claims(t).email || null, anonymous: claims(t).is_anonymous === true };
+  }) },
+  h("h2", { id: "h-token" }, "A session (access token)"),
+  h("label", { for: "f-token" }, "Access token (JWT)", token),
+  h("label", { for: "f-refresh" }, "Refresh token (to keep the session going)", refresh),
+  h("p", null, h("button", { type: "submit", class: "secondary" }, "Sign in with token")));
+  const out = h("button", { type: "button", class: "secondary", "data-action": "sign-out", onclick: async () => {
+    const s = session;
+    saveSession(null);
     renderWho();
+    if (s?.refresh_token) await auth("/logout?scope=local", {}, s.access_token).catch(() => {});
     signInView();
   } }, "Sign out");
-  show(h("h1", null, "Sign in"), problem ? errorBox(problem, "Sign-in") : null, client ? h("p", null, out) : null,
-    h("div", { class: "split" }, pasted, auth));
+  show(h("h1", null, "Sign in"), problem ? errorBox(problem, "Sign-in") : null, sessionBanner(), session ? h("p", null, out) : null,
+    h("section", { class: "panel", "aria-labelledby": "h-project" }, h("h2", { id: "h-project" }, "Project"),
+      h("div", { class: "inline" }, h("label", { for: "f-url" }, "Project URL", url), h("label", { for: "f-key" }, "Anon / publishable key (secret keys are refused)", key))),
+    h("div", { class: "grid3" }, withPassword, anonymous, pasted));
 }
 
 // ------------------------------------------------------------------------------- threads
-async function threadsView(params) {
-  const prefix = params.get("prefix") ?? "";
-  const meta = params.get("meta") ?? "";
-  const prefixIn = h("input", { id: "f-prefix", name: "prefix", value: prefix, placeholder: "thread id prefix" });
-  const metaIn = h("input", { id: "f-meta", name: "meta", value: meta, placeholder: '{"source":"loop"}', class: "mono" });
-  const form = h("form", { class: "inline", role: "search", onsubmit: (ev) => {
-    ev.preventDefault();
-    const q = new URLSearchParams();
-    if (/** @type {HTMLInputElement} */ (prefixIn).value) q.set("prefix", /** @type {HTMLInputElement} */ (prefixIn).value);
-    if (/** @type {HTMLInputElement} */ (metaIn).value) q.set("meta", /** @type {HTMLInputElement} */ (metaIn).value);
-    location.hash = `#/threads?${q}`;
-  } },
-    h("label", { for: "f-prefix" }, "Thread id starts with", prefixIn),
-    h("label", { for: "f-meta" }, "Metadata contains (JSON)", metaIn),
-    h("button", { type: "submit" }, "Filter"));
-  show(h("h1", null, "Threads"), form, loading("threads"));
-  /** @type {any[]} */
-  const filters = [["checkpoint_ns", "eq", ""]];
-  try {
-    if (meta) {
-      let parsed;
-      try {
-        parsed = JSON.parse(meta);
-      } catch (e) {
-        throw new agentmem.AgentmemError("invalid_input", `the metadata filter is not JSON: ${/** @type {Error} */ (e).message}`, { field: "meta" });
-      }
-      filters.push(["metadata", "cs", parsed]);
-    }
-    // Newest checkpoints first; the first row seen of a thread is its latest. RLS limits
-    // the rows to the user's own threads (and those shared with them).
-    const { rows: data, total } = await pages((page) => client.select("langgraph_checkpoints", {
-      columns: "thread_id,checkpoint_id,metadata,created_at,tenant_id",
-      filters,
-      order: [{ column: "checkpoint_id", ascending: false }, { column: "thread_id", ascending: true }],
-      ...page,
-    }), THREADS_CAP, (row) => JSON.stringify([row.tenant_id, row.thread_id, row.checkpoint_id]));
-    /** @type {Map<string, any>} */
-    const threads = new Map();
-    for (const row of data) {
-      if (prefix && !row.thread_id.startsWith(prefix)) continue;
-      const t = threads.get(row.thread_id);
-      if (t) t.count += 1;
-      else threads.set(row.thread_id, { ...row, count: 1 });
-    }
-    if (threads.size === 0) {
-      show(h("h1", null, "Threads"), form, empty(prefix || meta ? "No thread matches this filter." : "No threads yet: this user has no LangGraph checkpoints."));
-      return;
-    }
-    const rows = [...threads.values()].map((t) =>
-      h("tr", { "data-thread": t.thread_id },
-        h("td", { class: "id" }, h("a", { href: `#/thread/${encodeURIComponent(t.thread_id)}` }, t.thread_id),
-          t.tenant_id !== identity?.sub ? h("span", { class: "badge shared", title: `owned by ${t.tenant_id}` }, "shared") : null),
-        h("td", { class: "id hide-narrow" }, short(t.checkpoint_id)),
-        h("td", null, String(t.metadata?.step ?? "")),
-        h("td", null, String(t.metadata?.source ?? "")),
-        h("td", null, String(t.count)),
-        h("td", { class: "hide-narrow" }, when(t.created_at))));
-    show(h("h1", null, "Threads"), form,
-      h("table", { "data-threads": threads.size },
-        h("caption", { class: "skip" }, "The user's threads, latest checkpoint first"),
-        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Thread"), h("th", { scope: "col", class: "hide-narrow" }, "Latest checkpoint"),
-          h("th", { scope: "col" }, "Step"), h("th", { scope: "col" }, "Source"), h("th", { scope: "col" }, "Checkpoints"),
-          h("th", { scope: "col", class: "hide-narrow" }, "Time"))),
-        h("tbody", null, ...rows)),
-      total > data.length
-        ? h("p", { class: "state empty", "data-partial": `${data.length}/${total}` },
-          `Showing the threads of the newest ${data.length.toLocaleString("en")} of ${total.toLocaleString("en")} checkpoints.`)
-        : null);
-  } catch (e) {
-    show(h("h1", null, "Threads"), form, errorBox(e, "Listing threads"));
-  }
-}
+/** A checkpoint's handle: step · node · time (the id is one click away). */
+const handle = (r, by) => `step ${r.metadata?.step ?? "?"} · ${by?.kind === "update" ? "update " : ""}${by?.nodes?.length ? `${by.kind === "update" ? "as " : ""}${by.nodes.join("+")}` : r.metadata?.source ?? "?"} · ${r.checkpoint?.ts ? new Date(r.checkpoint.ts).toLocaleTimeString() : ""}`;
 
-// How many checkpoints a view reads at most: the threads list (newest first), one thread.
-const THREADS_CAP = 2000;
+// How many threads the list reads at most, and checkpoints one thread.
+const THREADS_CAP = 1000;
 const THREAD_CAP = 5000;
 
 /**
@@ -315,6 +278,72 @@ async function pages(read, cap, key) {
     offset += data.length;
     const total = count ?? offset;
     if (data.length === 0 || offset >= Math.min(total, cap)) return { rows: [...rows.values()], total: Math.max(total, rows.size) };
+  }
+}
+
+async function threadsView(params) {
+  const prefix = params.get("prefix") ?? "";
+  const meta = params.get("meta") ?? "";
+  const q = params.get("q") ?? "";
+  const prefixIn = h("input", { id: "f-prefix", name: "prefix", value: prefix, placeholder: "thread id prefix" });
+  const metaIn = h("input", { id: "f-meta", name: "meta", value: meta, placeholder: '{"source":"loop"}', class: "mono" });
+  const textIn = h("input", { id: "f-text", name: "q", type: "search", value: q, placeholder: "words in the last messages" });
+  const form = h("form", { class: "inline", role: "search", onsubmit: (ev) => {
+    ev.preventDefault();
+    const p = new URLSearchParams();
+    for (const [k, e] of /** @type {[string, any][]} */ ([["prefix", prefixIn], ["meta", metaIn], ["q", textIn]])) if (e.value) p.set(k, e.value);
+    location.hash = `#/threads?${p}`;
+  } },
+  h("label", { for: "f-text" }, "Text (last human / AI message, id)", textIn),
+  h("label", { for: "f-prefix" }, "Thread id starts with", prefixIn),
+  h("label", { for: "f-meta" }, "Latest metadata contains (JSON)", metaIn),
+  h("button", { type: "submit" }, "Filter"));
+  show(h("h1", null, "Threads"), sessionBanner(), form, loading("threads"));
+  try {
+    let filter = null;
+    if (meta) {
+      try {
+        filter = JSON.parse(meta);
+      } catch (e) {
+        throw new agentmem.AgentmemError("invalid_input", `the metadata filter is not JSON: ${/** @type {Error} */ (e).message}`, { field: "meta" });
+      }
+    }
+    // AgentmemSaver.listThreads' RPC: one row per thread, most recently written first, with
+    // its latest checkpoint and the last human and AI text. RLS: the user's threads and
+    // those shared with them.
+    const { rows: data, total } = await pages((page) => client.rpc("langgraph_list_threads",
+      { p_prefix: prefix || null, p_filter: filter, p_limit: THREADS_CAP, p_offset: 0 }, { idempotent: true, ...page }),
+    THREADS_CAP, (t) => t.threadId);
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    const threads = data.filter((t) => words.every((w) => `${t.threadId}\n${t.lastHumanMessage ?? ""}\n${t.lastAiMessage ?? ""}`.toLowerCase().includes(w)));
+    if (threads.length === 0) {
+      show(h("h1", null, "Threads"), sessionBanner(), form, empty(prefix || meta || q ? "No thread matches this filter." : "No threads yet: this user has no LangGraph checkpoints."));
+      return;
+    }
+    // Threads of other tenants the user may see (deal threads shared with them), to mark.
+    const me = claims(session?.access_token ?? "").sub;
+    const { data: others } = await client.select("langgraph_threads", { columns: "thread_id,tenant_id", filters: [["tenant_id", "neq", me]], limit: THREADS_CAP });
+    const shared = new Map(others.map((o) => [o.thread_id, o.tenant_id]));
+    const rows = threads.map((t) => h("tr", { "data-thread": t.threadId, "data-count": t.checkpointCount },
+      h("td", { class: "id" }, h("a", { href: `#/thread/${encodeURIComponent(t.threadId)}` }, t.threadId),
+        shared.has(t.threadId) ? h("span", { class: "badge shared", title: `owned by ${shared.get(t.threadId)}` }, "shared") : null,
+        h("div", { class: "preview" },
+          t.lastHumanMessage ? h("div", { class: "p-human", title: t.lastHumanMessage }, h("span", { class: "who" }, "Human "), t.lastHumanMessage.slice(0, 160)) : null,
+          t.lastAiMessage ? h("div", { class: "p-ai", title: t.lastAiMessage }, h("span", { class: "who" }, "AI "), t.lastAiMessage.slice(0, 160)) : null)),
+      h("td", null, `step ${t.metadata?.step ?? "?"} · ${t.metadata?.source ?? "?"}`, h("div", { class: "muted" }, short(t.checkpointId), copyButton(t.checkpointId))),
+      h("td", null, String(t.checkpointCount)),
+      h("td", { class: "hide-narrow" }, when(t.updatedAt))));
+    show(h("h1", null, "Threads"), sessionBanner(), form,
+      h("table", { "data-threads": threads.length },
+        h("caption", { class: "skip" }, "The user's threads, most recently written first"),
+        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Thread"), h("th", { scope: "col" }, "Latest checkpoint"),
+          h("th", { scope: "col" }, "Checkpoints"), h("th", { scope: "col", class: "hide-narrow" }, "Written"))),
+        h("tbody", null, ...rows)),
+      total > data.length
+        ? h("p", { class: "state empty", "data-partial": `${data.length}/${total}` }, `Showing the ${data.length.toLocaleString("en")} most recently written of ${total.toLocaleString("en")} threads.`)
+        : null);
+  } catch (e) {
+    show(h("h1", null, "Threads"), sessionBanner(), form, errorBox(e, "Listing threads"));
   }
 }
 
@@ -357,23 +386,25 @@ function buildTree(rows) {
   return { byId, roots };
 }
 
-function treeView(tree, threadId, selected) {
-  let heads = 0;
+function treeView(tree, analysis, threadId, selected) {
+  let tips = 0;
   const node = (n) => {
     const r = n.row;
-    const head = n.children.length === 0;
-    if (head) heads += 1;
-    const interrupted = r.writes.some((w) => w.channel === "__interrupt__");
+    const i = analysis.info.get(r.checkpoint_id);
+    const tip = n.children.length === 0;
+    if (tip) tips += 1;
+    const interrupted = i.tasks.some((t) => t.interrupts.length > 0);
+    const latest = r.checkpoint_id === analysis.head;
     return h("li", null, h("button", {
-      type: "button", class: "node", "data-checkpoint": r.checkpoint_id, "data-head": head || null,
-      "aria-current": r.checkpoint_id === selected ? "true" : null,
+      type: "button", class: "node", "data-checkpoint": r.checkpoint_id, "data-head": tip || null, "data-latest": latest || null,
+      title: r.checkpoint_id, "aria-current": r.checkpoint_id === selected ? "true" : null,
       onclick: () => { location.hash = `#/thread/${encodeURIComponent(threadId)}/${encodeURIComponent(r.checkpoint_id)}`; },
     },
-      h("span", { class: `dot${head ? " head" : ""}`, "aria-hidden": "true" }),
-      `step ${r.metadata?.step ?? "?"} · ${r.metadata?.source ?? "?"} · `, h("span", { class: "mono" }, short(r.checkpoint_id)),
-      head ? h("span", { class: "badge head" }, "head") : null,
-      interrupted ? h("span", { class: "badge interrupt" }, "interrupt") : null,
-      r.writes.length > 0 ? h("span", { class: "badge" }, `${r.writes.length} pending`) : null));
+    h("span", { class: `dot${tip ? " head" : ""}`, "aria-hidden": "true" }), handle(r, i.by),
+    i.next.length ? h("span", { class: "muted" }, ` → ${i.next.join(", ")}`) : null,
+    latest ? h("span", { class: "badge head" }, "getState") : tip ? h("span", { class: "badge" }, "tip") : null,
+    interrupted ? h("span", { class: "badge interrupt" }, "interrupt") : null,
+    r.writes.length > 0 ? h("span", { class: "badge" }, `${r.writes.length} pending`) : null));
   };
   /** A line of checkpoints; forks nest under the checkpoint they start from. */
   const line = (start, ul) => {
@@ -381,7 +412,7 @@ function treeView(tree, threadId, selected) {
       const li = node(n);
       for (const fork of n.children.slice(1)) {
         const sub = h("ul", { "data-branch": "", "aria-label": `fork from step ${n.row.metadata?.step ?? "?"}` });
-        li.append(h("p", { class: "branch-label" }, `fork from ${short(n.row.checkpoint_id)}`), sub);
+        li.append(h("p", { class: "branch-label" }, `fork from ${handle(n.row, analysis.info.get(n.row.checkpoint_id).by)}`), sub);
         line(fork, sub);
       }
       ul.append(li);
@@ -402,192 +433,150 @@ function treeView(tree, threadId, selected) {
   } });
   for (const root of tree.roots) line(root, ul);
   ul.dataset.checkpoints = String(tree.byId.size);
-  ul.dataset.branches = String(heads);
+  ul.dataset.branches = String(tips);
   return ul;
 }
 
-function checkpointDetail(r, ctx) {
+const valueOf = (v) => (v.kind === "value" ? jsonView(v.value) : v.kind === "empty" ? h("em", null, "empty") : h("em", null, `${v.type}, ${v.bytes} bytes`));
+
+/** A task's writes as a small table: channel, value. */
+function writesTable(writes) {
+  return h("table", { class: "writes" }, h("tbody", null, ...writes.map((w) => {
+    const v = decode(w);
+    return h("tr", { "data-write": w.channel }, h("th", { scope: "row" }, w.channel, w.channel === "__interrupt__" ? h("span", { class: "badge interrupt" }, "interrupt") : null),
+      h("td", null, v.kind === "value" ? jsonView(v.value) : h("em", null, v.kind)));
+  })));
+}
+
+function checkpointDetail(r, analysis, ctx) {
+  const i = analysis.info.get(r.checkpoint_id);
+  const latest = r.checkpoint_id === analysis.head;
   const messages = Object.entries(r.values).filter(([, v]) => v.kind === "value" && isMessages(v.value));
   const channels = h("div", { "data-section": "channels" });
   for (const [channel, v] of Object.entries(r.values).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const body = v.kind === "value" ? jsonView(v.value) : v.kind === "empty" ? h("em", null, "empty") : h("em", null, `${v.type}, ${v.bytes} bytes`);
-    channels.append(h("details", { "data-channel": channel, open: !channel.startsWith("branch:") && !channel.startsWith("__") || null },
-      h("summary", null, h("strong", null, channel), h("span", { class: "badge" }, `v ${r.checkpoint.channel_versions[channel]}`)), body));
+    const version = r.checkpoint.channel_versions[channel];
+    channels.append(h("details", { "data-channel": channel, open: stateChannel(channel) && !isMessages(v.value) || null },
+      h("summary", null, h("strong", null, channel),
+        h("span", { class: "badge", title: `version ${version}`, "data-version": String(version) }, versionLabel(version)),
+        i.changed.has(channel) ? h("span", { class: "badge changed" }, "written in this step") : null),
+      valueOf(v)));
   }
-  const writes = r.writes.length === 0 ? empty("No pending writes.") : h("table", { "data-section": "writes" },
-    h("thead", null, h("tr", null, h("th", { scope: "col" }, "Task"), h("th", { scope: "col" }, "Channel"), h("th", { scope: "col" }, "Value"))),
-    h("tbody", null, ...r.writes.map((w) => {
-      const v = decode(w);
-      return h("tr", { "data-write": w.channel }, h("td", { class: "id" }, `${short(w.task_id)}${w.task_path ? ` ${w.task_path}` : ""}`),
-        h("td", null, w.channel, w.channel === "__interrupt__" ? h("span", { class: "badge interrupt" }, "interrupt") : null),
-        h("td", null, v.kind === "value" ? jsonView(v.value) : h("em", null, v.kind)));
-    })));
+  const tasks = i.tasks.length === 0 ? empty("No task: the run ends here (getState's next is empty).")
+    : h("ol", { class: "tasks", "data-section": "tasks" }, ...i.tasks.map((t) => h("li", { class: "panel task", "data-task": t.id, "data-task-name": t.name },
+      h("div", null, h("strong", null, t.name), h("span", { class: "muted" }, ` task ${short(t.id)} · triggered by ${t.trigger}`), copyButton(t.id, "copy task id"),
+        // A subgraph keeps its checkpoints in the namespace "<node>:<task id>".
+        ctx.namespaces.includes(`${r.checkpoint_ns ? `${r.checkpoint_ns}|` : ""}${t.name}:${t.id}`)
+          ? h("a", { "data-subgraph": "", href: `#/thread/${encodeURIComponent(r.thread_id)}?${new URLSearchParams({ ns: `${r.checkpoint_ns ? `${r.checkpoint_ns}|` : ""}${t.name}:${t.id}` })}` }, " subgraph state →") : null,
+        t.done ? h("span", { class: "badge" }, "wrote") : null, t.error ? h("span", { class: "badge bad" }, "error") : null),
+      ...t.interrupts.map((it) => h("div", { class: "interrupt", "data-interrupt": it?.id ?? "" },
+        h("span", { class: "badge interrupt" }, "interrupt"), it?.id ? h("span", { class: "muted" }, ` ${short(String(it.id))} `) : null,
+        h("div", { "data-interrupt-value": JSON.stringify(it?.value ?? it) }, jsonView(it?.value ?? it)))),
+      t.error?.kind === "value" ? h("div", { class: "bad" }, jsonView(t.error.value)) : null,
+      t.writes.filter((w) => w.channel !== "__interrupt__").length > 0 ? writesTable(t.writes.filter((w) => w.channel !== "__interrupt__")) : null)));
+  const others = i.others.map((g) => h("div", { class: "panel", "data-other-writes": g.id }, h("strong", null, g.label), h("span", { class: "muted" }, ` ${short(g.id)}`), writesTable(g.writes)));
   const actions = h("div", { class: "row-actions" },
     h("button", { type: "button", onclick: () => ctx.fork(r), "data-action": "fork" }, "Fork from here…"),
-    r.parent_checkpoint_id ? h("button", { type: "button", class: "secondary", onclick: () => ctx.compare(r.parent_checkpoint_id, r.checkpoint_id) }, "Diff with parent") : null);
-  return h("section", { class: "panel", "aria-labelledby": "h-cp", "data-detail": r.checkpoint_id },
-    h("h2", { id: "h-cp" }, "Checkpoint ", h("span", { class: "mono" }, r.checkpoint_id)),
-    h("p", null, `step ${r.metadata?.step} · ${r.metadata?.source} · ${when(r.checkpoint?.ts)}`,
-      r.parent_checkpoint_id ? h("span", null, " · parent ", h("a", { class: "mono", href: `#/thread/${encodeURIComponent(r.thread_id)}/${encodeURIComponent(r.parent_checkpoint_id)}` }, short(r.parent_checkpoint_id))) : " · root",
-      r.checkpoint_ns ? ` · namespace ${r.checkpoint_ns}` : ""),
+    r.parent_checkpoint_id ? h("button", { type: "button", class: "secondary", "data-action": "diff-parent", onclick: () => ctx.compare(r.parent_checkpoint_id, r.checkpoint_id) }, "Diff with parent") : null);
+  const nextNames = latest ? analysis.headNext : i.next;
+  return h("section", { class: "panel", "aria-labelledby": "h-cp", "data-detail": r.checkpoint_id, "data-latest": latest || null },
+    h("h2", { id: "h-cp" }, handle(r, i.by), latest ? h("span", { class: "badge head" }, "getState head") : null),
+    h("p", { class: "mono" }, r.checkpoint_id, copyButton(r.checkpoint_id)),
+    h("dl", { class: "facts" },
+      h("dt", null, "Made by"), h("dd", { "data-by": i.by.nodes.join(","), "data-kind": i.by.kind },
+        i.by.kind === "update" ? "updateState" : i.by.kind, i.by.nodes.length ? ` · ${i.by.kind === "update" ? "as " : ""}${i.by.nodes.join(", ")}` : "",
+        h("span", { class: "muted" }, ` (${i.by.how})`)),
+      h("dt", null, "Next"), h("dd", { "data-next": nextNames.join(",") }, nextNames.length ? nextNames.join(", ") : "nothing: the run ended",
+        latest && analysis.headNext.length !== i.next.length ? h("span", { class: "muted" }, ` (getState of the thread leaves out tasks that already wrote: ${i.next.filter((n) => !analysis.headNext.includes(n)).join(", ")})`) : null),
+      h("dt", null, "When"), h("dd", null, when(r.checkpoint?.ts)),
+      h("dt", null, "Parent"), h("dd", null, r.parent_checkpoint_id ? h("a", { class: "mono", href: `#/thread/${encodeURIComponent(r.thread_id)}/${encodeURIComponent(r.parent_checkpoint_id)}` }, short(r.parent_checkpoint_id)) : "none (root)"),
+      r.checkpoint_ns ? [h("dt", null, "Namespace"), h("dd", null, r.checkpoint_ns)] : null),
     actions,
     h("div", { "data-slot": "fork" }),
+    h("h3", null, `Tasks (${i.tasks.length})`), tasks, ...others,
     ...messages.map(([channel, v]) => h("div", null, h("h3", null, `Conversation (${channel})`), chatView(v.value))),
     h("h3", null, "Channel values"), channels,
-    h("h3", null, "Pending writes"), writes,
-    h("h3", null, "Metadata"), jsonView(r.metadata));
+    h("h3", null, "Metadata"), jsonView(r.metadata),
+    rawJson({ checkpoint: r.checkpoint, metadata: r.metadata, writes: r.writes }, "Raw checkpoint JSON"));
 }
 
-/** Differences of two checkpoints, channel by channel. */
-function diffView(a, b) {
+/** Differences of two checkpoints: changed channels only, messages by id, others key by key. */
+function diffView(a, b, analysis) {
   const names = [...new Set([...Object.keys(a.values), ...Object.keys(b.values)])].sort();
   // A channel without a version and one stored "empty" both have no value (LangGraph
   // leaves both out of channel_values): not a change.
   const text = (v) => (v === undefined || v.kind === "empty" ? "empty" : v.kind === "value" ? canonical(v.value) : `${v.type}:${v.bytes}`);
   const changed = names.filter((n) => text(a.values[n]) !== text(b.values[n]));
-  const cell = (v) => (v === undefined ? h("em", null, "absent")
-    : v.kind === "value" ? (isMessages(v.value) ? chatView(v.value) : jsonView(v.value))
-    : h("em", null, v.kind === "empty" ? "empty" : `${v.type}, ${v.bytes} bytes`));
+  const plain = (v) => (v?.kind === "value" ? v.value : undefined);
+  const body = (n) => {
+    const x = plain(a.values[n]), y = plain(b.values[n]);
+    if ((isMessages(x) || x === undefined || (Array.isArray(x) && x.length === 0)) && (isMessages(y) || y === undefined || (Array.isArray(y) && y.length === 0)) && (isMessages(x) || isMessages(y))) {
+      return messageDiffView(x ?? [], y ?? []);
+    }
+    // A channel absent on one side: its keys are all added (or removed).
+    const none = (other) => (other !== null && typeof other === "object" && !Array.isArray(other) ? {} : null);
+    return jsonDiffView(x === undefined ? none(y) : x, y === undefined ? none(x) : y);
+  };
+  const unchanged = names.filter((n) => !changed.includes(n));
   return h("section", { class: "panel diff", "aria-labelledby": "h-diff", "data-diff": changed.join(",") },
     h("h2", { id: "h-diff" }, `Diff: ${changed.length} of ${names.length} channels changed`),
-    h("p", { class: "mono" }, `${short(a.checkpoint_id)} (step ${a.metadata?.step}) → ${short(b.checkpoint_id)} (step ${b.metadata?.step})`),
-    changed.length === 0 ? empty("The two checkpoints hold the same channel values.") : h("table", null,
-      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Channel"), h("th", { scope: "col" }, "Before"), h("th", { scope: "col" }, "After"))),
-      h("tbody", null, ...changed.map((n) => h("tr", { class: "changed", "data-changed": n }, h("th", { scope: "row" }, n), h("td", null, cell(a.values[n])), h("td", null, cell(b.values[n])))))),
-    names.length > changed.length ? h("p", { class: "state empty" }, `Unchanged: ${names.filter((n) => !changed.includes(n)).join(", ")}`) : null);
-}
-
-/** A time-ordered UUIDv6, as LangGraph's checkpoint ids: a fork made now sorts after every
- *  checkpoint made before, so it becomes the thread's latest, as updateState's does. */
-function uuid6() {
-  const t = BigInt(Date.now()) * 10000n + 122192928000000000n + BigInt(Math.floor(Math.random() * 10000));
-  const hex = t.toString(16).padStart(15, "0");
-  const rnd = crypto.getRandomValues(new Uint8Array(8));
-  rnd[0] = (rnd[0] & 0x3f) | 0x80;
-  const r = [...rnd].map((x) => x.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-${r.slice(0, 4)}-${r.slice(4, 16)}`;
-}
-
-/** The next channel version after every version of the checkpoint, in the saver's style:
- *  numbers step+fraction (AgentmemSaver.getNextVersion), strings zero-padded. Three
- *  decimals: the same text in JavaScript and in Postgres, which looks blobs up by it. */
-function nextVersion(versions) {
-  const all = Object.values(versions);
-  if (all.some((v) => typeof v === "string")) {
-    const step = Math.max(0, ...all.map((v) => Number.parseInt(String(v).split(".")[0], 10) || 0)) + 1;
-    return `${String(step).padStart(32, "0")}.${String(Math.random()).slice(2, 18).padEnd(16, "0")}`;
-  }
-  const step = Math.floor(Math.max(0, ...all.map(Number))) + 1;
-  return step + (1 + Math.floor(Math.random() * 998)) / 1000;
-}
-
-/** A new checkpoint whose parent is `r`, with `edits` (channel → value in stored form). */
-async function createFork(r, edits) {
-  const versions = { ...(r.checkpoint.channel_versions ?? {}) };
-  const version = nextVersion(versions);
-  const blobs = [];
-  for (const [channel, value] of Object.entries(edits)) {
-    versions[channel] = version;
-    blobs.push({ channel, version: String(version), type: "json", text: JSON.stringify(value) });
-  }
-  const id = uuid6();
-  const checkpoint = { ...r.checkpoint, id, ts: new Date().toISOString(), channel_versions: versions };
-  delete checkpoint.channel_values;
-  const metadata = { source: "update", step: (r.metadata?.step ?? -1) + 1, parents: r.metadata?.parents ?? {}, writes: { inspector: edits } };
-  await client.rpc("langgraph_put", {
-    p_thread_id: r.thread_id, p_checkpoint_ns: r.checkpoint_ns, p_checkpoint_id: id, p_parent_checkpoint_id: r.checkpoint_id,
-    p_type: null, p_checkpoint: checkpoint, p_metadata: metadata, p_blobs: blobs,
-  });
-  return id;
-}
-
-function forkForm(r, slot, reload) {
-  const editable = Object.entries(r.values).filter(([, v]) => v.kind === "value");
-  const areas = editable.map(([channel, v]) => {
-    const id = `fork-${channel.replace(/[^\w-]/g, "_")}`;
-    const ta = h("textarea", { id, "data-fork-channel": channel, rows: Math.min(12, JSON.stringify(v.value, null, 2).split("\n").length + 1) });
-    /** @type {HTMLTextAreaElement} */ (ta).value = JSON.stringify(v.value, null, 2);
-    return h("label", { for: id }, channel, ta);
-  });
-  const status = h("div", { "aria-live": "polite" });
-  const form = h("form", { class: "panel", "data-form": "fork", onsubmit: async (ev) => {
-    ev.preventDefault();
-    /** @type {Record<string, any>} */
-    const edits = {};
-    try {
-      for (const ta of form.querySelectorAll("textarea")) {
-        const channel = /** @type {HTMLElement} */ (ta).dataset.forkChannel ?? "";
-        let value;
-        try {
-          value = JSON.parse(/** @type {HTMLTextAreaElement} */ (ta).value);
-        } catch (e) {
-          throw new agentmem.AgentmemError("invalid_input", `${channel} is not JSON: ${/** @type {Error} */ (e).message}`, { field: channel });
-        }
-        const before = r.values[channel];
-        if (canonical(value) !== canonical(before.value)) edits[channel] = value;
-      }
-      if (Object.keys(edits).length === 0) throw new agentmem.AgentmemError("invalid_input", "change at least one channel value to fork", { field: "channels" });
-      status.replaceChildren(loading("the fork"));
-      const id = await createFork(r, edits);
-      reload(id);
-    } catch (e) {
-      status.replaceChildren(errorBox(e, "Fork"));
-    }
-  } },
-    h("h3", null, "Fork from this checkpoint"),
-    h("p", null, "Edit values in their stored form (LangChain messages as {lc, type, id, kwargs}). Changed channels get a new version; the new checkpoint's parent is this one, as updateState does."),
-    ...areas, status,
-    h("div", { class: "row-actions" }, h("button", { type: "submit" }, "Create fork"),
-      h("button", { type: "button", class: "secondary", onclick: () => slot.replaceChildren() }, "Cancel")));
-  slot.replaceChildren(form);
-  /** @type {HTMLElement | null} */ (form.querySelector("textarea"))?.focus();
+    h("p", null, `${handle(a, analysis.info.get(a.checkpoint_id)?.by)} → ${handle(b, analysis.info.get(b.checkpoint_id)?.by)}`),
+    changed.length === 0 ? empty("The two checkpoints hold the same channel values.")
+      : changed.map((n) => h("div", { class: "dchan", "data-changed": n }, h("h3", null, n), body(n))),
+    unchanged.length ? h("details", { class: "same" }, h("summary", null, `${unchanged.length} unchanged channel${unchanged.length === 1 ? "" : "s"}`), h("p", { class: "mono" }, unchanged.join(", "))) : null);
 }
 
 async function threadView(threadId, selected, params) {
-  show(h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)), loading("checkpoints"));
+  const title = () => h("h1", null, "Thread ", h("span", { class: "mono" }, threadId));
+  show(title(), sessionBanner(), loading("checkpoints"));
   let rows, total;
   try {
     ({ rows, total } = await loadThread(threadId));
   } catch (e) {
-    show(h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)), errorBox(e, "Reading the thread"));
+    show(title(), sessionBanner(), errorBox(e, "Reading the thread"));
     return;
   }
   if (rows.length === 0) {
     // RLS makes another user's thread indistinguishable from one that does not exist.
-    show(h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)),
-      h("p", { class: "state empty", "data-state": "not-found", role: "status" }, "Thread not found: no checkpoints of this id are visible to you."),
+    show(title(), h("p", { class: "state empty", "data-state": "not-found", role: "status" }, "Thread not found: no checkpoints of this id are visible to you."),
       h("p", null, h("a", { href: "#/threads" }, "Back to threads")));
     return;
   }
   const namespaces = [...new Set(rows.map((r) => r.checkpoint_ns))].sort();
   const ns = params.get("ns") ?? (namespaces.includes("") ? "" : namespaces[0]);
   const inNs = rows.filter((r) => r.checkpoint_ns === ns);
+  const analysis = analyse(inNs, agentmem.uuid5);
   const tree = buildTree(inNs);
   const byId = new Map(inNs.map((r) => [r.checkpoint_id, r]));
-  const current = byId.get(selected) ?? inNs[0];
+  const current = byId.get(selected) ?? byId.get(analysis.head) ?? inNs[0];
   const diffSlot = h("div", { "data-slot": "diff" });
-  const pick = (id, value) => h("select", { id }, ...inNs.map((r) => {
-    const o = h("option", { value: r.checkpoint_id }, `step ${r.metadata?.step} · ${r.metadata?.source} · ${short(r.checkpoint_id)}`);
-    if (r.checkpoint_id === value) /** @type {HTMLOptionElement} */ (o).selected = true;
-    return o;
-  }));
+  const pick = (id, value) => h("select", { id }, ...inNs.map((r) => h("option", { value: r.checkpoint_id, selected: r.checkpoint_id === value || null },
+    `${handle(r, analysis.info.get(r.checkpoint_id).by)} · ${short(r.checkpoint_id)}`)));
   const [da, db] = (params.get("diff") ?? "").split("..");
-  const selA = pick("f-diff-a", da || current.parent_checkpoint_id || current.checkpoint_id);
-  const selB = pick("f-diff-b", db || current.checkpoint_id);
+  const selA = /** @type {HTMLSelectElement} */ (pick("f-diff-a", da || current.parent_checkpoint_id || current.checkpoint_id));
+  const selB = /** @type {HTMLSelectElement} */ (pick("f-diff-b", db || current.checkpoint_id));
   const compare = (a, b) => {
     const ra = byId.get(a), rb = byId.get(b);
-    if (ra && rb) diffSlot.replaceChildren(diffView(ra, rb));
+    if (ra && rb) diffSlot.replaceChildren(diffView(ra, rb, analysis));
   };
   const reload = (id) => {
-    const target = `#/thread/${encodeURIComponent(threadId)}/${encodeURIComponent(id)}`;
+    const target = `#/thread/${encodeURIComponent(threadId)}/${encodeURIComponent(id)}${ns ? `?${new URLSearchParams({ ns })}` : ""}`;
     if (location.hash === target) route();
     else location.hash = target;
   };
-  const detail = checkpointDetail(current, {
-    fork: (r) => forkForm(r, /** @type {HTMLElement} */ (detail.querySelector('[data-slot="fork"]')), reload),
+  const detail = checkpointDetail(current, analysis, {
+    namespaces,
+    fork: (r) => {
+      const slot = /** @type {HTMLElement} */ (detail.querySelector('[data-slot="fork"]'));
+      slot.replaceChildren(forkEditor({
+        row: r, rows: inNs, analysis, edges: learnedEdges(inNs, analysis), uuid5: agentmem.uuid5, errorBox, AgentmemError: agentmem.AgentmemError,
+        write: async (put) => { await client.rpc("langgraph_put", put); },
+        done: reload,
+      }));
+      /** @type {HTMLElement | null} */ (slot.querySelector("select, textarea"))?.focus();
+    },
     compare: (a, b) => {
-      /** @type {HTMLSelectElement} */ (selA).value = a;
-      /** @type {HTMLSelectElement} */ (selB).value = b;
+      selA.value = a;
+      selB.value = b;
       compare(a, b);
       diffSlot.scrollIntoView();
     },
@@ -608,24 +597,24 @@ async function threadView(threadId, selected, params) {
     }
   });
   const nsPicker = namespaces.length > 1 ? h("label", { for: "f-ns" }, "Namespace", h("select", { id: "f-ns", onchange: (ev) => {
-    const q = new URLSearchParams({ ns: ev.target.value });
-    location.hash = `#/thread/${encodeURIComponent(threadId)}?${q}`;
-  } }, ...namespaces.map((n) => { const o = h("option", { value: n }, n || "(root)"); if (n === ns) /** @type {HTMLOptionElement} */ (o).selected = true; return o; }))) : null;
+    location.hash = `#/thread/${encodeURIComponent(threadId)}?${new URLSearchParams({ ns: ev.target.value })}`;
+  } }, ...namespaces.map((n) => h("option", { value: n, selected: n === ns || null }, n || "(root)")))) : null;
   show(
-    h("h1", null, "Thread ", h("span", { class: "mono" }, threadId)),
+    title(), sessionBanner(),
     h("div", { class: "toolbar" }, h("a", { href: "#/threads" }, "← Threads"), nsPicker,
       h("span", null, `${tree.byId.size} checkpoints`),
+      analysis.head ? h("a", { href: `#/thread/${encodeURIComponent(threadId)}/${encodeURIComponent(analysis.head)}`, "data-action": "head" }, `getState head: ${handle(/** @type {any} */ (byId.get(analysis.head)), analysis.info.get(analysis.head).by)}`) : null,
       h("button", { type: "button", class: "danger", "data-action": "delete", onclick: () => /** @type {HTMLDialogElement} */ (dialog).showModal() }, "Delete thread…")),
     total > rows.length
       ? h("p", { class: "state empty", "data-partial": `${rows.length}/${total}` },
         `Showing the newest ${rows.length.toLocaleString("en")} of this thread's ${total.toLocaleString("en")} checkpoints; older ones are not listed.`)
       : null,
     h("div", { class: "split" },
-      h("nav", { class: "panel", "aria-label": "Checkpoint tree" }, h("h2", null, "Checkpoints"), treeView(tree, threadId, current.checkpoint_id)),
+      h("nav", { class: "panel", "aria-label": "Checkpoint tree" }, h("h2", null, "Checkpoints"), treeView(tree, analysis, threadId, current.checkpoint_id)),
       h("div", null,
         h("form", { class: "inline panel", "aria-label": "Compare two checkpoints", onsubmit: (ev) => {
           ev.preventDefault();
-          compare(/** @type {HTMLSelectElement} */ (selA).value, /** @type {HTMLSelectElement} */ (selB).value);
+          compare(selA.value, selB.value);
         } }, h("label", { for: "f-diff-a" }, "Compare", selA), h("label", { for: "f-diff-b" }, "with", selB), h("button", { type: "submit", "data-action": "diff" }, "Diff")),
         diffSlot, detail)),
     dialog);
@@ -634,11 +623,12 @@ async function threadView(threadId, selected, params) {
 
 // ------------------------------------------------------------------------------ memories
 /**
- * The embedder for searching memories by meaning, if the page has one: a function a
- * deployment defines before the page loads (`globalThis.agentmemInspector = { embed:
- * async (texts) => vectors }`), or the endpoint `agentmem-inspect --embed-url` names
- * (POST {"texts": [...]} with the user's Authorization header, answering {"vectors": [...]}).
- * Use the embedder your memories were stored with.
+ * The embedder for searching by meaning, if the page has one: a function a deployment
+ * defines before the page loads (`globalThis.agentmemInspector = { embed: async (texts) =>
+ * vectors }`), or the endpoint `agentmem-inspect --embed-url` names (POST {"texts": [...]}
+ * with the user's Authorization header, answering {"vectors": [...]}). Use the embedder the
+ * memories and store items were stored with. The endpoint comes from the page's own
+ * config.json only, never from storage: it receives the user's token.
  * @returns {((texts: string[]) => Promise<number[][]>) | null}
  */
 function embedder() {
@@ -647,28 +637,38 @@ function embedder() {
   const url = project.embedUrl;
   if (!url) return null;
   return async (texts) => {
-    const token = sessionStorage.getItem(TOKEN_KEY) ?? "";
+    const token = (await accessToken()) ?? "";
     const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ texts }) });
-    if (!r.ok) throw new Error(`the embedding endpoint answered HTTP ${r.status}`);
+    if (!r.ok) throw new Error(`the embedding endpoint answered HTTP ${r.status}: ${(await r.text().catch(() => "")).slice(0, 200)}`);
     const body = await r.json();
     return body.vectors ?? body.embeddings;
   };
 }
 
-async function memoriesView(params) {
-  const q = params.get("q") ?? "";
+/** A search form: words or (with an embedder) meaning. */
+function searchForm(view, params, label, extra = []) {
   const embed = embedder();
+  const q = params.get("q") ?? "";
   const byMeaning = embed !== null && params.get("by") === "meaning";
-  const input = h("input", { id: "f-q", type: "search", name: "q", value: q, placeholder: byMeaning ? "a question or a phrase" : "words (full-text, english)" });
+  const input = h("input", { id: "f-q", type: "search", name: "q", value: q, placeholder: byMeaning ? "a question or a phrase" : "words" });
   const by = embed && h("select", { id: "f-by", name: "by" },
-    h("option", { value: "words", selected: !byMeaning }, "words"), h("option", { value: "meaning", selected: byMeaning }, "meaning"));
+    h("option", { value: "words", selected: !byMeaning || null }, "words"), h("option", { value: "meaning", selected: byMeaning || null }, "meaning"));
   const form = h("form", { class: "inline", role: "search", onsubmit: (ev) => {
     ev.preventDefault();
+    const p = new URLSearchParams();
     const v = /** @type {HTMLInputElement} */ (input).value;
-    const mode = by ? /** @type {HTMLSelectElement} */ (by).value : "words";
-    location.hash = v ? `#/memories?${new URLSearchParams(mode === "meaning" ? { q: v, by: mode } : { q: v })}` : "#/memories";
-  } }, h("label", { for: "f-q" }, "Search memories", input), by && h("label", { for: "f-by" }, "by", by), h("button", { type: "submit" }, "Search"));
-  show(h("h1", null, "Memories"), form, loading("memories"));
+    if (v) p.set("q", v);
+    if (v && by && /** @type {HTMLSelectElement} */ (by).value === "meaning") p.set("by", "meaning");
+    for (const e of extra) if (e.value) p.set(e.name, e.value);
+    location.hash = `#/${view}${p.size ? `?${p}` : ""}`;
+  } }, h("label", { for: "f-q" }, label, input), by && h("label", { for: "f-by" }, "by", by),
+  ...extra.map((e) => h("label", { for: e.id }, e.dataset.label, e)), h("button", { type: "submit" }, "Search"));
+  return { form, q, byMeaning, embed };
+}
+
+async function memoriesView(params) {
+  const { form, q, byMeaning, embed } = searchForm("memories", params, "Search memories");
+  show(h("h1", null, "Memories"), sessionBanner(), form, loading("memories"));
   try {
     let data;
     if (byMeaning && q && embed) {
@@ -687,7 +687,7 @@ async function memoriesView(params) {
       }));
     }
     if (data.length === 0) {
-      show(h("h1", null, "Memories"), form, empty(q ? "No memory matches this search." : "No memories yet."));
+      show(h("h1", null, "Memories"), sessionBanner(), form, empty(q ? "No memory matches this search." : "No memories yet."));
       return;
     }
     // Access counts live in a table of their own (agent_memory_counters), written on reads.
@@ -723,33 +723,54 @@ async function memoriesView(params) {
         h("td", null, m.memory_type),
         h("td", null, Number(m.importance_score).toFixed(2)),
         h("td", { class: "mono hide-narrow" }, m.agent_id),
+        h("td", { "data-created": m.created_at ?? "" }, when(m.created_at)),
         h("td", { class: "hide-narrow" }, m.expires_at ? when(m.expires_at) : "never"),
         h("td", null, String(c?.access_count ?? 0)),
         h("td", null, h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary", onclick: edit, "aria-label": `Edit memory ${short(m.id)}` }, "Edit"),
           h("button", { type: "button", class: "danger", onclick: del, "aria-label": `Delete memory ${short(m.id)}` }, "Delete"))));
     });
-    show(h("h1", null, "Memories"), form,
+    show(h("h1", null, "Memories"), sessionBanner(), form,
       h("table", { "data-memories": data.length },
-        h("thead", null, h("tr", null, ...["Content", byMeaning && "Similarity", "Type", "Importance", "Agent", "Expires", "Accessed", "Actions"]
+        h("thead", null, h("tr", null, ...["Content", byMeaning && "Similarity", "Type", "Importance", "Agent", "Created", "Expires", "Accessed", "Actions"]
           .filter((t) => t).map((t) => h("th", { scope: "col", class: t === "Agent" || t === "Expires" ? "hide-narrow" : null }, /** @type {string} */ (t))))),
         h("tbody", null, ...rows)));
   } catch (e) {
-    show(h("h1", null, "Memories"), form, errorBox(e, "Listing memories"));
+    show(h("h1", null, "Memories"), sessionBanner(), form, errorBox(e, "Listing memories"));
   }
 }
 
 // --------------------------------------------------------------------------------- store
-async function storeView() {
-  show(h("h1", null, "Long-term store"), loading("store items"));
+async function storeView(params) {
+  const nsIn = h("input", { id: "f-ns-prefix", name: "ns", value: params.get("ns") ?? "", placeholder: "prefs / food", "data-label": "Namespace starts with" });
+  const { form, q, byMeaning, embed } = searchForm("store", params, "Search items", [nsIn]);
+  const prefix = (params.get("ns") ?? "").split("/").map((s) => s.trim()).filter(Boolean);
+  show(h("h1", null, "Long-term store"), sessionBanner(), form, loading("store items"));
   try {
-    const { data } = await client.select("langgraph_store_items", {
-      columns: "namespace,key,value,updated_at,expires_at",
-      order: [{ column: "namespace" }, { column: "key" }],
-      limit: 500,
-    });
+    let data;
+    if (byMeaning && q && embed) {
+      // AgentmemStore.search's RPC, ranked by the items' vectors; does not refresh TTLs.
+      const [vector] = await embed([q]);
+      const { data: answer } = await client.rpc("langgraph_store_batch", { p_ops: [{ op: "search", prefix, limit: 50, offset: 0, refresh: false, vector: Array.from(vector) }] });
+      data = answer[0].map((it) => ({ namespace: it.namespace, key: it.key, value: it.value, created_at: it.createdAt, updated_at: it.updatedAt, score: it.score }));
+      // TTL and expiry are columns of the table, not of the search's answer.
+      if (data.length > 0) {
+        const { data: more } = await client.select("langgraph_store_items", { columns: "namespace,key,expires_at,ttl_minutes", filters: [["key", "in", data.map((d) => d.key)]], limit: 500 });
+        const extra = new Map(more.map((m) => [JSON.stringify([m.namespace, m.key]), m]));
+        for (const d of data) Object.assign(d, extra.get(JSON.stringify([d.namespace, d.key])) ?? {});
+      }
+    } else {
+      ({ data } = await client.select("langgraph_store_items", {
+        columns: "namespace,key,value,created_at,updated_at,expires_at,ttl_minutes",
+        order: [{ column: "namespace" }, { column: "key" }],
+        limit: 500,
+      }));
+      const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+      data = data.filter((it) => prefix.every((p, i) => it.namespace[i] === p) &&
+        words.every((w) => `${it.namespace.join(" / ")} ${it.key} ${JSON.stringify(it.value)}`.toLowerCase().includes(w)));
+    }
     if (data.length === 0) {
-      show(h("h1", null, "Long-term store"), empty("No store items yet (AgentmemStore)."));
+      show(h("h1", null, "Long-term store"), sessionBanner(), form, empty(q || prefix.length ? "No store item matches this search." : "No store items yet (AgentmemStore)."));
       return;
     }
     /** @type {Map<string, any[]>} */
@@ -758,13 +779,18 @@ async function storeView() {
       const ns = it.namespace.join(" / ");
       groups.set(ns, [...(groups.get(ns) ?? []), it]);
     }
-    show(h("h1", null, "Long-term store"), h("p", null, `${groups.size} namespace${groups.size === 1 ? "" : "s"}, ${data.length} item${data.length === 1 ? "" : "s"}`),
+    const ttl = (it) => (it.ttl_minutes ? `TTL ${it.ttl_minutes} min (refreshed on read)` : "no TTL");
+    show(h("h1", null, "Long-term store"), sessionBanner(), form,
+      h("p", null, `${groups.size} namespace${groups.size === 1 ? "" : "s"}, ${data.length} item${data.length === 1 ? "" : "s"}`),
       ...[...groups].map(([ns, items]) => h("details", { class: "panel", open: true, "data-namespace": ns },
         h("summary", null, h("strong", null, ns), h("span", { class: "badge" }, String(items.length))),
-        ...items.map((it) => h("div", { "data-item": it.key }, h("h3", { class: "mono" }, it.key,
-          it.expires_at ? h("span", { class: "badge" }, `expires ${when(it.expires_at)}`) : null), jsonView(it.value))))));
+        ...items.map((it) => h("div", { class: "item", "data-item": it.key },
+          h("h3", { class: "mono" }, it.key, it.score !== undefined ? h("span", { class: "badge", "data-score": it.score }, `score ${Number(it.score).toFixed(3)}`) : null),
+          h("p", { class: "muted", "data-times": "" }, `created ${when(it.created_at)} · updated ${when(it.updated_at)} · ${ttl(it)} · `,
+            h("span", { "data-expires": it.expires_at ?? "never" }, it.expires_at ? `expires ${when(it.expires_at)}` : "never expires")),
+          jsonView(it.value))))));
   } catch (e) {
-    show(h("h1", null, "Long-term store"), errorBox(e, "Listing the store"));
+    show(h("h1", null, "Long-term store"), sessionBanner(), form, errorBox(e, "Listing the store"));
   }
 }
 
@@ -778,10 +804,11 @@ async function route() {
     if (/** @type {HTMLElement} */ (a).dataset.nav === (view === "thread" ? "threads" : view)) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
+  renderWho();
   if (view === "signin" || !client) return signInView();
   if (view === "thread" && parts[1]) return threadView(parts[1], parts[2], params);
   if (view === "memories") return memoriesView(params);
-  if (view === "store") return storeView();
+  if (view === "store") return storeView(params);
   return threadsView(params);
 }
 
@@ -805,15 +832,29 @@ async function start() {
     // No config: the form asks.
   }
   if (!project.fixed) {
+    // Only what the form saved there, the project URL and key, each a string: anything else
+    // in the page's storage (written by any script that once ran on this origin) is ignored,
+    // so no stored value names an endpoint that would receive the user's token.
     try {
-      Object.assign(project, JSON.parse(localStorage.getItem(PROJECT_KEY) ?? "{}"));
+      const saved = JSON.parse(localStorage.getItem(PROJECT_KEY) ?? "{}");
+      if (typeof saved?.url === "string") project.url = saved.url;
+      if (typeof saved?.apiKey === "string") project.apiKey = saved.apiKey;
     } catch {
       // A damaged saved project: the form asks again.
     }
   }
-  const problem = loadSession();
-  renderWho();
+  let problem = null;
+  try {
+    const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? "null");
+    if (typeof s?.access_token === "string") session = s;
+    makeClient();
+  } catch (e) {
+    problem = e;
+    session = null;
+  }
   window.addEventListener("hashchange", route);
+  // The header's expiry follows the clock.
+  setInterval(renderWho, 15000);
   if (problem) signInView(problem);
   else await route();
   document.body.dataset.ready = "true";

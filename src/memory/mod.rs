@@ -104,7 +104,20 @@ impl Settings {
         // The key space the memories live in: the signed-in user's, or for a service-role
         // client the user it acts for (actingFor), else the service tenant's own.
         // No identity is what the server would refuse with 401 (anon has no key space).
+        let settings = Settings {
+            agent_id,
+            session_id,
+            dimensions: dimensions as usize,
+            match_threshold,
+            now_ms,
+            embed_timeout_ms,
+        };
         let Some(tenant) = target.tenant() else {
+            if target.token_from_function {
+                // Whose memories they are is known call by call, from the token the
+                // function gives then (each call checks it, and userId, again).
+                return Ok((settings, o.string("userId")?.unwrap_or_default()));
+            }
             return Err(ErrorReport {
                 field: Some("client".into()),
                 ..ErrorReport::new(
@@ -121,14 +134,6 @@ impl Settings {
                 "userId is not the user the client acts for (its accessToken's user, or actingFor)",
             ));
         }
-        let settings = Settings {
-            agent_id,
-            session_id,
-            dimensions: dimensions as usize,
-            match_threshold,
-            now_ms,
-            embed_timeout_ms,
-        };
         Ok((settings, tenant))
     }
 }

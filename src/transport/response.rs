@@ -197,6 +197,8 @@ mod tests {
             (Some(403), Some("42501"), Some("d"), Some("h"))
         );
         // Supabase's gateway answers without `code`.
+        let e = error_from(&resp(401, r#"{"code":"PGRST303","message":"JWT expired","details":null,"hint":null}"#));
+        assert_eq!((e.code, e.pgrst_code.as_deref()), (ErrorCode::Unauthorized, Some("PGRST303")));
         let e = error_from(&resp(401, r#"{"message":"Invalid API key","hint":"Double check"}"#));
         assert_eq!((e.code, e.pgrst_code, e.message.as_str()), (ErrorCode::Unauthorized, None, "Invalid API key"));
         // A proxy's HTML page.

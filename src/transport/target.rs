@@ -20,6 +20,9 @@ pub struct Target {
     /// The user a service-role client acts for: sent as `x-agentmem-tenant`, which the
     /// SQL honours for the service role only.
     pub acting_for: Option<String>,
+    /// The access token comes from a function, asked before each call: these credentials
+    /// are the client's as made, without it, and its identity is known call by call only.
+    pub token_from_function: bool,
 }
 
 impl Target {
@@ -72,6 +75,7 @@ impl Target {
             schema: None,
             headers: Vec::new(),
             acting_for: None,
+            token_from_function: false,
         })
     }
 
@@ -129,6 +133,10 @@ impl Target {
                         crate::error::Quoted(name)
                     ),
                 ));
+            }
+            if name.eq_ignore_ascii_case(ACTING_FOR_HEADER) {
+                // Sent this way it would bypass actingFor's checks, and its refusal of table calls.
+                return Err(TransportError::invalid(field, "x-agentmem-tenant is set by actingFor only"));
             }
             check_header_value(&field, value)?;
         }
@@ -318,6 +326,10 @@ mod tests {
         assert_eq!(field(None, &[("X Trace", "1")]), Some("headers.X Trace".into()));
         assert_eq!(field(None, &[("", "1")]), Some("headers.".into()));
         assert_eq!(field(Some("api\n"), &[]), Some("schema".into()));
+        assert_eq!(
+            field(None, &[("X-Agentmem-Tenant", "0f0e0d0c-0000-4000-8000-00000000000a")]),
+            Some("headers.X-Agentmem-Tenant".into())
+        );
         assert_eq!(field(Some("api"), &[("X-Trace", "caf\u{e9} 1")]), None);
     }
 }

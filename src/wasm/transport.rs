@@ -69,7 +69,10 @@ fn configured(options: Option<String>, in_browser: bool) -> Result<(Target, Retr
 /// calls; checked here so that a client without one fails when it is created).
 pub(super) fn client(state: &JsValue) -> Result<Client, ErrorReport> {
     let options = Reflect::get(state, &"options".into()).unwrap_or(JsValue::UNDEFINED);
-    let (target, policy) = configured(options.as_string(), in_browser())?;
+    let (mut target, policy) = configured(options.as_string(), in_browser())?;
+    // A client whose token comes from a function, as made (client.js): each call's state
+    // carries the token instead (io.js `withToken`).
+    target.token_from_function = Reflect::get(state, &"token".into()).is_ok_and(|t| !t.is_undefined());
     let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
     let fetch = if fetch.is_undefined() || fetch.is_null() {
         Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)

@@ -7,8 +7,9 @@
 --          (row-level security + table grants), agentmem.grant_table(),
 --          agentmem.expose() / expose_to_service() / keep_private() (function grants);
 --          agentmem.vector_dimensions() / set_vector_dimensions() (pgvector columns);
---          agentmem.check_id() / check_fields() (arguments); the trigger on auth.users that
---          deletes a deleted user's rows.
+--          agentmem.check_id() / check_fields() (arguments); agentmem.delete_session()
+--          (the state stores' deletes); the trigger on auth.users that deletes a deleted
+--          user's rows.
 -- Needs:   what every Supabase project has: the roles anon, authenticated, service_role
 --          and the auth schema (locally: supabase/local/bootstrap.sql).
 --
@@ -578,6 +579,28 @@ begin
 end;
 $$;
 
+-- Deletes the caller's row of p_table (a state store's table keyed by tenant_id and
+-- session_id) with this session id; whether there was one. For the stores' delete RPCs,
+-- which run as the owner: the tenant is the caller's (an identity is required first,
+-- whatever the id), the id a client's (22023 past 255 characters).
+create or replace function agentmem.delete_session(p_table regclass, p_session_id text)
+returns boolean
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  v_tenant uuid := agentmem.tenant();
+  v_found  boolean;
+begin
+  perform agentmem.check_id('session_id', p_session_id);
+  execute pg_catalog.format('with gone as (delete from %s where tenant_id = $1 and session_id = $2 returning 1)
+                             select exists (select 1 from gone)', p_table)
+     into v_found using v_tenant, p_session_id;
+  return v_found;
+end;
+$$;
+
 -- Bookkeeping the database keeps: what a caller writes into these columns is ignored.
 -- created_at / updated_at (timestamptz): the insert's time; updated_at moves on every update.
 create or replace function agentmem.stamp_times()
@@ -734,4 +757,5 @@ select agentmem.keep_private(
   'agentmem.refuse_truncate()', 'agentmem.protect(regclass, name, text, name[])', 'agentmem.forget_user()',
   'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
   'agentmem.keep_bookkeeping(regclass, regproc)', 'agentmem.ensure_check(regclass, name, text)',
+  'agentmem.delete_session(regclass, text)',
   'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)');

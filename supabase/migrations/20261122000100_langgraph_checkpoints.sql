@@ -792,10 +792,10 @@ $$;
 
 -- RPC: list_threads ----------------------------------------------------------------------
 -- The caller's threads (and those of the scopes shared with them), most recently written
--- first (then by id): each with its latest checkpoint (in the config getTuple takes), that
--- checkpoint's step, source and metadata, how many checkpoints the thread has, the last
--- human and AI message text (null when the writer sent none), and when it was created and
--- last written. p_prefix: thread ids that start with it; p_filter: the latest checkpoint's
+-- first (then by id): each with its latest checkpoint and that checkpoint's metadata, how
+-- many checkpoints the thread has, the last human and AI message text (null when the writer
+-- sent none), and when it was created and last written. (The package adds the config
+-- getTuple takes, the step and the source: not sent twice.) p_prefix: thread ids that start with it; p_filter: the latest checkpoint's
 -- metadata @> p_filter; p_limit (1 to 1000, default 50) and p_offset page.
 create or replace function public.langgraph_list_threads(
   p_prefix text default null,
@@ -822,26 +822,26 @@ begin
     raise exception 'langgraph_list_threads: p_filter must be a JSON object' using errcode = '22023';
   end if;
   perform agentmem.check_id('langgraph_list_threads: p_prefix', coalesce(p_prefix, ''));
-  return query
-    select jsonb_build_object(
-             'threadId', t.thread_id,
-             'config', jsonb_build_object('configurable', jsonb_build_object(
-                         'thread_id', t.thread_id, 'checkpoint_ns', '', 'checkpoint_id', t.checkpoint_id)),
-             'checkpointId', t.checkpoint_id,
-             'step', t.metadata -> 'step',
-             'source', t.metadata -> 'source',
-             'metadata', t.metadata,
-             'checkpointCount', t.checkpoint_count,
-             'lastHumanMessage', t.last_human,
-             'lastAiMessage', t.last_ai,
-             'createdAt', t.created_at,
-             'updatedAt', t.updated_at)
-      from public.langgraph_threads t
-     where t.tenant_id = any (v_tenants)
-       and (p_prefix is null or starts_with(t.thread_id, p_prefix))
-       and (p_filter is null or t.metadata @> p_filter)
-     order by t.updated_at desc, t.thread_key
-     limit coalesce(p_limit, 50) offset coalesce(p_offset, 0);
+  -- Only the predicates in use (as langgraph_list), the caller's own tenant as an equality
+  -- when it is the only one, so the page is one range of langgraph_threads_recent_idx; the
+  -- answer's JSON is built for the page's rows only.
+  return query execute
+    'select jsonb_build_object(
+             ''threadId'', t.thread_id,
+             ''checkpointId'', t.checkpoint_id,
+             ''metadata'', t.metadata,
+             ''checkpointCount'', t.checkpoint_count,
+             ''lastHumanMessage'', t.last_human,
+             ''lastAiMessage'', t.last_ai,
+             ''createdAt'', t.created_at,
+             ''updatedAt'', t.updated_at)
+       from (select * from public.langgraph_threads t where '
+    || case when cardinality(v_tenants) = 1 then 't.tenant_id = $1[1]' else 't.tenant_id = any ($1)' end
+    || case when p_prefix is not null then ' and starts_with(t.thread_id, $2)' else '' end
+    || case when p_filter is not null then ' and t.metadata @> $3' else '' end
+    || ' order by t.updated_at desc, t.thread_key limit $4 offset $5) t
+      order by t.updated_at desc, t.thread_key'
+    using v_tenants, p_prefix, p_filter, coalesce(p_limit, 50), coalesce(p_offset, 0);
 end
 $$;
 

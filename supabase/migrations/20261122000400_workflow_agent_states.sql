@@ -286,12 +286,7 @@ volatile
 security definer
 set search_path = ''
 as $$
-  -- Refuse callers without an identity first, whatever the id.
-  select agentmem.tenant();
-  select agentmem.check_id('session_id', p_session_id);
-  with gone as (delete from public.workflow_agent_states
-                 where tenant_id = agentmem.tenant() and session_id = p_session_id returning 1)
-  select exists (select 1 from gone)
+  select agentmem.delete_session('public.workflow_agent_states', p_session_id)
 $$;
 
 comment on function public.delete_workflow_state(text) is

@@ -237,12 +237,7 @@ volatile
 security definer
 set search_path = ''
 as $$
-  -- Refuse callers without an identity first, whatever the id.
-  select agentmem.tenant();
-  select agentmem.check_id('session_id', p_session_id);
-  with gone as (delete from public.research_sessions
-                 where tenant_id = agentmem.tenant() and session_id = p_session_id returning 1)
-  select exists (select 1 from gone)
+  select agentmem.delete_session('public.research_sessions', p_session_id)
 $$;
 
 comment on function public.delete_research_session(text) is

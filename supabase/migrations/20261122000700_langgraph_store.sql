@@ -3,7 +3,8 @@
 --
 -- Creates: tables langgraph_store_items, langgraph_store_vectors; functions
 --          langgraph_store_batch, langgraph_store_sweep, langgraph_store_dimensions,
---          set_langgraph_store_dimensions; helpers agentmem.langgraph_store_number,
+--          set_langgraph_store_dimensions, set_embedding_dimensions (both embedding
+--          columns at once); helpers agentmem.langgraph_store_number,
 --          agentmem.langgraph_store_matches, agentmem.langgraph_store_list,
 --          agentmem.langgraph_store_labels, agentmem.langgraph_store_search,
 --          agentmem.langgraph_store_config,
@@ -204,6 +205,35 @@ $$;
 
 comment on function public.set_langgraph_store_dimensions(integer) is
   'Changes langgraph_store_vectors.embedding to vector(p_dimensions); refused (55000) while any embedding is stored. postgres / service_role only.';
+
+-- set_embedding_dimensions: one embedding size for both memories, set in one place: the
+-- memory tools' agent_memories.embedding (when that part is installed) and the store's
+-- langgraph_store_vectors.embedding, in one transaction (refused for both when either
+-- holds embeddings). For the service role only, as the two it calls.
+create or replace function public.set_embedding_dimensions(p_dimensions integer)
+returns jsonb
+language plpgsql
+volatile
+security definer
+set search_path = ''
+as $$
+declare
+  v_memories jsonb;
+begin
+  if not agentmem.is_service() then
+    raise exception 'changing the embedding dimensions is for the service role only' using errcode = '42501';
+  end if;
+  -- By name at run time: a project may have installed the store without the memory tools.
+  if pg_catalog.to_regprocedure('public.set_agent_memory_dimensions(integer)') is not null then
+    execute 'select public.set_agent_memory_dimensions($1)' into v_memories using p_dimensions;
+  end if;
+  return pg_catalog.jsonb_build_object('agent_memories', v_memories,
+                                       'langgraph_store_vectors', public.set_langgraph_store_dimensions(p_dimensions));
+end;
+$$;
+
+comment on function public.set_embedding_dimensions(integer) is
+  'Sets the embedding size of the memory tools (agent_memories, when installed) and of the LangGraph store (langgraph_store_vectors) at once; refused (55000) while either stores embeddings. postgres / service_role only.';
 
 -- A JSON value as JavaScript's Number() reads it, which is how InMemoryStore compares with
 -- $gt / $gte / $lt / $lte: null is 0, booleans 0 / 1, numeric text its number ("" and
@@ -880,7 +910,7 @@ select agentmem.expose(
   'public.langgraph_store_dimensions()',
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');
-select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)');
+select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)', 'public.set_embedding_dimensions(integer)');
 -- Called only by langgraph_store_batch, as the owner.
 select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()', 'agentmem.langgraph_store_refresh(uuid, jsonb)');
 

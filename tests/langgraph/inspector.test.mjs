@@ -9,9 +9,8 @@
 // - user B sees none of A's threads or memories, and A's thread id in the URL is "not found".
 // Screenshots of each view go to $AGENTMEM_INSPECTOR_SHOTS (default:
 // tests/langgraph/inspector-screenshots/), each checked for non-blank rendering in the page.
-import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { createServer, request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -19,11 +18,9 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
 import { env, gatewayWithMaxRows, newUser } from "./stack.mjs";
 import { bagOfWords } from "./bag_of_words.mjs";
+import { accessible, go, launch, screenshot, serve, shotsDir, signIn } from "./inspector_support.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const root = join(here, "..", "..");
-const tools = createRequire(join(root, "tools", "package.json"));
-const shots = process.env.AGENTMEM_INSPECTOR_SHOTS ?? join(here, "inspector-screenshots");
 
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,
@@ -54,67 +51,8 @@ async function shape(saver, threadId) {
   return { tuples, checkpoints: tuples.length, branches: tuples.filter((t) => !parents.has(t.config.configurable.checkpoint_id)).length };
 }
 
-/** Starts bin/agentmem-inspect.js of the built package on a free port, for the API at
- *  `api`; resolves to its URL. */
-function serve(api = env.SUPABASE_URL) {
-  const bin = join(here, "node_modules", "agentmem-supabase", "bin", "agentmem-inspect.js");
-  const child = spawn(process.execPath, [bin, "--url", api, "--key", env.SUPABASE_ANON_KEY, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/inspector\//);
-      if (m) resolve({ url: m[0], child });
-    });
-    child.stderr.on("data", (d) => (out += d));
-    child.on("exit", (code) => reject(new Error(`agentmem-inspect exited with ${code}: ${out}`)));
-  });
-}
-
-/** A screenshot of the page, saved, and checked in the page to have more than a handful of
- *  distinct colours (a blank or single-colour page has one or two). */
-async function screenshot(page, name) {
-  const png = await page.screenshot({ path: join(shots, name), fullPage: false });
-  const colours = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const canvas = new OffscreenCanvas(img.width, img.height);
-    const ctx = canvas.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const px = ctx.getImageData(0, 0, img.width, img.height).data;
-    const seen = new Set();
-    for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
-    return seen.size;
-  }, png.toString("base64"));
-  expect(colours, `${name} looks blank`).toBeGreaterThan(8);
-}
-
-/** axe-core's rules in the page: no serious or critical violation. */
-const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-async function accessible(page, view) {
-  if (!(await page.evaluate(() => "axe" in globalThis))) await page.addScriptTag({ path: axeSource });
-  const violations = await page.evaluate(async () =>
-    (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`));
-  expect(violations, `axe on the ${view} view`).toEqual([]);
-}
-
-const go = (page, hash) => page.evaluate((h) => { location.hash = h; }, hash);
-
-async function signIn(page, url, token) {
-  await page.goto(url);
-  await page.waitForSelector("#f-token");
-  await page.fill("#f-token", token);
-  await page.click('form[aria-labelledby="h-token"] button[type="submit"]');
-  await page.waitForSelector("[data-threads], [data-state]");
-}
-
-
 test("the inspector shows a user's threads, forks, diffs and memories, and nothing of another user's", { timeout: 240_000 }, async () => {
-  mkdirSync(shots, { recursive: true });
-  writeFileSync(join(shots, ".gitignore"), "*\n");
+  shotsDir();
   const a = await newUser();
   const b = await newUser();
   const saver = new AgentmemSaver(a.client);
@@ -149,13 +87,13 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
   });
 
   await new AgentmemStore(a.client).put(["prefs", "food"], "lunch", { likes: "soup" });
+  // Items with vectors (the page's embedder is the same) and one with a TTL.
+  const indexed = new AgentmemStore(a.client, { index: { dims: 384, embed: (texts) => texts.map(bagOfWords), fields: ["text"] } });
+  await indexed.put(["trips", "2026"], "oslo", { text: "window seat on the morning flight to Oslo" });
+  await indexed.put(["trips", "2026"], "rome", { text: "hotel near the station in Rome" }, undefined, { ttl: 90 });
 
   const { url, child } = await serve();
-  const { chromium } = tools("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   const logs = [];
   try {
     const ctxA = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -173,7 +111,8 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
 
     // Threads.
     await signIn(page, url, a.token);
-    expect(await page.textContent("#whoami")).toBe(`signed in as ${a.id} (authenticated)`);
+    expect(await page.getAttribute("#whoami", "data-sub")).toBe(a.id);
+    expect(await page.textContent("#whoami")).toContain(`signed in as ${a.id} (authenticated)`);
     expect(await page.getAttribute("[data-threads]", "data-threads")).toBe("2");
     expect(await page.locator(`tr[data-thread="${thread}"]`).count()).toBe(1);
     await screenshot(page, "threads.png");
@@ -204,7 +143,7 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await page.waitForSelector(`[data-detail="${askingId}"]`);
     expect(await page.textContent("[data-chat] .msg.human")).toContain("hello inspector");
     expect(await page.textContent("[data-chat] .msg.ai")).toContain("preparing plan");
-    expect(await page.locator('[data-write="__interrupt__"]').count()).toBeGreaterThan(0);
+    expect(JSON.parse(await page.getAttribute("[data-interrupt-value]", "data-interrupt-value"))).toEqual(asking.tasks[0].interrupts[0].value);
     await screenshot(page, "thread.png");
     await accessible(page, "thread");
 
@@ -257,6 +196,9 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await go(page, "#/memories");
     await page.waitForSelector("[data-memories]");
     expect(await page.getAttribute("[data-memories]", "data-memories")).toBe("3");
+    for (const c of await page.locator("[data-memories] [data-created]").evaluateAll((els) => els.map((e) => e.getAttribute("data-created")))) {
+      expect(Date.now() - Date.parse(c)).toBeLessThan(10 * 60_000);
+    }
     await screenshot(page, "memories.png");
     await accessible(page, "memories");
     await page.fill("#f-q", "coffee");
@@ -278,8 +220,29 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     await go(page, "#/store");
     await page.waitForSelector('[data-namespace="prefs / food"] [data-item="lunch"]');
     expect(await page.textContent('[data-item="lunch"]')).toContain("soup");
+    // Times, TTL and expiry per item.
+    const rome = page.locator('[data-namespace="trips / 2026"] [data-item="rome"]');
+    expect(await rome.locator("[data-times]").textContent()).toMatch(/created .+ · updated .+ · TTL 90 min/);
+    const expires = Date.parse(await rome.locator("[data-expires]").getAttribute("data-expires"));
+    expect(expires - Date.now()).toBeGreaterThan(80 * 60_000);
+    expect(expires - Date.now()).toBeLessThan(91 * 60_000);
+    expect(await page.getAttribute('[data-item="oslo"] [data-expires]', "data-expires")).toBe("never");
     await screenshot(page, "store.png");
     await accessible(page, "store");
+    // Filtered by namespace and words; then by meaning, scored.
+    await page.fill("#f-ns-prefix", "trips");
+    await page.fill("#f-q", "hotel");
+    await page.click('form[role="search"] button');
+    await page.waitForFunction(() => document.querySelectorAll("[data-item]").length === 1);
+    expect(await page.locator('[data-item="rome"]').count()).toBe(1);
+    await page.fill("#f-q", "a seat on a flight");
+    await page.selectOption("#f-by", "meaning");
+    await page.click('form[role="search"] button');
+    await page.waitForSelector("[data-score]");
+    expect(await page.locator("[data-item] h3").evaluateAll((els) => els.map((e) => e.firstChild.textContent))).toEqual(["oslo", "rome"]);
+    expect(Number(await page.getAttribute('[data-item="oslo"] [data-score]', "data-score"))).toBeGreaterThan(Number(await page.getAttribute('[data-item="rome"] [data-score]', "data-score")));
+    expect(await page.textContent('[data-item="rome"] [data-times]')).toContain("TTL 90 min");
+    await screenshot(page, "store-by-meaning.png");
 
     // Delete a thread, confirmed in the dialog.
     await go(page, `#/thread/${encodeURIComponent(doomed)}`);
@@ -296,7 +259,7 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     const pageB = await ctxB.newPage();
     pageB.on("pageerror", (e) => logs.push(String(e)));
     await signIn(pageB, url, b.token);
-    expect(await pageB.textContent("#whoami")).toBe(`signed in as ${b.id} (authenticated)`);
+    expect(await pageB.getAttribute("#whoami", "data-sub")).toBe(b.id);
     expect(await pageB.locator("[data-threads]").count()).toBe(0);
     expect(await pageB.getAttribute("[data-state]", "data-state")).toBe("empty");
     await screenshot(pageB, "other-user-threads.png");
@@ -334,8 +297,7 @@ test("the inspector reads past the server's max-rows: every thread, every checkp
   // The page talks to a gateway that answers at most 2 rows a request.
   const gw = await gatewayWithMaxRows(2);
   const { url, child } = await serve(gw.url);
-  const { chromium } = tools("playwright-core");
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  const browser = await launch();
   const logs = [];
   try {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -343,7 +305,7 @@ test("the inspector reads past the server's max-rows: every thread, every checkp
     page.on("console", (m) => m.type() === "error" && logs.push(m.text()));
     await signIn(page, url, a.token);
     expect(await page.getAttribute("[data-threads]", "data-threads")).toBe("2");
-    expect(await page.textContent(`tr[data-thread="${thread}"] td:nth-child(5)`)).toBe(String(full.checkpoints));
+    expect(await page.getAttribute(`tr[data-thread="${thread}"]`, "data-count")).toBe(String(full.checkpoints));
     expect(await page.locator("[data-partial]").count()).toBe(0);
 
     await go(page, `#/thread/${encodeURIComponent(thread)}/${encodeURIComponent(asking.config.configurable.checkpoint_id)}`);
@@ -365,5 +327,137 @@ test("the inspector reads past the server's max-rows: every thread, every checkp
     await browser.close();
     child.kill();
     gw.close();
+  }
+});
+
+/** An HTTP server on 127.0.0.1 that records every request (method, path, Authorization)
+ *  and answers as an embedding endpoint would, CORS included. */
+async function recorder() {
+  const seen = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      seen.push({ method: req.method, path: req.url, authorization: req.headers.authorization ?? null });
+      res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-allow-headers", "authorization, content-type");
+      if (req.method === "OPTIONS") return res.writeHead(204).end();
+      const texts = req.method === "POST" ? JSON.parse(body || "{}").texts ?? [] : [];
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ vectors: texts.map(bagOfWords) }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}/embed`, seen, close: () => server.close() };
+}
+
+/** The package's files served as a static deployment would (no config.json); resolves to the page's URL. */
+async function staticSite() {
+  const pkg = join(here, "node_modules", "agentmem-supabase");
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname.replace(/\/$/, "/index.html");
+    const type = types[path.slice(path.lastIndexOf("."))];
+    try {
+      if (!type || path.includes("..")) throw new Error("no");
+      res.writeHead(200, { "content-type": type }).end(readFileSync(join(pkg, path)));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}/inspector/`, close: () => server.close() };
+}
+
+/** A GET of `url` with the Host header `host`: its status and headers. */
+function getWithHost(url, host) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("agentmem-inspect answers its own Host only and sends a CSP; the token goes to the project and the configured embedder, never to an endpoint planted in storage", { timeout: 120_000 }, async () => {
+  const a = await newUser();
+  await a.client.rpc("create_agent_memory", {
+    p_agent_id: "inspector-test", p_content: "likes window seats on long flights", p_memory_type: "preference",
+    p_embedding: JSON.stringify(bagOfWords("likes window seats on long flights")),
+  });
+  const planted = await recorder();
+  const embedder = await recorder();
+  const site = await staticSite();
+  const { url, child } = await serve(env.SUPABASE_URL, ["--embed-url", embedder.url]);
+  const browser = await launch();
+  const logs = [];
+  try {
+    // Host: only the address it listens on (DNS rebinding sends the attacker's name).
+    const port = new URL(url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      expect((await getWithHost(`${url}config.json`, host)).status, host).toBe(200);
+    }
+    for (const host of [`attacker.example:${port}`, "127.0.0.1", `127.0.0.1:${Number(port) + 1}`, `evil.127.0.0.1.nip.io:${port}`]) {
+      const answer = await getWithHost(`${url}config.json`, host);
+      expect(answer.status, host).toBe(403);
+    }
+    const page = await getWithHost(url, `127.0.0.1:${port}`);
+    const csp = page.headers["content-security-policy"];
+    const directives = Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    expect(directives["frame-ancestors"]).toEqual(["'none'"]);
+    expect(directives["connect-src"]).toEqual(["'self'", new URL(env.SUPABASE_URL).origin, embedder.url]);
+    expect(directives["default-src"]).toEqual(["'self'"]);
+    expect(directives["script-src"]).toEqual(["'self'", "'wasm-unsafe-eval'"]);
+
+    // Served by agentmem-inspect: search by meaning goes to the configured endpoint, with
+    // the user's token; the CSP refuses any other destination.
+    const ctx = await browser.newContext();
+    const tab = await ctx.newPage();
+    tab.on("pageerror", (e) => logs.push(String(e)));
+    tab.on("console", (m) => m.type() === "error" && logs.push(m.text()));
+    await signIn(tab, url, a.token);
+    await go(tab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
+    await tab.waitForSelector("#f-q");
+    await tab.waitForSelector("[data-memories], [data-state]");
+    expect(await tab.locator("[data-memories]").count(), `${await tab.textContent("main")}\n${logs.join("\n")}`).toBe(1);
+    expect(await tab.textContent("[data-memories] tbody")).toContain("window seats");
+    expect(embedder.seen.filter((r) => r.method === "POST")).toEqual([{ method: "POST", path: "/embed", authorization: `Bearer ${a.token}` }]);
+    const elsewhere = await tab.evaluate((to) => fetch(to, { method: "POST", body: "x" }).then(() => "sent", (e) => e.name), planted.url);
+    expect(elsewhere).toBe("TypeError");
+    expect(planted.seen).toEqual([]);
+    expect(logs.some((l) => l.includes("Content Security Policy"))).toBe(true);
+    logs.length = 0;
+    await ctx.close();
+
+    // A static deployment (no config.json) whose origin's storage a script once wrote: the
+    // page takes the URL and key from it, never an endpoint, and the token goes nowhere else.
+    const staticCtx = await browser.newContext();
+    const staticTab = await staticCtx.newPage();
+    staticTab.on("pageerror", (e) => logs.push(String(e)));
+    staticTab.on("console", (m) => m.type() === "error" && !m.text().includes("404") && logs.push(m.text()));
+    await staticTab.goto(site.url);
+    await staticTab.evaluate(([project, embedUrl]) => {
+      localStorage.setItem("agentmem-inspector-project", JSON.stringify({ ...project, embedUrl, fixed: false }));
+    }, [{ url: env.SUPABASE_URL, apiKey: env.SUPABASE_ANON_KEY }, planted.url]);
+    await staticTab.reload();
+    await staticTab.waitForSelector("#f-token");
+    expect(await staticTab.inputValue("#f-url")).toBe(env.SUPABASE_URL);
+    await staticTab.fill("#f-token", a.token);
+    await staticTab.click('form[data-form="token"] button[type="submit"]');
+    await staticTab.waitForSelector("[data-threads], [data-state]");
+    await go(staticTab, `#/memories?${new URLSearchParams({ q: "window seat", by: "meaning" })}`);
+    await staticTab.waitForSelector("#f-q");
+    await staticTab.waitForSelector("[data-memories], [data-state]");
+    expect(planted.seen, "the planted endpoint received nothing").toEqual([]);
+    expect(await staticTab.locator("#f-by").count(), "no embedder: no search by meaning").toBe(0);
+    expect(logs).toEqual([]);
+    await staticCtx.close();
+  } finally {
+    await browser.close();
+    child.kill();
+    planted.close();
+    embedder.close();
+    site.close();
   }
 });

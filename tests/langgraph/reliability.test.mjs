@@ -14,6 +14,11 @@ const revoked = () => {
   revoke();
   return proxy;
 };
+const deep = (depth) => {
+  let v = "x";
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+};
 const cyclic = () => {
   const o = {};
   o.self = o;
@@ -77,6 +82,16 @@ test("bad arguments are invalid_input on both backends, before anything is store
         "list with a bad limit": [async () => { for await (const _ of saver.list({}, { limit: -1 })); }, "options.limit"],
         "list with a revoked options": [async () => { for await (const _ of saver.list({}, revoked())); }, "options"],
         "deleteThread(5)": [() => saver.deleteThread(5), "threadId"],
+        // 10,000 levels deep: past JSON.stringify's and the serializer's stack.
+        "getTuple with a 10,000-deep thread id": [() => saver.getTuple({ configurable: { thread_id: deep(10_000) } }), "config.configurable"],
+        "list with a 10,000-deep filter": [async () => { for await (const _ of saver.list({}, { filter: { a: deep(10_000) } })); }, "options"],
+        "put with a 10,000-deep checkpoint": [() => saver.put(cfg, { ...checkpoint(), extra: deep(10_000) }, meta, { n: 1 }), "checkpoint"],
+        "put with a 10,000-deep channel value": [() => saver.put(cfg, { ...checkpoint(), channel_values: { n: deep(10_000) } }, meta, { n: 1 }), null],
+        "put with 10,000-deep metadata": [() => saver.put(cfg, checkpoint(), { ...meta, extra: deep(10_000) }, { n: 1 }), "metadata"],
+        "put with 10,000-deep newVersions": [() => saver.put(cfg, checkpoint(), meta, { n: deep(10_000) }), "newVersions"],
+        "putWrites with a 10,000-deep value": [() => saver.putWrites(cfg, [["a", deep(10_000)]], "t"), null],
+        "putWrites with a 10,000-deep task id": [() => saver.putWrites(cfg, [["a", 1]], deep(10_000)), "taskId"],
+        "deleteThread with a 10,000-deep id": [() => saver.deleteThread(deep(10_000)), "threadId"],
       };
       for (const [what, [run, field]] of Object.entries(cases)) await invalid(run, field, `${backend}: ${what}`);
       expect(await saver.getTuple({ configurable: { thread_id: thread } }), backend).toBeUndefined();

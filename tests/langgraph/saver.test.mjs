@@ -192,6 +192,31 @@ test("a value already stored at a version with other content is a conflict, neve
   expect(await new AgentmemSaver(b.client).getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
 });
 
+test("a stored value the serializer cannot read is a server error naming the channel, the thread and the checkpoint", async () => {
+  const user = await newUser();
+  const saver = new AgentmemSaver(user.client);
+  const thread = `undecodable-${uid()}`;
+  const cp = checkpoint({ n: 1, ok: "fine" });
+  const config = await saver.put({ configurable: { thread_id: thread } }, cp, meta(), versions(cp));
+  // Only server code on the service role can write a table directly (the API roles write
+  // through the RPCs); a value it stores in a shape the serializer does not read:
+  const broken = await service().update("langgraph_checkpoint_blobs", { blob: "\\x7b6e6f74206a736f6e" }, {
+    filters: [["thread_key", "eq", `${user.id}/${thread}`], ["channel", "eq", "n"]],
+    returning: "representation",
+  });
+  expect(broken.data).toHaveLength(1);
+  const e = await saver.getTuple({ configurable: { thread_id: thread } }).catch((x) => x);
+  expect(e).toBeInstanceOf(AgentmemError);
+  expect(e.code).toBe("server");
+  expect(e.message).toContain(`the stored value of channel "n" of thread "${thread}", namespace "", checkpoint "${config.configurable.checkpoint_id}"`);
+  expect(e.details).toContain(`thread "${thread}"`);
+  // The thread's other reads still answer; another thread of the user reads as before.
+  expect(await saver.listThreads({ prefix: thread })).toHaveLength(1);
+  const other = checkpoint({ n: 2 });
+  await saver.put({ configurable: { thread_id: `${thread}-other` } }, other, meta(), versions(other));
+  expect((await saver.getTuple({ configurable: { thread_id: `${thread}-other` } })).checkpoint.channel_values).toEqual({ n: 2 });
+});
+
 test("bad input is a typed error, and nothing is sent", async () => {
   const user = await newUser();
   const { client } = user;

@@ -4,7 +4,7 @@
 //
 // Seeds: AGENTMEM_STORE_SEEDS="1,2,3" replays those (default: four fixed seeds);
 // AGENTMEM_STORE_STEPS sets the operations per seed (default 300).
-import { InMemoryStore, InvalidNamespaceError } from "@langchain/langgraph-checkpoint";
+import { emptyCheckpoint, InMemoryStore, InvalidNamespaceError, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentmemError, createClient } from "agentmem-supabase";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AgentmemSaver, AgentmemStore } from "agentmem-supabase/langgraph";
@@ -431,6 +431,28 @@ describe("AgentmemStore", () => {
       }
     });
     expect(requests).toEqual([]);
+    // The store's bounds, before anything is embedded or sent, naming the field.
+    const embedder = countingEmbed();
+    const bounded = new AgentmemStore((await newUser()).client, { index: { dims: DIMS, embed: embedder.embed, fields: ["text"] } });
+    const bounds = await recording(async () => {
+      for (const [run, field, message] of [
+        [() => bounded.put(Array.from({ length: 32 }, () => "ab"), "k".repeat(1729), { text: "x" }), "operations[0].key", /take 2049 bytes/],
+        [() => bounded.put(["ns"], "字".repeat(680), { text: "x" }), "operations[0].key", /take 2050 bytes/],
+        [() => bounded.put(["ns"], "k", { text: "x" }, ["f".repeat(257)]), "operations[0].index[0]", /257 bytes/],
+        [() => bounded.put(["ns"], "k", { text: "x".repeat(1048576) }), "operations[0].value", /at most 1048576/],
+        [() => bounded.batch(Array.from({ length: 10001 }, (_, i) => ({ namespace: ["ns"], key: `${i}` }))), "operations", /at most 10000 operations/],
+      ]) {
+        const e = await run().catch((e) => e);
+        expect(e, String(run)).toBeInstanceOf(AgentmemError);
+        expect([e.code, e.field], String(run)).toEqual(["invalid_input", field]);
+        expect(e.message, String(run)).toMatch(message);
+      }
+    });
+    expect(bounds.requests).toEqual([]);
+    expect(embedder.calls).toEqual([]);
+    // At the bound exactly, it is stored.
+    await bounded.put(Array.from({ length: 32 }, () => "ab"), "k".repeat(1728), { text: "x" });
+    expect((await bounded.get(Array.from({ length: 32 }, () => "ab"), "k".repeat(1728))).value).toEqual({ text: "x" });
     const client = (await newUser()).client;
     expect(() => new AgentmemStore(client, { index: { dims: DIMS } })).toThrow(/index.embed/);
     expect(() => new AgentmemStore(client, { index: { dims: 0, embed: () => [] } })).toThrow(/index.dims/);
@@ -447,5 +469,134 @@ describe("AgentmemStore", () => {
     await expect(wrongDims.search(["dims"], { query: "x" })).rejects.toMatchObject({ code: "dimension_mismatch" });
     expect(await new AgentmemStore(client).get(["dims"], "k")).toBeNull();
     expect(await new AgentmemStore(client).get(["ns"], "k")).toBeNull();
+  });
+
+  test("AgentmemStore and AgentmemSaver on a client whose token comes from a function act for whoever it gives, call by call", async () => {
+    const a = await newUser();
+    const b = await newUser();
+    let token = a.token;
+    const client = createClient({ url, apiKey: env.SUPABASE_ANON_KEY, accessToken: async () => token });
+    // Constructed before any token was asked for: the identity is not known yet, and not anon.
+    const store = new AgentmemStore(client);
+    const saver = new AgentmemSaver(client);
+    await store.put(["prefs"], "k", { who: "a" });
+    token = b.token;
+    expect(await store.get(["prefs"], "k")).toBeNull();
+    await store.put(["prefs"], "k", { who: "b" });
+    token = a.token;
+    expect((await store.get(["prefs"], "k")).value).toEqual({ who: "a" });
+
+    const config = { configurable: { thread_id: "follows", checkpoint_ns: "" } };
+    const checkpoint = { ...emptyCheckpoint(), id: uuid6(0), channel_values: { n: 1 }, channel_versions: { n: 1 } };
+    await saver.put(config, checkpoint, { source: "input", step: 0, parents: {} }, { n: 1 });
+    expect((await saver.getTuple(config)).checkpoint.channel_values).toEqual({ n: 1 });
+    token = b.token;
+    expect(await saver.getTuple(config)).toBeUndefined();
+    // Signed out: the anon key alone, which has no key space.
+    token = null;
+    await expect(store.get(["prefs"], "k")).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(saver.getTuple(config)).rejects.toMatchObject({ code: "unauthorized" });
+    // Built while signed out: whoever signs in next is who the calls act for.
+    const later = new AgentmemStore(client);
+    token = a.token;
+    expect((await later.get(["prefs"], "k")).value).toEqual({ who: "a" });
+    expect((await new AgentmemSaver(client).getTuple(config)).checkpoint.channel_values).toEqual({ n: 1 });
+    // The anon key alone, with no token to come: refused up front, as before.
+    const anonOnly = createClient({ url, apiKey: env.SUPABASE_ANON_KEY });
+    expect(() => new AgentmemStore(anonOnly)).toThrow(expect.objectContaining({ code: "unauthorized" }));
+    expect(() => new AgentmemSaver(anonOnly)).toThrow(expect.objectContaining({ code: "unauthorized" }));
+  });
+
+  test("hostile arguments to every entry point are typed errors: deep arrays, Proxies, throwing getters; nothing written, the store works after", async () => {
+    const { client } = await newUser();
+    const store = new AgentmemStore(client, { index: { dims: DIMS, embed: countingEmbed().embed } });
+    const deep = (depth, leaf = "x") => {
+      let v = leaf;
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    const deepObject = (depth) => {
+      let v = { leaf: 1 };
+      for (let i = 0; i < depth; i++) v = { v };
+      return v;
+    };
+    const revoked = () => {
+      const r = Proxy.revocable([], {});
+      r.revoke();
+      return r.proxy;
+    };
+    const throwingGetter = (key) => Object.defineProperty({}, key, { enumerable: true, get() { throw new Error(`getter of ${key}`); } });
+    const trapping = new Proxy(["ns"], { get() { throw new Error("get trap"); }, ownKeys() { throw new Error("ownKeys trap"); } });
+    const symbolLabel = ["ns", Symbol("s")];
+    const loudLabel = ["ns", { toString() { throw new Error("toString ran"); } }];
+    // Every call, and the error class it must reject with.
+    const namespaceError = "InvalidNamespaceError";
+    const cases = [
+      ["get, a 10,000-deep namespace", () => store.get(deep(10_000), "k"), namespaceError],
+      ["get, a 10,000-deep label", () => store.get(["ns", deep(10_000)], "k"), namespaceError],
+      ["get, a 10,000-deep key", () => store.get(["ns"], deep(10_000)), "invalid_input"],
+      ["get, a Symbol label", () => store.get(symbolLabel, "k"), namespaceError],
+      ["get, a label whose toString throws", () => store.get(loudLabel, "k"), namespaceError],
+      ["get, a revoked Proxy namespace", () => store.get(revoked(), "k"), "invalid_input"],
+      ["get, a revoked Proxy label", () => store.get(["ns", revoked()], "k"), namespaceError],
+      ["search, a revoked Proxy label", () => store.search(["ns", revoked()]), namespaceError],
+      ["batch, a put of a revoked Proxy label", () => store.batch([{ namespace: [revoked()], key: "k", value: {} }]), namespaceError],
+      ["get, a trapping Proxy namespace", () => store.get(trapping, "k"), "invalid_input"],
+      ["get, options with a throwing getter", () => store.get(["ns"], "k", throwingGetter("refreshTtl")), "invalid_input"],
+      ["put, a 10,000-deep namespace", () => store.put(deep(10_000), "k", { v: 1 }), namespaceError],
+      ["put, a 10,000-deep value", () => store.put(["ns"], "k", { v: deep(10_000) }), "invalid_input"],
+      ["put, a 10,000-deep object value", () => store.put(["ns"], "k", deepObject(10_000)), "invalid_input"],
+      ["put, a 200-deep value", () => store.put(["ns"], "k", { v: deep(200) }), "invalid_input"],
+      ["put, a value with a throwing getter", () => store.put(["ns"], "k", throwingGetter("v")), "invalid_input"],
+      ["put, a revoked Proxy value", () => store.put(["ns"], "k", revoked()), "invalid_input"],
+      ["put, a 10,000-deep index", () => store.put(["ns"], "k", { v: 1 }, deep(10_000)), "invalid_input"],
+      ["put, a revoked Proxy index", () => store.put(["ns"], "k", { v: 1 }, revoked()), "invalid_input"],
+      ["put, options with a throwing getter", () => store.put(["ns"], "k", { v: 1 }, undefined, throwingGetter("ttl")), "invalid_input"],
+      ["delete, a 10,000-deep namespace", () => store.delete(deep(10_000), "k"), namespaceError],
+      ["delete, a Symbol label", () => store.delete(symbolLabel, "k"), namespaceError],
+      ["search, a 10,000-deep prefix", () => store.search(deep(10_000)), namespaceError],
+      ["search, a 10,000-deep filter", () => store.search(["ns"], { filter: { a: deep(10_000) } }), "invalid_input"],
+      ["search, a 10,000-deep query", () => store.search(["ns"], { query: deep(10_000) }), "invalid_input"],
+      ["search, a revoked Proxy filter", () => store.search(["ns"], { filter: revoked() }), "invalid_input"],
+      ["search, options behind a trapping Proxy", () => store.search(["ns"], trapping), "invalid_input"],
+      ["listNamespaces, a 10,000-deep prefix", () => store.listNamespaces({ prefix: deep(10_000) }), namespaceError],
+      ["listNamespaces, a 10,000-deep suffix", () => store.listNamespaces({ suffix: ["a", deep(10_000)] }), namespaceError],
+      ["listNamespaces, a revoked Proxy prefix", () => store.listNamespaces({ prefix: revoked() }), "invalid_input"],
+      ["listNamespaces, options with a throwing getter", () => store.listNamespaces(throwingGetter("prefix")), "invalid_input"],
+      ["batch, a 10,000-deep operation list", () => store.batch(deep(10_000)), "invalid_input"],
+      ["batch, a get of a 10,000-deep namespace", () => store.batch([{ namespace: deep(10_000), key: "k" }]), namespaceError],
+      ["batch, a put behind a throwing getter", () => store.batch([{ namespace: ["ns"], key: "k", get value() { throw new Error("value getter"); } }]), "invalid_input"],
+      ["batch, a put whose value is a revoked Proxy", () => store.batch([{ namespace: ["ns"], key: "k", value: revoked() }]), "invalid_input"],
+      ["batch, a search whose filter is a revoked Proxy", () => store.batch([{ namespacePrefix: ["ns"], filter: revoked() }]), "invalid_input"],
+      ["batch, a put whose index is a trapping Proxy", () => store.batch([{ namespace: ["ns"], key: "k", value: { v: 1 }, index: trapping }]), "invalid_input"],
+      ["batch, an operation that is a revoked Proxy", () => store.batch([revoked()]), "invalid_input"],
+      ["batch, a revoked Proxy as the list", () => store.batch(revoked()), "invalid_input"],
+    ];
+    const { requests } = await recording(async () => {
+      for (const [what, run, expected] of cases) {
+        let e;
+        try {
+          await run();
+        } catch (error) {
+          e = error;
+        }
+        expect(e, what).toBeDefined();
+        if (expected === namespaceError) {
+          expect(e, `${what}: ${e}`).toBeInstanceOf(InvalidNamespaceError);
+        } else {
+          expect(e, `${what}: ${e}`).toBeInstanceOf(AgentmemError);
+          expect(e.code, `${what}: ${e.message}`).toBe(expected);
+        }
+        expect(String(e.message), what).not.toContain("toString ran");
+      }
+    });
+    expect(requests).toEqual([]);
+    // Options read when the store is made.
+    expect(() => new AgentmemStore(client, { ttl: { defaultTtl: revoked() } })).toThrow(expect.objectContaining({ code: "invalid_input", field: "ttl.defaultTtl" }));
+    expect(() => new AgentmemStore(client, { index: { dims: revoked(), embed: () => [] } })).toThrow(expect.objectContaining({ code: "invalid_input", field: "index.dims" }));
+    // The module and the store work afterwards.
+    await store.put(["ns"], "k", { text: "still works" });
+    expect((await store.get(["ns"], "k")).value).toEqual({ text: "still works" });
+    expect(await store.listNamespaces()).toEqual([["ns"]]);
   });
 });

@@ -594,9 +594,9 @@ expect "... an older fork's put counts, but neither moves the head nor takes the
 expect "a preview that is not {human, ai} text: 22023" "22023|22023" \
   "$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '[\"x\"]')")|$(st authenticated "$A" "select langgraph_put('$TT', '', 'p1', null, 'json', '$(ckpt p1 '{}')', '{}', '[]', '{\"human\":\"$(printf 'x%.0s' $(seq 2001))\"}')")"
 listed=$(as_api authenticated "$A" "select langgraph_list_threads('$P-thr');")
-expect "list_threads: the thread with its config, step, source, metadata, count, preview" \
-  "$TT|$ID4|2|loop|5|Which roofs?|Slate.|{\"configurable\":{\"checkpoint_id\":\"$ID4\",\"checkpoint_ns\":\"\",\"thread_id\":\"$TT\"}}" \
-  "$(js '"|".join(str(x) for x in [d["threadId"], d["checkpointId"], d["step"], d["source"], d["checkpointCount"], d["lastHumanMessage"], d["lastAiMessage"], s(d["config"])])' <<<"$listed")"
+expect "list_threads: the thread with its latest checkpoint, metadata, count, preview (the package adds config, step and source)" \
+  "$TT|$ID4|2|loop|5|Which roofs?|Slate.|checkpointCount,checkpointId,createdAt,lastAiMessage,lastHumanMessage,metadata,threadId,updatedAt" \
+  "$(js '"|".join(str(x) for x in [d["threadId"], d["checkpointId"], d["metadata"]["step"], d["metadata"]["source"], d["checkpointCount"], d["lastHumanMessage"], d["lastAiMessage"], ",".join(sorted(d))])' <<<"$listed")"
 expect "list_threads: newest first across threads; prefix, metadata filter, limit and offset" "$TT,$T1|$TT|1|1|0" \
   "$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads() t where t ->> 'threadId' in ('$TT', '$T1');")|$(as_api authenticated "$A" "select string_agg(t ->> 'threadId', ',') from langgraph_list_threads('$P-thr') t;")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(null, '{\"step\": 2}') t where t ->> 'threadId' = '$TT';")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads(p_limit => 1);")|$(as_api authenticated "$A" "select count(*) from langgraph_list_threads('$P-thr', p_offset => 1);")"
 expect "list_threads refuses a limit outside 1..1000, a negative offset, a filter that is no object (22023)" "22023|22023|22023|22023" \
@@ -612,7 +612,7 @@ as_api authenticated "$A" "select langgraph_delete_thread('$TT');" commit >/dev/
 expect "deleting the thread deletes its row" "" "$(thread_row)"
 q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$A/$P-direct', 'd1', '{}', '{\"step\": 7}')" >/dev/null
 expect "a checkpoint written around the RPCs (a direct connection, PostgresSaver) is listed too" "1|7" \
-  "$(as_api authenticated "$A" "select count(*) || '|' || max(t ->> 'step') from langgraph_list_threads('$P-direct') t;")"
+  "$(as_api authenticated "$A" "select count(*) || '|' || max(t -> 'metadata' ->> 'step') from langgraph_list_threads('$P-direct') t;")"
 
 # --- deleting a user ---------------------------------------------------------------------------
 as_api authenticated "$E" "$(quiet put "$P-e" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")

@@ -549,6 +549,18 @@ expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-d
        '\o /dev/null' "select * from search_agent_memories('$E1');" '\o' '\echo :SQLSTATE' 'rollback;' |
      q_continue | tr '\n' '|' | sed 's/|$//')"
 expect "after the rolled-back change the column is vector(384) again" 384 "$(q -c 'select agent_memory_dimensions()')"
+# One size for both embedding columns, set in one place (the store's migration).
+expect "set_embedding_dimensions: the service role's only (42501), refused for both while either stores embeddings (55000), nothing changed" \
+  "42501|55000|384|384" \
+  "$(state authenticated "$A" "select set_embedding_dimensions(8);")|$(state service_role "" "select set_embedding_dimensions(8);")|$(q -c 'select agent_memory_dimensions()')|$(q -c 'select langgraph_store_dimensions()')"
+expect "set_embedding_dimensions(8) with both columns empty: both vector(8), in one transaction" \
+  "true|true|8|8" \
+  "$(printf '%s\n' 'begin;' "set local lock_timeout = '10s';" 'set local role service_role;' \
+       'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
+       'delete from langgraph_store_vectors \g /dev/null' \
+       "select (r -> 'agent_memories' ->> 'changed') || '|' || (r -> 'langgraph_store_vectors' ->> 'changed') from set_embedding_dimensions(8) r;" \
+       'select agent_memory_dimensions();' 'select langgraph_store_dimensions();' 'rollback;' |
+     q_continue | tr '\n' '|' | sed 's/|$//')"
 
 # --- concurrency: access bumps in opposite orders never deadlock, and count exactly ----------
 # search_agent_memories, get_memory_context and update_memory_access lock the rows they

@@ -240,21 +240,23 @@ expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
 # SECURITY DEFINER: the writers (the tables' one door for the API roles) and a few helpers;
 # each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.build_contractor_profile,public.cleanup_expired_memories,public.cleanup_old_checkpoints,public.convert_contractor_lead,public.create_agent_memory,public.create_unified_checkpoint,public.create_workflow_state,public.delete_agent_memory,public.delete_research_session,public.delete_unified_state,public.delete_workflow_state,public.langgraph_delete_thread,public.langgraph_put,public.langgraph_put_writes,public.langgraph_store_batch,public.langgraph_store_sweep,public.save_research_draft,public.save_research_session,public.save_unified_state,public.set_agent_memory_dimensions,public.set_langgraph_store_dimensions,public.update_agent_memory,public.update_workflow_state" \
+  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.build_contractor_profile,public.cleanup_expired_memories,public.cleanup_old_checkpoints,public.convert_contractor_lead,public.create_agent_memory,public.create_unified_checkpoint,public.create_workflow_state,public.delete_agent_memory,public.delete_research_session,public.delete_unified_state,public.delete_workflow_state,public.langgraph_delete_thread,public.langgraph_put,public.langgraph_put_writes,public.langgraph_store_batch,public.langgraph_store_sweep,public.save_research_draft,public.save_research_session,public.save_unified_state,public.set_agent_memory_dimensions,public.set_embedding_dimensions,public.set_langgraph_store_dimensions,public.update_agent_memory,public.update_workflow_state" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 # The two set_*_dimensions check through agentmem.set_vector_dimensions, which they call
 # first and which consults agentmem.is_service() itself; the checkpoint writers through
-# agentmem.thread_write_key / thread_write_tenants, which consult agentmem.tenant().
-expect "... each pins its search_path (the public writers an empty one); the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through a helper that does)" "29|21|28|t|t" \
+# agentmem.thread_write_key / thread_write_tenants, the state stores' deletes through
+# agentmem.delete_session: each consults agentmem.tenant().
+expect "... each pins its search_path (the public writers an empty one); the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through a helper that does)" "30|22|29|t|t" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
                   count(*) filter (where p.proconfig @> array['search_path=\"\"'] and p.pronamespace = 'public'::regnamespace),
-                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\(|thread_write_key\\(|thread_write_tenants\\(\\))'),
+                  count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\(|thread_write_key\\(|thread_write_tenants\\(\\)|delete_session\\()'),
                   (select prosrc ~ 'if not agentmem\\.is_service\\(\\) then' from pg_proc
                     where oid = 'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)'::regprocedure),
                   (select bool_and(prosrc ~ case when oid = 'agentmem.thread_key(text)'::regprocedure then 'agentmem\\.tenant\\(\\)'
                                                  else 'agentmem\\.thread_key\\(p_thread_id\\)' end) from pg_proc
                     where oid in ('agentmem.thread_write_key(text)'::regprocedure, 'agentmem.thread_key(text)'::regprocedure))
+                  and (select prosrc ~ 'agentmem\\.tenant\\(\\)' from pg_proc where oid = 'agentmem.delete_session(regclass, text)'::regprocedure)
            from pg_proc p where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
   "$("$PG" psql -X -q -At -c "select agentmem.forget_user()" -c '\echo :SQLSTATE' 2>/dev/null | tail -n 1)"

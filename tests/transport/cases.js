@@ -286,6 +286,50 @@ export function transportCases({ agentmem, env }) {
     eq((await service().select("transport_notes", { columns: "title", filters: [["slug", "eq", slug("rls-a")]] })).data, [{ title: "A's secret" }], "service_role sees all");
   });
 
+  test("a client acting for a user has no table calls; its rpc acts for the user; the plain service role keeps its tables", async () => {
+    // Registered users: agentmem's functions act only for users of auth.users.
+    const registered = async () => {
+      const id = newUuid();
+      await service().rpc("test_create_user", { p_id: id });
+      return { id, client: createClient({ url, apiKey: anonKey, accessToken: await mintJwt(id) }) };
+    };
+    const a = await registered();
+    const b = await registered();
+    const content = (who) => `${run} ${who}'s memory`;
+    for (const [who, u] of [["A", a], ["B", b]]) {
+      await u.client.rpc("create_agent_memory", { p_agent_id: "acting", p_content: content(who), p_memory_type: "fact" });
+    }
+    const forB = service().actingFor(b.id);
+    const mine = [["content", "like", `${run} *`]];
+    const tableCalls = [
+      ["select", () => forB.select("agent_memories")],
+      ["select", () => forB.select("agent_memories", { filters: mine, head: true, count: "exact" })],
+      ["select", () => forB.select("transport_notes")],
+      ["insert", () => forB.insert("agent_memories", { agent_id: "acting", content: "planted", memory_type: "fact" })],
+      ["upsert", () => forB.upsert("transport_notes", { slug: slug("acting"), title: "x" }, { onConflict: ["slug"] })],
+      ["update", () => forB.update("agent_memories", { content: "changed" }, { filters: mine })],
+      ["delete", () => forB.delete("agent_memories", { filters: mine })],
+    ];
+    await clearLog();
+    for (const [op, call] of tableCalls) {
+      const e = await rejects(call(), { code: "invalid_input", field: "actingFor" }, `actingFor(B).${op}`);
+      ok(e.message.startsWith(`${op} on the table "`) && e.message.includes("client.rpc()"), e.message);
+    }
+    const inOptions = createClient({ url, apiKey: env.SUPABASE_SERVICE_ROLE_KEY, actingFor: b.id, dangerouslyAllowSecretKeyInBrowser: true });
+    await rejects(inOptions.select("agent_memories"), { code: "invalid_input", field: "actingFor" }, "actingFor in the options");
+    eq(await seen(), [], "nothing was sent");
+    // The header by hand would do what actingFor refuses.
+    await throwsSync(() => createClient({ url, apiKey: env.SUPABASE_SERVICE_ROLE_KEY, headers: { "X-Agentmem-Tenant": b.id }, dangerouslyAllowSecretKeyInBrowser: true }),
+      { code: "invalid_input", field: "headers.X-Agentmem-Tenant" }, "x-agentmem-tenant in headers");
+    // RPCs act for B: B's memories only.
+    const found = await forB.rpc("get_memory_context", { p_agent_id: "acting" });
+    eq(found.data.map((m) => m.content), [content("B")], "rpc as B");
+    eq((await b.client.select("agent_memories", { columns: "content", filters: mine })).data, [{ content: content("B") }], "B's own read, unchanged");
+    // The plain service role keeps its table calls, and sees every tenant's rows.
+    const all = await service().select("agent_memories", { columns: "content", filters: mine, order: "content" });
+    eq(all.data, [{ content: content("A") }, { content: content("B") }], "service role, no actingFor");
+  });
+
   test("anon and bad credentials get 401 unauthorized", async () => {
     await rejects(anon().select("transport_notes"), { code: "unauthorized", status: 401, pgrstCode: "42501" }, "anon has no grant");
     eq((await anon().select("transport_public", { columns: "label", order: "id" })).data, [{ label: "one" }, { label: "two" }], "anon reads public data");
@@ -295,6 +339,105 @@ export function transportCases({ agentmem, env }) {
     await rejects(anon().withAccessToken(expired).select("transport_public"), { code: "unauthorized", status: 401, pgrstCode: "PGRST303" }, "expired");
     const e = await rejects(createClient({ url, apiKey: "sb_publishable_wrong_key_000000" }).select("transport_public"), { code: "unauthorized", status: 401 }, "unknown API key (gateway error without a PostgREST code)");
     eq(e.pgrstCode, undefined);
+  });
+
+  test("an accessToken function is asked before each operation and followed across the token's expiry; a string token expires", async () => {
+    const { id } = await user();
+    // The gateway, as PostgREST, allows 30 s of clock skew: this token lives about 2 s more.
+    const short = await mintJwt(id, { expiresIn: -28 });
+    const fresh = await mintJwt(id);
+    /** What the function hands out next: the session's token, as a session holder would. */
+    const session = { token: short, asked: 0 };
+    const follow = createClient({ url, apiKey: anonKey, accessToken: async () => {
+      session.asked += 1;
+      return session.token;
+    } });
+    const fixed = createClient({ url, apiKey: anonKey, accessToken: short });
+    eq(follow.identity, { role: null, sub: null, exp: null, kind: "jwt" }, "no token asked for yet");
+    eq((await follow.rpc("transport_whoami")).data, { uid: id, role: "authenticated" }, "the function's token");
+    eq(session.asked, 1, "asked once for one operation");
+    eq(follow.identity.sub, id, "identity: the latest token's");
+    eq((await fixed.rpc("transport_whoami")).data.uid, id, "the string token, while it lives");
+
+    const exp = JSON.parse(atob(short.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).exp;
+    await new Promise((r) => setTimeout(r, Math.max(0, (exp + 31) * 1000 - Date.now())));
+    await clearLog();
+    const expired = await rejects(fixed.rpc("transport_whoami"), { code: "unauthorized", status: 401, pgrstCode: "PGRST303" }, "a string token, expired");
+    ok(/expired/.test(expired.message), expired.message);
+    ok(/followSession/.test(expired.hint), `the hint says how to follow the session: ${expired.hint}`);
+    eq(await seen("transport_whoami"), ["POST"], "not sent again: there is no other token");
+
+    // The holder still hands out the expired token (its clock lags), and the refreshed one
+    // when asked again: the refused request is sent once more, with it.
+    const refreshing = createClient({ url, apiKey: anonKey, accessToken: () => {
+      session.asked += 1;
+      const t = session.token;
+      session.token = fresh;
+      return t;
+    } });
+    session.token = short;
+    session.asked = 0;
+    await clearLog();
+    eq((await refreshing.rpc("transport_whoami")).data.uid, id, "followed across the expiry");
+    eq([session.asked, await seen("transport_whoami")], [2, ["POST", "POST"]], "asked twice, sent twice");
+    await clearLog();
+    eq((await refreshing.rpc("transport_whoami")).data.uid, id);
+    eq([session.asked, await seen("transport_whoami")], [3, ["POST"]], "then the fresh token at once");
+    eq(refreshing.identity.exp > Date.now() / 1000 + 60, true, "identity: the fresh token's");
+
+    // A write refused for its token ran nothing: sent again, it is written once.
+    session.token = short;
+    await clearLog();
+    await refreshing.insert("transport_notes", { slug: slug("expired-insert"), title: "once" });
+    eq(await seen("transport_notes"), ["POST", "POST"], "refused, then written");
+    const rows = await createClient({ url, apiKey: anonKey, accessToken: fresh }).select("transport_notes", { filters: [["slug", "eq", slug("expired-insert")]], count: "exact", head: true });
+    eq(rows.count, 1, "one row");
+
+    // A function that keeps handing out the expired token: asked once more, not resent.
+    const stale = createClient({ url, apiKey: anonKey, accessToken: () => short });
+    await clearLog();
+    await rejects(stale.rpc("transport_whoami"), { code: "unauthorized", status: 401, pgrstCode: "PGRST303" }, "the same expired token again");
+    eq(await seen("transport_whoami"), ["POST"]);
+  });
+
+  test("what an accessToken function gives or does is checked: typed errors, nothing sent, the module fine afterwards", async () => {
+    const { id, token } = await user();
+    const withFn = (fn, options = {}) => createClient({ url, apiKey: anonKey, accessToken: fn, ...options });
+    const boom = new Error("no session here");
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    await clearLog();
+    for (const [what, fn, expected] of [
+      ["a number", () => 42, { code: "invalid_input", field: "accessToken" }],
+      ["undefined", () => undefined, { code: "invalid_input", field: "accessToken" }],
+      ["an object", async () => ({ access_token: token }), { code: "invalid_input", field: "accessToken" }],
+      // Resolving a promise with it reads its `then`, which throws: the function failed.
+      ["a revoked Proxy", () => revoked.proxy, { code: "unauthorized", field: "accessToken" }],
+      ["a throw", () => { throw boom; }, { code: "unauthorized", field: "accessToken" }],
+      ["a rejection", () => Promise.reject(boom), { code: "unauthorized", field: "accessToken" }],
+      ["a thenable whose then throws", () => ({ get then() { throw boom; } }), { code: "unauthorized", field: "accessToken" }],
+      ["not a JWT", () => "not-a-jwt", { code: "unauthorized", field: "accessToken" }],
+      ["an API key", () => "sb_publishable_abc", { code: "unauthorized", field: "accessToken" }],
+      ["an empty string", () => "", { code: "unauthorized", field: "accessToken" }],
+      ["no answer in time", () => new Promise(() => {}), { code: "timeout", field: "accessToken" }],
+    ]) {
+      const e = await rejects(withFn(fn, { timeoutMs: 200 }).select("transport_public"), expected, `the function gives ${what}`);
+      if (expected.code === "unauthorized" && (what === "a throw" || what === "a rejection")) {
+        eq(e.cause === boom, true, `${what}: the function's error is the cause`);
+        ok(e.message.includes("no session here"), e.message);
+      }
+      ok(!e.message.includes(token), `leaked: ${e.message}`);
+    }
+    eq(await seen(), [], "nothing was sent");
+    // null: nobody signed in, the API key alone (anon).
+    eq((await withFn(() => null).rpc("transport_whoami")).data, { uid: null, role: "anon" }, "null: anon");
+    await rejects(Promise.resolve().then(() => createClient({ url, apiKey: env.SUPABASE_SERVICE_ROLE_KEY, accessToken: () => token, actingFor: id, dangerouslyAllowSecretKeyInBrowser: true })),
+      { code: "invalid_input", field: "actingFor" }, "actingFor takes no token function");
+    await throwsSync(() => createClient({ url, apiKey: env.SUPABASE_SERVICE_ROLE_KEY, accessToken: () => token, dangerouslyAllowSecretKeyInBrowser: true }).actingFor(id),
+      { code: "invalid_input", field: "actingFor" }, "nor does actingFor()");
+    // The module is fine afterwards: the same kind of client works.
+    eq((await withFn(async () => token).rpc("transport_whoami")).data, { uid: id, role: "authenticated" }, "works afterwards");
+    eq((await withFn(async () => token).withAccessToken(token).rpc("transport_whoami")).data.uid, id, "withAccessToken: a string token again");
   });
 
   test("PostgREST and Postgres errors map to stable codes", async () => {
