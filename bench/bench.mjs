@@ -50,7 +50,7 @@ async function alternating(a, b) {
   }
   return { a: as, b: bs };
 }
-// BENCH_ONLY=concurrency,cpu runs only those sections (sizes, import, uuid5, checkpoints,
+// BENCH_ONLY=concurrency,cpu runs only those sections (sizes, import, uuid5, agent, checkpoints,
 // concurrency, cpu, floor, length, memory, store); the report then says so in its first line.
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : null;
 const want = (section) => !ONLY || ONLY.includes(section);
@@ -451,6 +451,161 @@ async function threadLength(ctx) {
   table(["saver", "checkpoints in thread", "getTuple", "list(10)", "getTuple vs shortest", "list vs shortest"], rows);
 }
 
+// ------------------------------------------------------------------- 4b. one agent turn
+/** What a user would write: a model node whose (scripted) model calls a tool for each user
+ *  message and answers from the tool's result, LangGraph's prebuilt ToolNode, and back to the
+ *  model; MessagesAnnotation's messages channel grows over the thread's turns. One turn is
+ *  one `invoke` with the user's message: LangGraph reads the thread (getTuple), then stores
+ *  5 checkpoints (the input, then after __start__, model, tools, model) and each task's writes. */
+async function agentGraph() {
+  const { END, MessagesAnnotation, START, StateGraph } = await import("@langchain/langgraph");
+  const { ToolNode, toolsCondition } = await import("@langchain/langgraph/prebuilt");
+  const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
+  const { tool } = await import("@langchain/core/tools");
+  const lookup = tool(async ({ query }) => `Three vendors match "${query}": `.padEnd(480, "Acme Supply (4.6, net 30), Northwind (4.4, net 45), Contoso (4.1, net 15); "), {
+    name: "lookup_vendors",
+    description: "Finds vendors matching a query, with their rating and payment terms.",
+    schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+  });
+  let calls = 0;
+  const model = async (state) => {
+    const last = state.messages.at(-1);
+    if (HumanMessage.isInstance(last)) {
+      calls += 1;
+      return { messages: [new AIMessage({ content: "", tool_calls: [{ id: `call_${calls}`, name: "lookup_vendors", args: { query: String(last.content) }, type: "tool_call" }],
+        usage_metadata: { input_tokens: 40 * state.messages.length, output_tokens: 24, total_tokens: 40 * state.messages.length + 24 } })] };
+    }
+    return { messages: [new AIMessage({ content: `From the lookup: ${String(last.content).slice(0, 200)} I would start with Acme Supply.`,
+      usage_metadata: { input_tokens: 40 * state.messages.length, output_tokens: 60, total_tokens: 40 * state.messages.length + 60 } })] };
+  };
+  const build = (checkpointer) => new StateGraph(MessagesAnnotation)
+    .addNode("model", model)
+    .addNode("tools", new ToolNode([lookup]))
+    .addEdge(START, "model")
+    .addConditionalEdges("model", toolsCondition, ["tools", END])
+    .addEdge("tools", "model")
+    .compile({ checkpointer });
+  const userMessage = (turn) => new HumanMessage(`Turn ${turn}: which vendors can deliver 40 pallets of tile to the Elm Street job by Friday, and on what terms?`);
+  return { build, userMessage };
+}
+
+/** Runs `turns` turns on a new thread; the time of each turn (ms). Then checks what a user
+ *  would check: the thread's state holds every turn's 4 messages in order, and its history
+ *  lists every checkpoint, newest first, each one's parent the next. */
+async function agentThread(graph, saver, label, turns, durability) {
+  const app = graph.build(saver);
+  const config = { configurable: { thread_id: `bench-agent-${label}-${crypto.randomUUID()}` } };
+  const ms = [];
+  for (let t = 1; t <= turns; t += 1) {
+    const started = performance.now();
+    await app.invoke({ messages: [graph.userMessage(t)] }, { ...config, ...(durability ? { durability } : {}) });
+    ms.push(performance.now() - started);
+  }
+  const state = await app.getState(config);
+  const kinds = state.values.messages.map((m) => m.getType()).join(",");
+  const expected = Array.from({ length: turns }, () => "human,ai,tool,ai").join(",");
+  if (kinds !== expected) throw new Error(`${label}: the thread's messages are ${kinds}`);
+  state.values.messages.forEach((m, i) => {
+    if (i % 4 === 0 && !String(m.content).startsWith(`Turn ${i / 4 + 1}:`)) throw new Error(`${label}: message ${i} is "${m.content}", out of order`);
+  });
+  const history = [];
+  for await (const snapshot of app.getStateHistory(config)) history.push(snapshot);
+  if (history.length !== 5 * turns) throw new Error(`${label}: the history has ${history.length} checkpoints, not ${5 * turns}`);
+  history.forEach((s, i) => {
+    const parent = history[i + 1];
+    if (parent && s.parentConfig?.configurable?.checkpoint_id !== parent.config.configurable.checkpoint_id) throw new Error(`${label}: checkpoint ${i} of the history does not follow its parent`);
+    if (parent && s.values.messages.length < parent.values.messages.length) throw new Error(`${label}: checkpoint ${i} has fewer messages than its parent`);
+  });
+  return ms;
+}
+
+async function agentTurns(ctx) {
+  const graph = await agentGraph();
+  const turns = 20;
+  const admin = async (method) => {
+    const res = await fetch(`http://127.0.0.1:${ctx.gatewayPort}/__gateway/requests`, { method, headers: { apikey: env.SUPABASE_SECRET_KEY } });
+    if (res.status !== 200) throw new Error(`the gateway's request log: HTTP ${res.status} (start the stack with --test-fixtures or AGENTMEM_GATEWAY_ADMIN=1)`);
+    return (await res.json()).count;
+  };
+  let statements = 0;
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (...args) {
+    statements += 1;
+    return query.apply(this, args);
+  };
+  const rows = [];
+  const trips = {};
+  const user = await ctx.newUser();
+  try {
+    for (const durability of [undefined, "sync"]) {
+      for (const delay of DELAYS) {
+        const { agentmem, postgres, ports, close } = await ctx.savers(delay);
+        const threads = QUICK ? 1 : delay === 0 ? ROUNDS : 2;
+        // One bare round trip through the same proxies: a Postgres statement and an HTTP
+        // request through the gateway, to count the round trips a turn waits for in sequence.
+        if (delay > 0 && durability === undefined) trips[delay] = await bareRoundTrips(ports, user);
+        const am = [], pgs = [], ratios = [];
+        let requests = 0, sent = 0;
+        for (let r = 0; r < threads; r += 1) {
+          const runAm = async () => {
+            await admin("DELETE");
+            const t = await agentThread(graph, agentmem, "am", turns, durability);
+            requests += await admin("GET");
+            return t;
+          };
+          const runPg = async () => {
+            const before = statements;
+            const t = await agentThread(graph, postgres, "pg", turns, durability);
+            sent += statements - before;
+            return t;
+          };
+          const { a: [a], b: [p] } = r % 2 === 0 ? { a: [await runAm()], b: [await runPg()] } : await (async () => { const p = await runPg(); return { a: [await runAm()], b: [p] }; })();
+          am.push(...a);
+          pgs.push(...p);
+          ratios.push(median(a) / median(p));
+        }
+        await close();
+        const mem = delay === 0 ? (await Promise.all(Array.from({ length: 1 }, () => agentThread(graph, new MemorySaver(), "mem", turns, durability)))).flat() : null;
+        const sequential = trips[delay] ? `${f(median(am) / trips[delay].http, 1)} / ${f(median(pgs) / trips[delay].pg, 1)}` : "–";
+        rows.push([`${delay} ms`, durability ?? "default (async)", `${f(median(am))} / ${f(pct(am, 95))}`, `${f(median(pgs))} / ${f(pct(pgs, 95))}`,
+          mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, sequential, `${median(ratios).toFixed(2)}x`]);
+      }
+    }
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  say("## One agent turn: a LangGraph graph with a tool call, p50 / p95 per turn (ms; lower is better)");
+  say();
+  say(`The graph a user writes: a model node (scripted: it calls a tool for each user message, then answers from the result), LangGraph's prebuilt ToolNode with one tool, back to the model; MessagesAnnotation's messages channel grows by 4 messages a turn over ${turns} turns on one thread. A turn is one \`invoke\` with the user's message: LangGraph reads the thread and stores 5 checkpoints (the input, then after each of __start__, model, tools, model) and each task's writes. The same graph on AgentmemSaver (through the gateway, as a signed-in user), PostgresSaver (over \`pg\`, as the superuser) and MemorySaver (the floor: LangGraph's own work, in this process). Durability: LangGraph's default ("async" in @langchain/langgraph 1.7.3: a step does not wait for its checkpoint, each put waits for the one before, the turn waits for all) and "sync" (each step waits for its checkpoint and writes). After every thread the bench checks that its state holds every turn's messages in order and its history lists all ${5 * turns} checkpoints, each one's parent the next. Round trips per turn: HTTP requests at the gateway's request log, or SQL statements sent by \`pg\`. Each ratio is the median of the threads' ratios (${QUICK ? 1 : ROUNDS} threads at 0 ms, ${QUICK ? 1 : 2} behind the proxy, alternating which saver goes first).`);
+  say();
+  table(["one-way delay", "durability", "AgentmemSaver", "PostgresSaver", "MemorySaver", "round trips per turn (agentmem / Postgres)", "turn ÷ one round trip (agentmem / Postgres)", "agentmem ÷ PostgresSaver (p50)"], rows);
+  const floors = DELAYS.filter((d) => trips[d]).map((d) => `${d} ms: ${f(trips[d].http)} ms over HTTP through the gateway, ${f(trips[d].pg)} ms for a Postgres statement`);
+  if (floors.length) {
+    say(`One bare round trip through the same proxies (p50; the column before the ratio divides each saver's p50 turn by its own): ${floors.join("; ")}. A turn waits for its read and its five puts one after the other (LangGraph chains the puts), so AgentmemSaver's floor is six of its round trips.`);
+    say();
+  }
+}
+
+/** p50 of one bare exchange through the proxies at `ports`: a `select 1` over `pg` and a
+ *  one-statement RPC over HTTP through the gateway (agentmem's Node transport, as `user`). */
+async function bareRoundTrips(ports, user) {
+  const u = new URL(env.AGENTMEM_DB_URL);
+  u.port = String(ports.pg);
+  const db = new pg.Client({ connectionString: u.toString() });
+  await db.connect();
+  const url = `http://127.0.0.1:${ports.gateway}/rest/v1/rpc/agent_memory_dimensions`;
+  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
+  const n = QUICK ? 10 : 40;
+  const http = await timeIt(async () => {
+    const res = await nodeHttpFetch(url, { method: "GET", headers });
+    if (res.status !== 200) throw new Error(`round trip: HTTP ${res.status}`);
+    await res.text();
+  }, n);
+  const viaPg = await timeIt(() => db.query("select 1"), n);
+  await db.end();
+  return { http: http.p50, pg: viaPg.p50 };
+}
+
 // ------------------------------------------------------------------- 5. store
 /** Bag-of-words vectors: the same deterministic embedder for every store. */
 function bagOfWords(texts, dims = 384) {
@@ -665,7 +820,7 @@ async function context() {
       dbUrl.port = String(pgp.port);
       const postgres = PostgresSaver.fromConnString(dbUrl.toString(), { schema: "bench_postgres_saver" });
       const agentmem = new AgentmemSaver(createClient({ url: `http://127.0.0.1:${gwp.port}`, apiKey: env.SUPABASE_ANON_KEY, accessToken: user.token }));
-      return { agentmem, postgres, close: async () => { await postgres.end(); pgp.close(); gwp.close(); } };
+      return { agentmem, postgres, ports: { pg: pgp.port, gateway: gwp.port }, close: async () => { await postgres.end(); pgp.close(); gwp.close(); } };
     },
     close: () => db.end(),
   };
@@ -684,6 +839,7 @@ const ctx = await context();
 say(`Database: ${ctx.options.length ? `with the optional SQL ${ctx.options.join(", ")} installed (as the test stack runs)` : "the migrations only (no optional SQL)"}.`);
 say();
 try {
+  if (want("agent")) await agentTurns(ctx);
   if (want("checkpoints")) await checkpoints(ctx);
   if (want("concurrency")) await concurrency(ctx);
   if (want("cpu")) await cpu(ctx);

@@ -420,6 +420,11 @@ begin
   end loop;
   -- The prefix's labels before its first wildcard narrow the scan to one key range.
   v_fixed := coalesce(v_prefix[1:coalesce(pg_catalog.array_position(v_prefix, '*') - 1, pg_catalog.cardinality(v_prefix))], '{}');
+  -- That range holds exactly the namespaces that start with those labels: a prefix without
+  -- a wildcard needs no test per item (a function call each, the most of a listing's time).
+  if pg_catalog.array_position(v_prefix, '*') is null then
+    v_prefix := null;
+  end if;
   select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
     from (select distinct case when p_max_depth is null then i.namespace else i.namespace[1:p_max_depth] end as ns
             from public.langgraph_store_items i

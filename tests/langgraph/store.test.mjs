@@ -331,6 +331,15 @@ describe("AgentmemStore", () => {
     expect(await store.listNamespaces({ suffix: ["1_"] })).toEqual([["users", "1_"]]);
     expect(await store.listNamespaces({ prefix: ["*", "1"] })).toEqual([["users", "1"]]);
     expect(await store.listNamespaces({ prefix: ["a\\b"] })).toEqual([["a\\b"]]);
+    // A prefix without a wildcard is answered by its key range alone: labels that only
+    // start with the prefix's last label (in code point order just after it, or at its
+    // bound, "1" followed by U+0001) stay out.
+    await store.put(["users", "1\u0001"], "k", { v: "one-control" });
+    await store.put(["users", "1", "prefs"], "k", { v: "deeper" });
+    expect(await store.listNamespaces({ prefix: ["users", "1"] })).toEqual([["users", "1"], ["users", "1", "prefs"]]);
+    expect(await store.listNamespaces({ prefix: ["users", "1\u0001"] })).toEqual([["users", "1\u0001"]]);
+    await store.delete(["users", "1\u0001"], "k");
+    await store.delete(["users", "1", "prefs"], "k");
     // maxDepth before limit: one namespace of depth 1, not a page of truncated duplicates.
     expect(await store.listNamespaces({ maxDepth: 1, limit: 1 })).toEqual([["a\\b"]]);
     expect(await store.listNamespaces({ maxDepth: 1, offset: 1 })).toEqual([["users"]]);

@@ -375,6 +375,10 @@ expect "A's rows intact after everything B tried" "$t1_before" "$(rows_t1)"
 FORGED="row('$A/$T1', '', '$ID2', null, null, '{\"channel_versions\": {\"a\": \"2\", \"b\": \"1\"}}', '{}', now(), '$T1', '$A')::public.langgraph_checkpoints"
 expect "B handing a forged row of A's to agentmem.langgraph_tuples reads none of A's blobs or writes" "0|0|2|1" \
   "$(as_api authenticated "$B" "select jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from agentmem.langgraph_tuples(array[$FORGED], null) t;")|$(as_api authenticated "$A" "select jsonb_array_length(t -> 'blobs') || '|' || (jsonb_array_length(t -> 'writes') > 0)::int from agentmem.langgraph_tuples(array[$FORGED], null) t;")"
+expect "... and to agentmem.langgraph_tuple (getTuple's reader) likewise" "0|0|2|1" \
+  "$(as_api authenticated "$B" "select jsonb_array_length(t -> 'blobs') || '|' || jsonb_array_length(t -> 'writes') from agentmem.langgraph_tuple($FORGED, null) t;")|$(as_api authenticated "$A" "select jsonb_array_length(t -> 'blobs') || '|' || (jsonb_array_length(t -> 'writes') > 0)::int from agentmem.langgraph_tuple($FORGED, null) t;")"
+expect "getTuple's reader answers a row as a one-row list does (blobs in channel order, no refs)" "t" \
+  "$(as_api authenticated "$A" "select bool_and(agentmem.langgraph_tuple(c, '$T1') = (select t from agentmem.langgraph_tuples(array[c], '$T1') t)) from langgraph_checkpoints c where c.thread_key = '$A/$T1';")"
 expect "a thread id shaped like another user's key stays in the caller's space" "00000|$A/$B/$P-x|$B/$P-x|" \
   "$(st authenticated "$A" "$(put "$B/$P-x" "" "$ID1" null "$(ckpt $ID1 '{}')" '{}' '[]')" commit)|$(q -c "select thread_key || '|' || thread_id from langgraph_checkpoints where thread_key like '%/$B/$P-x'")|$(as_api authenticated "$B" "select langgraph_get_tuple('$P-x');")"
 
