@@ -439,6 +439,30 @@ async fn user_where(tx: &Tx<'_>, cond: &str, params: &[&(dyn ToSql + Sync)]) -> 
     Ok(row.as_ref().map(User::from_row))
 }
 
+/// GoTrue's refusal of an email another (non-SSO) user of the audience has already, but
+/// `except` (the user changing their own email).
+async fn email_free(tx: &Tx<'_>, email: &str, except: Option<&str>) -> Result<()> {
+    let taken = match except {
+        None => user_where(tx, "lower(u.email) = $1 and u.aud = $2 and not u.is_sso_user", &[&email, &AUD]).await?,
+        Some(id) => {
+            user_where(
+                tx,
+                "lower(u.email) = $1 and u.aud = $2 and u.id <> ($3::text)::uuid and not u.is_sso_user",
+                &[&email, &AUD, &id],
+            )
+            .await?
+        }
+    };
+    match taken {
+        Some(_) => Err(email_exists()),
+        None => Ok(()),
+    }
+}
+
+fn email_exists() -> AuthError {
+    AuthError::new(422, "email_exists", "A user with this email address has already been registered")
+}
+
 async fn user_by_id(tx: &Tx<'_>, id: &str) -> Result<Option<User>> {
     user_where(tx, "u.id = ($1::text)::uuid", &[&id]).await
 }
@@ -1015,20 +1039,8 @@ impl Auth {
         let mut conn = self.conn().await?;
         let client = conn.client.as_mut().expect("held");
         let tx = client.transaction().await.map_err(|e| AuthError::db("Database error", e))?;
-        if changing_email
-            && user_where(
-                &tx,
-                "lower(u.email) = $1 and u.aud = $2 and u.id <> ($3::text)::uuid and not u.is_sso_user",
-                &[&email, &AUD, &user.id],
-            )
-            .await?
-            .is_some()
-        {
-            return Err(AuthError::new(
-                422,
-                "email_exists",
-                "A user with this email address has already been registered",
-            ));
+        if changing_email {
+            email_free(&tx, &email, Some(&user.id)).await?;
         }
         if let Some(h) = &hash {
             exec(
@@ -1192,16 +1204,8 @@ impl Auth {
         let mut conn = self.conn().await?;
         let client = conn.client.as_mut().expect("held");
         let tx = client.transaction().await.map_err(|e| AuthError::db("Database error", e))?;
-        if !email.is_empty()
-            && user_where(&tx, "lower(u.email) = $1 and u.aud = $2 and not u.is_sso_user", &[&email, &AUD])
-                .await?
-                .is_some()
-        {
-            return Err(AuthError::new(
-                422,
-                "email_exists",
-                "A user with this email address has already been registered",
-            ));
+        if !email.is_empty() {
+            email_free(&tx, &email, None).await?;
         }
         let phone_digits: String = phone.chars().filter(char::is_ascii_digit).collect();
         if !phone.is_empty() && user_where(&tx, "u.phone = $1", &[&phone_digits]).await?.is_some() {
@@ -1246,7 +1250,7 @@ impl Auth {
             )
             .await
             .map_err(|e| match e.as_db_error().map(|d| d.code().code()) {
-                Some("23505") => AuthError::new(422, "email_exists", "A user with this email address has already been registered"),
+                Some("23505") => email_exists(),
                 _ => AuthError::db("Database error creating new user", e),
             })?
             .get(0);
