@@ -85,8 +85,8 @@
 -- row-level security policy, in each RPC and in the trigger of every checkpoint row. They
 -- carry no `set search_path` (like Supabase's own auth.uid()): a SET clause makes Postgres
 -- save and restore the setting around each call and keeps SQL functions from being
--- inlined, which cost a small checkpoint read or write a third of its database time
--- (measured: get_tuple 461 → 343 µs, put 398 → 255 µs). Every name in them is
+-- inlined, which cost a small checkpoint read or write about a third of its database
+-- time. Every name in them is
 -- schema-qualified, so they resolve the same under any search_path. Functions that run as
 -- their owner (SECURITY DEFINER) and the public RPCs keep their pinned search_path.
 
