@@ -111,19 +111,23 @@ const kinds: Kind[] = [
     // (the functions are its one door), so the matrix plants a memory of a chosen id as the
     // service role would: in the token's user's key space.
     create: (t, id, mark) =>
-      api(env.SUPABASE_SERVICE_ROLE_KEY, "POST", "agent_memories?columns=id,user_id,agent_id,content,memory_type", { id, user_id: subOf(t), agent_id: "agent", content: mark, memory_type: "fact" }),
+      api(env.SUPABASE_SERVICE_ROLE_KEY, "POST", "agent_memories?columns=id,user_id,agent_id,content,memory_type,embedding", {
+        id, user_id: subOf(t), agent_id: "agent", content: mark, memory_type: "fact", embedding: [1, ...Array(383).fill(0)],
+      }),
     reads: {
       "GET agent_memories": (t, id) => api(t, "GET", `agent_memories?id=eq.${id}&select=id,content`),
       "rpc update_memory_access": (t, id) => rpc(t, "update_memory_access", { p_memory_ids: [id] }),
       "GET memory_references": (t, id) => api(t, "GET", `memory_references?memory_id=eq.${id}`),
       "GET memory_access_log": (t, id) => api(t, "GET", `memory_access_log?memory_id=eq.${id}`),
       "GET agent_memory_counters": (t, id) => api(t, "GET", `agent_memory_counters?memory_id=eq.${id}`),
+      "GET agent_memory_vectors": (t, id) => api(t, "GET", `agent_memory_vectors?memory_id=eq.${id}&select=memory_id,agent_id`),
     },
     updates: {
       "rpc update_agent_memory": (t, id) => rpc(t, "update_agent_memory", { p_memory_id: id, p_metadata: { mark: "patched" } }),
       "PATCH agent_memories": (t, id) => api(t, "PATCH", `agent_memories?id=eq.${id}`, { content: "patched" }),
       "POST agent_memory_counters for it": (t, id) => api(t, "POST", "agent_memory_counters", { memory_id: id, access_count: 99 }),
       "PATCH agent_memory_counters": (t, id) => api(t, "PATCH", `agent_memory_counters?memory_id=eq.${id}`, { access_count: 99 }),
+      "PATCH agent_memory_vectors": (t, id) => api(t, "PATCH", `agent_memory_vectors?memory_id=eq.${id}`, { agent_id: "moved" }),
       "POST memory_references to it": (t, id) =>
         api(t, "POST", "memory_references?columns=memory_id,reference_type,reference_id", { memory_id: id, reference_type: "rfp", reference_id: crypto.randomUUID() }),
     },
@@ -134,6 +138,7 @@ const kinds: Kind[] = [
     value: async (t, id) => [
       (await api(t, "GET", `agent_memories?id=eq.${id}&select=content,metadata`)).body,
       (await api(t, "GET", `agent_memory_counters?memory_id=eq.${id}&select=access_count`)).body,
+      (await api(t, "GET", `agent_memory_vectors?memory_id=eq.${id}&select=agent_id`)).body,
     ],
   },
   {

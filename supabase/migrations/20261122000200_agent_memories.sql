@@ -157,6 +157,31 @@ create table if not exists public.agent_memory_counters (
 comment on table public.agent_memory_counters is
   'access_count and last_accessed_at of each retrieved memory (absent: never retrieved). Written by agentmem''s functions only.';
 
+-- The search copy of each memory's embedding (agentmem.memory_nearest's exact path): the
+-- vector scaled to unit length and kept in half precision, with the columns the filters
+-- read. A tenant's exact scan reads these through an index that keeps the tenant's rows
+-- together, a third of the bytes of the memories' rows, so it stays in shared buffers where
+-- the table would not; its best rows are then re-ranked by the full-precision distance
+-- (the rounding's bound is stated there). Written only by the trigger on agent_memories
+-- (agentmem.copy_memory_vector), in the same transaction as the memory.
+create table if not exists public.agent_memory_vectors (
+  user_id     uuid not null,
+  memory_id   uuid not null,
+  agent_id    text not null,
+  memory_type text not null,
+  expires_at  timestamptz,
+  embedding   extensions.halfvec not null,
+  -- No primary key: one copy per memory is the trigger's (it writes a memory's copy under
+  -- the memory's row lock). A btree on (user_id, …) would give the planner a second way to
+  -- scan a tenant's copies, reading the table's pages; the search must take the covering
+  -- index (agent_memory_vectors_search_idx), and lookups by memory use a hash index.
+  constraint agent_memory_vectors_memory_fkey foreign key (user_id, memory_id)
+    references public.agent_memories (user_id, id) on delete cascade
+);
+
+comment on table public.agent_memory_vectors is
+  'Each memory''s embedding at unit length in half precision, with its filter columns: what the exact search scans before re-ranking at full precision. Written by agentmem''s trigger only.';
+
 -- Installs before the counters table kept access_count and last_accessed_at in
 -- agent_memories: they move here once.
 do $$
@@ -189,6 +214,39 @@ create index if not exists agent_memories_user_agent_idx on public.agent_memorie
 -- counted from this index alone, and its exact scan starts here.
 create index if not exists agent_memories_search_idx on public.agent_memories (user_id, agent_id, memory_type, expires_at)
   where embedding is not null;
+-- The exact search's scan (agentmem.memory_nearest): a tenant's search copies in filter
+-- order, covering the id and the vector so the scan reads no table page. A btree entry
+-- holds at most ~2,700 bytes: above 768 dimensions (half precision: 2 bytes each, and an
+-- agent id may take 1,020) the vector stays out of the index and the scan reads the rows.
+create or replace function agentmem.index_memory_vectors()
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_dims integer := agentmem.vector_dimensions('public.agent_memories', 'embedding');
+  v_include text := case when v_dims is not null and v_dims <= 768 then 'memory_id, embedding' else 'memory_id' end;
+  v_current text := (select pg_catalog.pg_get_indexdef(i.indexrelid) from pg_catalog.pg_index i
+                      where i.indexrelid = pg_catalog.to_regclass('public.agent_memory_vectors_search_idx'));
+begin
+  if v_current is not null and v_current like pg_catalog.format('%%INCLUDE (%s)', v_include) then
+    return;
+  end if;
+  drop index if exists public.agent_memory_vectors_search_idx;
+  begin
+    execute pg_catalog.format('create index agent_memory_vectors_search_idx on public.agent_memory_vectors '
+                              '(user_id, agent_id, memory_type, expires_at) include (%s)', v_include);
+  exception when program_limit_exceeded then
+    -- Copies of a wider dimension that are deleted but not yet vacuumed still go into a
+    -- new index; without the vector it is built, and the next call (a migration's re-run)
+    -- adds it.
+    create index agent_memory_vectors_search_idx on public.agent_memory_vectors
+      (user_id, agent_id, memory_type, expires_at) include (memory_id);
+  end;
+end;
+$$;
+select agentmem.index_memory_vectors();
+create index if not exists agent_memory_vectors_memory_idx on public.agent_memory_vectors using hash (memory_id);
 -- get_memory_context: a tenant's memories by importance, tier by tier.
 create index if not exists agent_memories_importance_idx on public.agent_memories (user_id, importance_score desc)
   include (agent_id, expires_at);
@@ -238,6 +296,58 @@ end;
 $$;
 
 
+-- The search copy (agent_memory_vectors) follows the memory: written with it, rewritten
+-- when its vector or a filter column changes, dropped with its vector (and by the foreign
+-- key with the memory). SECURITY DEFINER: the service role's direct writes to
+-- agent_memories keep it too, and no API role writes it otherwise.
+create or replace function agentmem.copy_memory_vector()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if tg_op = 'UPDATE' and new.agent_id is not distinct from old.agent_id and new.memory_type is not distinct from old.memory_type
+     and new.expires_at is not distinct from old.expires_at
+     and (new.embedding operator(extensions.=) old.embedding or (new.embedding is null and old.embedding is null)) then
+    return null;
+  end if;
+  if new.embedding is null then
+    delete from public.agent_memory_vectors v
+     where v.memory_id operator(pg_catalog.=) new.id and v.user_id operator(pg_catalog.=) new.user_id;
+    return null;
+  end if;
+  update public.agent_memory_vectors v
+     set agent_id = new.agent_id, memory_type = new.memory_type, expires_at = new.expires_at,
+         embedding = extensions.l2_normalize(new.embedding)::extensions.halfvec
+   where v.memory_id operator(pg_catalog.=) new.id and v.user_id operator(pg_catalog.=) new.user_id;
+  if not found then
+    insert into public.agent_memory_vectors (user_id, memory_id, agent_id, memory_type, expires_at, embedding)
+    values (new.user_id, new.id, new.agent_id, new.memory_type, new.expires_at,
+            extensions.l2_normalize(new.embedding)::extensions.halfvec);
+  end if;
+  return null;
+end;
+$$;
+
+drop trigger if exists agent_memories_copy_vector on public.agent_memories;
+-- (On every update, not `update of embedding, …`: a trigger naming a column would stop
+-- set_agent_memory_dimensions from changing that column's type.)
+create trigger agent_memories_copy_vector
+  after insert or update on public.agent_memories
+  for each row execute function agentmem.copy_memory_vector();
+
+-- An install from before the search copy: every stored vector, once.
+do $$
+begin
+  if not exists (select 1 from public.agent_memory_vectors) then
+    insert into public.agent_memory_vectors (user_id, memory_id, agent_id, memory_type, expires_at, embedding)
+    select m.user_id, m.id, m.agent_id, m.memory_type, m.expires_at, extensions.l2_normalize(m.embedding)::extensions.halfvec
+      from public.agent_memories m where m.embedding is not null;
+  end if;
+end
+$$;
+
 -- A log row's accessed_at is the time it is written.
 create or replace function agentmem.memory_access_log_bookkeeping()
 returns trigger
@@ -256,6 +366,7 @@ select agentmem.protect('public.agent_memories', 'user_id');
 select agentmem.protect('public.memory_references', 'user_id');
 select agentmem.protect('public.memory_access_log', 'user_id');
 select agentmem.protect('public.agent_memory_counters', 'user_id');
+select agentmem.protect('public.agent_memory_vectors', 'user_id');
 select agentmem.keep_bookkeeping('public.agent_memories', 'public.agent_memories_set_updated_at');
 -- The trigger's name before agentmem.keep_bookkeeping installed it (re-running this file over an older one).
 drop trigger if exists agent_memories_set_updated_at on public.agent_memories;
@@ -483,18 +594,96 @@ $$;
 -- search_agent_memories (and get_memory_context with a query) answer the best p_k of the
 -- tenant's memories that pass the filters, by cosine distance, ties by id:
 --   * exactly, whenever at most 20,000 memories pass the filters (one user's or one agent's
---     memories, the common case): their distances are computed from the rows themselves
---     (found through agent_memories_search_idx), whatever plan statistics would suggest;
+--     memories, the common case): every qualifying row's distance counts, whatever plan
+--     statistics would suggest (agentmem.memory_exact);
 --   * through the HNSW index above that, with a wide candidate list (hnsw.ef_search) and
 --     an iterative scan in strict order, checked against an exact sample of the rows: a
 --     short answer, one that a sampled row proves wrong, or one for a query that no row
---     stands out for, falls back to the exact scan (never fewer than p_k answers while p_k
+--     stands out for, is computed exactly instead (never fewer than p_k answers while p_k
 --     pass the filters).
 -- The strategy is chosen here, from a count of the qualifying rows (an index-only count
 -- that stops at 20,001), not by the planner: with statistics from when the table was small
 -- the planner sorted a whole tenant (slow), with fresh ones it took the shared HNSW index
 -- for small filtered sets (wrong: an HNSW scan under a filter that few rows pass stops
 -- early), and which of the two ran depended on a connection's plan cache.
+
+-- The exact best p_k (ties by id) in two steps. First the search copies
+-- (agent_memory_vectors: unit length, half precision) rank the tenant's qualifying rows;
+-- then the full-precision distance ranks every row the copies place within 2 * margin of
+-- their p_k-th. That is exact. pgvector rounds to the nearest half, so a copy is within
+-- 2^-11 of its unit vector's length (+ 2^-25 per subnormal component) and the angle
+-- between copies within ~0.00099 of the true one; each distance is summed in single
+-- precision (at most 2 * dims * 2^-24 off); so a copy's distance is within
+-- margin = 0.0011 + dims * 2^-22 of the full one. A row of the true best p_k has full
+-- distance <= the p_k-th full distance <= the copies' p_k-th + margin, hence copy distance
+-- <= the copies' p_k-th + 2 * margin. When more than p_k + 64 rows fall within that band
+-- (near-duplicates), every qualifying row is measured at full precision instead.
+-- p_known_kth, when given, is a full
+-- distance that p_k qualifying rows are known to reach (the p_k-th of a sample): no row
+-- whose copy is farther than that + 3 * margin can be in the band, so those are dropped
+-- before the sort.
+create or replace function agentmem.memory_exact(
+  p_tenant    uuid,
+  p_query     extensions.vector,
+  p_agent     text,
+  p_types     text[],
+  p_k         integer,
+  p_known_kth double precision default null
+)
+returns table (id uuid, distance double precision)
+language plpgsql
+stable
+-- The copies' index alone, in key order: a bitmap scan reads the copies' table, where
+-- tenants' rows interleave.
+set enable_seqscan = off
+set enable_bitmapscan = off
+set plan_cache_mode = force_custom_plan
+as $$
+#variable_conflict use_column
+declare
+  v_window   constant integer := p_k + 64;
+  v_margin   constant double precision := 0.0011 + extensions.vector_dims(p_query) * 2.0 ^ -22;
+  v_copy     extensions.halfvec := extensions.l2_normalize(p_query)::extensions.halfvec;
+  v_ids      uuid[];
+  v_copies   double precision[];
+  v_band     uuid[];
+begin
+  -- (Ties among the copies need no order: the band below takes all of a tie, and a window
+  -- whose last row is inside the band is not used.)
+  select array_agg(c.memory_id order by c.d), array_agg(c.d order by c.d)
+    into v_ids, v_copies
+    from (select v.memory_id, v.embedding operator(extensions.<=>) v_copy as d
+            from public.agent_memory_vectors v
+           where v.user_id = p_tenant
+             and (p_agent is null or v.agent_id = p_agent)
+             and (p_types is null or v.memory_type = any (p_types))
+             and (v.expires_at is null or v.expires_at > now())
+             and (p_known_kth is null or v.embedding operator(extensions.<=>) v_copy <= p_known_kth + 3 * v_margin)
+           order by 2
+           limit v_window) c;
+  -- (Fewer than p_k rows: all of them. A NaN distance, of a zero vector a direct write
+  -- stored, sorts last and widens the band to every row.)
+  v_band := array(select x.id from unnest(v_ids, v_copies) x(id, d)
+                   where cardinality(v_ids) <= p_k or x.d <= v_copies[p_k] + 2 * v_margin);
+  if cardinality(v_band) < v_window then
+    return query
+      select m.id, m.embedding operator(extensions.<=>) p_query
+        from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
+       where m.id = any (v_band)
+       order by (m.embedding operator(extensions.<=>) p_query) + 0, m.id
+       limit p_k;
+    return;
+  end if;
+  -- Every qualifying row at full precision. (`+ 0` keeps the HNSW index out: the order is
+  -- not the operator's own.)
+  return query
+    select m.id, m.embedding operator(extensions.<=>) p_query
+      from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
+     order by (m.embedding operator(extensions.<=>) p_query) + 0, m.id
+     limit p_k;
+end;
+$$;
+
 create or replace function agentmem.memory_nearest(
   p_tenant uuid,
   p_query  extensions.vector,
@@ -520,69 +709,70 @@ declare
   v_distances   double precision[];
   v_settings    text[];
   v_iterative   boolean;
-  v_sample_min    double precision;
-  v_sample_median double precision;
-  v_disproved     boolean;
+  v_sample_ids       uuid[];
+  v_sample_distances double precision[];
+  v_sample_kth       double precision;
 begin
   select count(*) into v_qualifying
     from (select 1 from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
            limit v_exact_limit + 1) q;
-
-  if v_qualifying > v_exact_limit then
-    -- The HNSW index, asked for p_k rows in strict distance order, scanning past rows the
-    -- filters drop (pgvector >= 0.8) with a candidate list of at least 200. The settings are
-    -- the transaction's: saved and restored around the one statement.
-    v_iterative := (select string_to_array(e.extversion, '.')::integer[] >= array[0, 8, 0]
-                      from pg_catalog.pg_extension e where e.extname = 'vector');
-    v_settings := array[current_setting('hnsw.ef_search', true), current_setting('enable_sort'),
-                        current_setting('hnsw.iterative_scan', true), current_setting('hnsw.max_scan_tuples', true)];
-    perform set_config('hnsw.ef_search', greatest(200, p_k * 4)::text, true),
-            -- an index scan in distance order, not a sort of the tenant's rows
-            set_config('enable_sort', 'off', true);
-    if v_iterative then
-      perform set_config('hnsw.iterative_scan', 'strict_order', true),
-              set_config('hnsw.max_scan_tuples', '100000', true);
-    end if;
-    select array_agg(c.id order by c.distance, c.id), array_agg(c.distance order by c.distance, c.id)
-      into v_ids, v_distances
-      from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
-              from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
-             order by m.embedding operator(extensions.<=>) p_query
-             limit p_k) c;
-    perform set_config('hnsw.ef_search', coalesce(v_settings[1], '40'), true),
-            set_config('enable_sort', v_settings[2], true);
-    if v_iterative then
-      perform set_config('hnsw.iterative_scan', coalesce(v_settings[3], 'off'), true),
-              set_config('hnsw.max_scan_tuples', coalesce(v_settings[4], '20000'), true);
-    end if;
-    -- The check. A graph search can miss rows, the more so the less the best rows stand
-    -- out: for a query far from all of the tenant's memories their distances are nearly
-    -- alike, and the index returns some of the near ones, not the nearest. 512 of the
-    -- qualifying rows (the first by id: random UUIDs, so a sample) are measured exactly.
-    -- The exact scan answers instead when the sample proves the answer wrong (a sampled row
-    -- closer than the answer's last, but not in it), when no sampled row stands out (the
-    -- nearest is at least 0.8 of the median distance: the graph cannot rank such rows),
-    -- or when the answer is short.
-    select min(x.distance), percentile_cont(0.5) within group (order by x.distance),
-           bool_or(x.distance < v_distances[p_k] and x.id <> all (v_ids))
-      into v_sample_min, v_sample_median, v_disproved
-      from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
-              from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
-             order by m.id
-             limit 512) x;
-    if coalesce(cardinality(v_ids), 0) >= p_k and not v_disproved and v_sample_min < 0.8 * v_sample_median then
-      return query select * from unnest(v_ids, v_distances);
-      return;
-    end if;
+  if v_qualifying <= v_exact_limit then
+    return query select * from agentmem.memory_exact(p_tenant, p_query, p_agent, p_types, p_k);
+    return;
   end if;
 
-  -- Exact: every qualifying row's distance, the best p_k. (`+ 0` keeps the HNSW index out:
-  -- the order is not the operator's own.)
-  return query
-    select m.id, m.embedding operator(extensions.<=>) p_query
-      from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
-     order by (m.embedding operator(extensions.<=>) p_query) + 0, m.id
-     limit p_k;
+  -- The check comes first. A graph search can miss rows, the more so the less the best rows
+  -- stand out: for a query far from all of the tenant's memories their distances are
+  -- nearly alike, and the index returns some of the near ones, not the nearest. 512 of the
+  -- qualifying rows (the first by id: random UUIDs, so a sample) are measured exactly.
+  -- When no sampled row stands out (the nearest is at least 0.8 of the median distance:
+  -- the graph cannot rank such rows), the exact answer is computed without asking the graph.
+  select array_agg(x.id), array_agg(x.distance) into v_sample_ids, v_sample_distances
+    from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
+            from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
+           order by m.id
+           limit 512) x;
+  v_sample_kth := (select d from unnest(v_sample_distances) d order by d offset p_k - 1 limit 1);
+  if (select min(d) >= 0.8 * percentile_cont(0.5) within group (order by d) from unnest(v_sample_distances) d) is not false then
+    return query select * from agentmem.memory_exact(p_tenant, p_query, p_agent, p_types, p_k, v_sample_kth);
+    return;
+  end if;
+
+  -- The HNSW index, asked for p_k rows in strict distance order, scanning past rows the
+  -- filters drop (pgvector >= 0.8) with a candidate list of at least 200. The settings are
+  -- the transaction's: saved and restored around the one statement.
+  v_iterative := (select string_to_array(e.extversion, '.')::integer[] >= array[0, 8, 0]
+                    from pg_catalog.pg_extension e where e.extname = 'vector');
+  v_settings := array[current_setting('hnsw.ef_search', true), current_setting('enable_sort'),
+                      current_setting('hnsw.iterative_scan', true), current_setting('hnsw.max_scan_tuples', true)];
+  perform set_config('hnsw.ef_search', greatest(200, p_k * 4)::text, true),
+          -- an index scan in distance order, not a sort of the tenant's rows
+          set_config('enable_sort', 'off', true);
+  if v_iterative then
+    perform set_config('hnsw.iterative_scan', 'strict_order', true),
+            set_config('hnsw.max_scan_tuples', '100000', true);
+  end if;
+  select array_agg(c.id order by c.distance, c.id), array_agg(c.distance order by c.distance, c.id)
+    into v_ids, v_distances
+    from (select m.id, m.embedding operator(extensions.<=>) p_query as distance
+            from agentmem.memory_candidates(p_tenant, p_agent, p_types) m
+           order by m.embedding operator(extensions.<=>) p_query
+           limit p_k) c;
+  perform set_config('hnsw.ef_search', coalesce(v_settings[1], '40'), true),
+          set_config('enable_sort', v_settings[2], true);
+  if v_iterative then
+    perform set_config('hnsw.iterative_scan', coalesce(v_settings[3], 'off'), true),
+            set_config('hnsw.max_scan_tuples', coalesce(v_settings[4], '20000'), true);
+  end if;
+  -- The graph's answer stands unless it is short or a sampled row proves it wrong (closer
+  -- than the answer's last, but not in it).
+  if coalesce(cardinality(v_ids), 0) >= p_k
+     and not exists (select 1 from unnest(v_sample_ids, v_sample_distances) x(id, d)
+                      where x.d < v_distances[p_k] and x.id <> all (v_ids)) then
+    return query select * from unnest(v_ids, v_distances);
+    return;
+  end if;
+  return query select * from agentmem.memory_exact(p_tenant, p_query, p_agent, p_types, p_k, v_sample_kth);
 end;
 $$;
 
@@ -927,16 +1117,23 @@ comment on function public.get_memory_statistics(text) is
 -- must see every user's rows; execute is granted to service_role only.
 create or replace function public.set_agent_memory_dimensions(p_dimensions integer)
 returns jsonb
-language sql
+language plpgsql
 volatile
 security definer
 set search_path = public, extensions
 as $$
+declare
+  v_changed jsonb;
+begin
   -- At most 2000: the HNSW limit for vector.
-  select agentmem.set_vector_dimensions('public.agent_memories', 'embedding', p_dimensions, 2000,
+  v_changed := agentmem.set_vector_dimensions('public.agent_memories', 'embedding', p_dimensions, 2000,
     'clear them (update agent_memories set embedding = null)',
     'drop index if exists public.agent_memories_embedding_hnsw_idx',
-    'create index agent_memories_embedding_hnsw_idx on public.agent_memories using hnsw (embedding extensions.vector_cosine_ops)')
+    'create index agent_memories_embedding_hnsw_idx on public.agent_memories using hnsw (embedding extensions.vector_cosine_ops)');
+  -- Whether the search copies' index can hold the vectors depends on the dimension.
+  perform agentmem.index_memory_vectors();
+  return v_changed;
+end;
 $$;
 
 comment on function public.set_agent_memory_dimensions(integer) is
@@ -1056,10 +1253,12 @@ select agentmem.expose(
   'agentmem.memory_types()', 'agentmem.check_memory_type(text)',
   'agentmem.check_embedding(extensions.vector, boolean)',
   'agentmem.memory_candidates(uuid, text, text[])',
+  'agentmem.memory_exact(uuid, extensions.vector, text, text[], integer, double precision)',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
   'agentmem.record_memory_access(uuid[], text, text, double precision[])',
   'agentmem.memory_match(public.agent_memories, integer, timestamptz, double precision)');
 select agentmem.expose_to_service('public.set_agent_memory_dimensions(integer)');
-select agentmem.keep_private('public.agent_memories_set_updated_at()', 'agentmem.memory_access_log_bookkeeping()');
+select agentmem.keep_private('public.agent_memories_set_updated_at()', 'agentmem.memory_access_log_bookkeeping()',
+                              'agentmem.copy_memory_vector()', 'agentmem.index_memory_vectors()');
 
 notify pgrst, 'reload schema';

@@ -163,7 +163,7 @@ for run in first second; do
   [ -z "$out" ] || die "agentmem-sql print --only: psql printed something on the $run run: $(head -5 <<<"$out")"
 done
 tables=$(psql -d "${db}_only" -At -c "select string_agg(tablename, ' ' order by tablename) from pg_tables where schemaname = 'public'")
-[ "$tables" = "agent_memories agent_memory_counters langgraph_checkpoint_blobs langgraph_checkpoint_writes langgraph_checkpoints langgraph_store_items langgraph_store_vectors langgraph_threads memory_access_log memory_references" ] ||
+[ "$tables" = "agent_memories agent_memory_counters agent_memory_vectors langgraph_checkpoint_blobs langgraph_checkpoint_writes langgraph_checkpoints langgraph_store_items langgraph_store_vectors langgraph_threads memory_access_log memory_references" ] ||
   die "print --only langgraph,store,memories made the tables: $tables"
 while read -r f; do
   PGOPTIONS="-c client_min_messages=warning" psql -d "${db}_files" -f "$dir/$f" >/dev/null

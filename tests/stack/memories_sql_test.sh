@@ -321,6 +321,54 @@ expect "HNSW index serves cosine nearest-neighbour order" "t" \
   "$(q -c "set enable_seqscan = off" -c "explain (costs off) select id from agent_memories order by embedding <=> '$E1' limit 5" |
      grep -q agent_memories_embedding_hnsw_idx && echo t || echo f)"
 
+# --- the search copies (agent_memory_vectors) ----------------------------------------------------
+# Each memory with a vector has one copy (unit length, half precision) with its filter
+# columns; the copy follows every change and goes with the vector or the memory.
+copies() { # sub → "label:agent:type:expiry-set" of the caller's copies, by label
+  as_api authenticated "$1" "select coalesce(string_agg(m.metadata->>'label' || ':' || v.agent_id || ':' || v.memory_type || ':' || (v.expires_at is not null), ',' order by m.metadata->>'label'), '')
+     from agent_memory_vectors v join agent_memories m on m.user_id = v.user_id and m.id = v.memory_id;"
+}
+expect "search copies: one per memory with a vector (B sees only B's), at unit length" \
+  "expired:agent-test:context:true,far:agent-test:fact:false,future:agent-test:context:true,mid:agent-test:decision:false,near:agent-test:preference:false,other:agent-other:fact:false|b-expired:agent-test:context:true,b-near:agent-test:preference:false|1.000" \
+  "$(copies "$A")|$(copies "$B")|$(q -c "select round(l2_norm(embedding)::numeric, 3) from agent_memory_vectors where memory_id = '$MID'")"
+expect "search copies follow an update (agent, type, expiry, vector), a cleared vector and a delete, also for the service role's direct writes" \
+  "other:agent-x:decision:true:1.000|:0|0" \
+  "$(printf '%s\n' 'begin;' 'set local role service_role;' \
+       "update agent_memories set agent_id = 'agent-x', memory_type = 'decision', expires_at = now() + interval '1 day', embedding = '$(vec 0 0 1)' where id = '$OTHER';" \
+       "select 'other:' || agent_id || ':' || memory_type || ':' || (expires_at is not null) || ':' || round((embedding <=> '$(vec 0 0 1)'::halfvec)::numeric + 1, 3) from agent_memory_vectors where memory_id = '$OTHER';" \
+       "update agent_memories set embedding = null where id = '$MID';" \
+       "select ':' || count(*) from agent_memory_vectors where memory_id = '$MID';" \
+       "delete from agent_memories where id = '$FAR';" \
+       "select count(*) from agent_memory_vectors where memory_id = '$FAR';" 'rollback;' |
+     q -X -q -At | paste -sd'|')"
+expect "search copies: no API role writes them (42501 / RLS)" "42501|42501|42501" \
+  "$(sqlstate authenticated "$A" "insert into agent_memory_vectors (user_id, memory_id, agent_id, memory_type, embedding) values ('$A', '$NEAR', 'a', 'fact', '[1]')")|$(sqlstate authenticated "$A" "update agent_memory_vectors set agent_id = 'x'")|$(sqlstate anon "" "select * from agent_memory_vectors")"
+# Exact answers where half precision cannot rank the rows: 30 memories of one agent
+# 1.5e-6 apart in distance from the query, each turned its own way (rounding to half
+# precision moves a distance by up to ~2e-4, so the copies' order of these is not the
+# true one: the band of rows re-ranked at full precision decides), 120 farther away; and
+# 150 where 120 duplicates tie (more rows in the band than the window holds: every row is
+# measured at full precision). Compared with a scan that uses no index, as the owner runs
+# it, ids included (ties by id).
+ties() { # agent, embedding expression of i, query
+  printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' \
+    "insert into agent_memories (user_id, agent_id, content, memory_type, embedding)
+     select '$A', '$1', 'tie ' || i, 'fact', $2 from generate_series(0, 149) i;" \
+    "create temp table exact on commit drop as
+       select array_agg(id order by d, id) as ids from (select id, embedding <=> $3 as d from agent_memories
+        where user_id = '$A' and agent_id = '$1' order by (embedding <=> $3) + 0, id limit 10) x;" \
+    "grant select on exact to authenticated;" \
+    'set local role authenticated;' \
+    "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
+    "select (select array_agg(s.id order by s.ordinality) from search_agent_memories($3, '$1', -1, 10, p_record_access => false) with ordinality s)
+            = (select ids from exact);" 'rollback;' | q -X -q -At
+}
+SCATTERED="(case when i < 30 then ('[' || (0.7 - i * 3e-6) || ',' || 0.714 * cos(i * 2.3999) || ',' || 0.714 * sin(i * 2.3999)
+                                    || repeat(',0', 381) || ']')::vector
+                 else '$(vec 0.6 0.8)'::vector end)"
+expect "exact where half precision cannot rank: near-equal distances turned every way, and more duplicates than the window" "t|t" \
+  "$(ties agent-scattered "$SCATTERED" "'$E1'::vector")|$(ties agent-dups "('$(vec 1 1)'::vector + (case when i < 30 then '$(vec 0 0 1)' else '$(vec 0)' end)::vector)" "'$(vec 1 1 0.001)'::vector")"
+
 # --- update_memory_access ---------------------------------------------------------------------
 expect "update_memory_access: distinct visible ids, logs each (B's id ignored)" "2|2|2" \
   "$(as_api authenticated "$A" "select update_memory_access(array['$NEAR', '$MID', '$NEAR', '$BNEAR', null]::uuid[]);
@@ -541,7 +589,8 @@ expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-d
        'select set_agent_memory_dimensions(8);' \
        "select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'public.agent_memories'::regclass and attname = 'embedding';" \
        'select agent_memory_dimensions();' \
-       "select exists (select from pg_indexes where indexname = 'agent_memories_embedding_hnsw_idx' and indexdef like '%hnsw%vector_cosine_ops%');" \
+       "select exists (select from pg_indexes where indexname = 'agent_memories_embedding_hnsw_idx' and indexdef like '%hnsw%vector_cosine_ops%')
+               and pg_get_indexdef('agent_memory_vectors_search_idx'::regclass) like '%INCLUDE (memory_id, embedding)';" \
        'set local role authenticated;' \
        "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
        "select create_agent_memory('agent-8', 'eight dims', 'fact', p_embedding => '$E8', p_metadata => '{\"label\":\"fresh\"}') \\g /dev/null" \
@@ -549,6 +598,23 @@ expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-d
        '\o /dev/null' "select * from search_agent_memories('$E1');" '\o' '\echo :SQLSTATE' 'rollback;' |
      q_continue | tr '\n' '|' | sed 's/|$//')"
 expect "after the rolled-back change the column is vector(384) again" 384 "$(q -c 'select agent_memory_dimensions()')"
+# Above 768 dimensions the search copies' index leaves the vector out (a btree entry holds
+# ~2,700 bytes): a 1,536-dimension memory with a 255-character agent id of 4-byte
+# characters is stored and found, exactly.
+E1536=$(DIMS=1536 vec 1)
+LONG_AGENT=$(python3 -c "print('\U0001F600' * 255)")
+expect "set_agent_memory_dimensions(1536): the copies' index without the vector, create and search still work" \
+  "INCLUDE (memory_id)|t|1.000" \
+  "$(printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' "set local lock_timeout = '10s';" 'set local role service_role;' \
+       'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
+       'select set_agent_memory_dimensions(1536) \g /dev/null' \
+       "select substring(pg_get_indexdef('agent_memory_vectors_search_idx'::regclass) from 'INCLUDE .*');" \
+       'set local role authenticated;' \
+       "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
+       "select (create_agent_memory('$LONG_AGENT', 'wide', 'fact', p_embedding => '$E1536')).id is not null;" \
+       "select round(similarity::numeric, 3) from search_agent_memories('$E1536', '$LONG_AGENT');" 'rollback;' |
+     q_continue | tr '\n' '|' | sed 's/|$//')"
+
 # One size for both embedding columns, set in one place (the store's migration).
 expect "set_embedding_dimensions: the service role's only (42501), refused for both while either stores embeddings (55000), nothing changed" \
   "42501|55000|384|384" \

@@ -212,21 +212,21 @@ expect "sees_all_tenants: service role only, and only when acting for nobody" "t
 # Every agentmem table is registered and protected the same way.
 TABLES=$(q -c "select count(*) from agentmem.tenant_tables")
 REGISTERED=$(q -c "select string_agg(table_name::text, ',' order by table_name::text) from agentmem.tenant_tables")
-expect "agentmem.tenant_tables lists the seventeen tables" \
-  "agent_memories,agent_memory_counters,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,langgraph_threads,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
+expect "agentmem.tenant_tables lists the eighteen tables" \
+  "agent_memories,agent_memory_counters,agent_memory_vectors,contractor_leads,contractors,langgraph_checkpoint_blobs,langgraph_checkpoint_writes,langgraph_checkpoints,langgraph_store_items,langgraph_store_vectors,langgraph_threads,memory_access_log,memory_references,research_drafts,research_sessions,unified_conversation_memory,unified_conversations,workflow_agent_states" \
   "$REGISTERED"
-expect "each: RLS on; policies only for authenticated, one: SELECT (the functions are the one door for writes)" "17|0|17|0" \
+expect "each: RLS on; policies only for authenticated, one: SELECT (the functions are the one door for writes)" "18|0|18|0" \
   "$(q -c "select count(*) filter (where c.relrowsecurity),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.roles <> '{authenticated}'),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name),
                   (select count(*) from pg_policies p join agentmem.tenant_tables t on format('%I.%I', p.schemaname, p.tablename)::regclass = t.table_name where p.cmd <> 'SELECT')
            from agentmem.tenant_tables t join pg_class c on c.oid = t.table_name")"
-expect "each: authenticated may SELECT and nothing else" "17|f" \
+expect "each: authenticated may SELECT and nothing else" "18|f" \
   "$(q -c "select count(*) filter (where has_table_privilege('authenticated', t.table_name, 'select')),
                   bool_or(has_table_privilege('authenticated', t.table_name, 'insert') or has_table_privilege('authenticated', t.table_name, 'update')
                           or has_table_privilege('authenticated', t.table_name, 'delete'))
            from agentmem.tenant_tables t")"
-expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|17" \
+expect "each: no privilege for anon/PUBLIC, no TRUNCATE for anyone, a refuse_truncate trigger" "f|f|18" \
   "$(q -c "select bool_or(has_table_privilege(r, t.table_name, p)) filter (where r in ('anon', 'public')),
                   bool_or(has_table_privilege(r, t.table_name, 'truncate')) filter (where r in ('authenticated', 'service_role')),
                   count(distinct t.table_name) filter (where exists (select from pg_trigger g where g.tgrelid = t.table_name and g.tgname = 'refuse_truncate'))
@@ -240,14 +240,14 @@ expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
 # SECURITY DEFINER: the writers (the tables' one door for the API roles) and a few helpers;
 # each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
-  "agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.build_contractor_profile,public.cleanup_expired_memories,public.cleanup_old_checkpoints,public.convert_contractor_lead,public.create_agent_memory,public.create_unified_checkpoint,public.create_workflow_state,public.delete_agent_memory,public.delete_research_session,public.delete_unified_state,public.delete_workflow_state,public.langgraph_delete_thread,public.langgraph_put,public.langgraph_put_writes,public.langgraph_store_batch,public.langgraph_store_sweep,public.save_research_draft,public.save_research_session,public.save_unified_state,public.set_agent_memory_dimensions,public.set_embedding_dimensions,public.set_langgraph_store_dimensions,public.update_agent_memory,public.update_workflow_state" \
+  "agentmem.copy_memory_vector,agentmem.forget_user,agentmem.langgraph_store_list,agentmem.langgraph_store_search,agentmem.member_deal_tenants,agentmem.record_memory_access,agentmem.user_exists,public.build_contractor_profile,public.cleanup_expired_memories,public.cleanup_old_checkpoints,public.convert_contractor_lead,public.create_agent_memory,public.create_unified_checkpoint,public.create_workflow_state,public.delete_agent_memory,public.delete_research_session,public.delete_unified_state,public.delete_workflow_state,public.langgraph_delete_thread,public.langgraph_put,public.langgraph_put_writes,public.langgraph_store_batch,public.langgraph_store_sweep,public.save_research_draft,public.save_research_session,public.save_unified_state,public.set_agent_memory_dimensions,public.set_embedding_dimensions,public.set_langgraph_store_dimensions,public.update_agent_memory,public.update_workflow_state" \
   "$(q -c "select string_agg(p.pronamespace::regnamespace || '.' || p.proname, ',' order by p.pronamespace::regnamespace || '.' || p.proname) from pg_proc p
            where p.prosecdef and p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)")"
 # The two set_*_dimensions check through agentmem.set_vector_dimensions, which they call
 # first and which consults agentmem.is_service() itself; the checkpoint writers through
 # agentmem.thread_write_key / thread_write_tenants, the state stores' deletes through
 # agentmem.delete_session: each consults agentmem.tenant().
-expect "... each pins its search_path (the public writers an empty one); the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through a helper that does)" "30|22|29|t|t" \
+expect "... each pins its search_path (the public writers an empty one); the callable ones consult agentmem.tenant() or agentmem.is_service() (directly or through a helper that does)" "31|22|29|t|t" \
   "$(q -c "select count(*) filter (where exists (select from unnest(p.proconfig) c where c like 'search_path=%')),
                   count(*) filter (where p.proconfig @> array['search_path=\"\"'] and p.pronamespace = 'public'::regnamespace),
                   count(*) filter (where p.prosrc ~ 'agentmem\\.(tenant\\(\\)|is_service\\(\\)|set_vector_dimensions\\(|thread_write_key\\(|thread_write_tenants\\(\\)|delete_session\\()'),
@@ -264,7 +264,7 @@ expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
 # One row of U1's in every table, through the RPCs, the way a client writes them.
 SEED="select langgraph_put('t', '', 'c1', null, 'json', '{\"v\":4,\"id\":\"c1\",\"channel_versions\":{\"a\":\"1\"}}', '{}', '[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
 select langgraph_put_writes('t', '', 'c1', 'task', '', '[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
-select id as mem from create_agent_memory('agent', 'hello', 'fact', p_reference => '{\"reference_type\":\"rfp\",\"reference_id\":\"$U2\"}') \\gset
+select id as mem from create_agent_memory('agent', 'hello', 'fact', p_embedding => '[$(seq -s, 1 384)]', p_reference => '{\"reference_type\":\"rfp\",\"reference_id\":\"$U2\"}') \\gset
 select update_memory_access(array[:'mem']::uuid[]) \\g /dev/null
 select save_unified_state('$U2', 'lead', '{\"a\":1}', '{}', '$U1') \\g /dev/null
 select create_workflow_state('{\"session_id\":\"wf\"}') \\g /dev/null
@@ -284,7 +284,7 @@ counts_sql() { # where clause over the table (%1\$I = its tenant column)
   done < <(q -c "select table_name::text || ' ' || tenant_col from agentmem.tenant_tables order by 1" | tr '|' ' ')
   printf '%s' "$sql"
 }
-ALL_ONE="agent_memories:1,agent_memory_counters:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,langgraph_threads:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
+ALL_ONE="agent_memories:1,agent_memory_counters:1,agent_memory_vectors:1,contractor_leads:1,contractors:1,langgraph_checkpoint_blobs:1,langgraph_checkpoint_writes:1,langgraph_checkpoints:1,langgraph_store_items:1,langgraph_store_vectors:1,langgraph_threads:1,memory_access_log:1,memory_references:1,research_drafts:1,research_sessions:1,unified_conversation_memory:3,unified_conversations:1,workflow_agent_states:1"
 ALL_ZERO=$(sed 's/:[0-9]*/:0/g' <<<"$ALL_ONE")
 expect "U1 sees each own row (unified memory: a field, last_state_update, a link)" "$ALL_ONE" "$(as_api authenticated "$U1" "$(counts_sql true)" | paste -sd,)"
 expect "the rows are U1's by their tenant column" "$ALL_ONE" "$(q -c "$(counts_sql "%1\$I = '$U1'")" | paste -sd,)"
