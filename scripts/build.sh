@@ -75,7 +75,8 @@ if [ "$route" = pinned ]; then export CARGO_TARGET_DIR="$CARGO_TARGET_DIR-wasm";
 
 # One module: cargo builds it, wasm-bindgen writes its ES-module glue (--target web: plain
 # ESM with initSync/init, which every runtime can drive; the facades decide where the
-# bytes come from), wasm-opt shrinks it (release). The glue is used as generated; its
+# bytes come from), wasm-opt shrinks it (release). The glue is used as generated (but for
+# the TextDecoder patch scripts/bundle.mjs applies and docs/design.md states); its
 # __wbg_reset_state (--experimental-reset-state-function) is what pkg-template/wasm.js and
 # ids.js call for a fresh instance after a trap.
 build_module() { # package, cargo lib name, out name, wasm-opt flags...
