@@ -128,6 +128,8 @@ const kinds: Kind[] = [
       "POST agent_memory_counters for it": (t, id) => api(t, "POST", "agent_memory_counters", { memory_id: id, access_count: 99 }),
       "PATCH agent_memory_counters": (t, id) => api(t, "PATCH", `agent_memory_counters?memory_id=eq.${id}`, { access_count: 99 }),
       "PATCH agent_memory_vectors": (t, id) => api(t, "PATCH", `agent_memory_vectors?memory_id=eq.${id}`, { agent_id: "moved" }),
+      "POST agent_memory_vectors for it": (t, id) =>
+        api(t, "POST", "agent_memory_vectors", { memory_id: id, agent_id: "planted", memory_type: "fact", embedding: [0, 1, ...Array(382).fill(0)] }),
       "POST memory_references to it": (t, id) =>
         api(t, "POST", "memory_references?columns=memory_id,reference_type,reference_id", { memory_id: id, reference_type: "rfp", reference_id: crypto.randomUUID() }),
     },

@@ -341,6 +341,8 @@ expect "search copies follow an update (agent, type, expiry, vector), a cleared 
        "delete from agent_memories where id = '$FAR';" \
        "select count(*) from agent_memory_vectors where memory_id = '$FAR';" 'rollback;' |
      q -X -q -At | paste -sd'|')"
+expect "search copies: autovacuum visits them after 1% new rows (the index-only scan needs the visibility map)" \
+  "{autovacuum_vacuum_insert_scale_factor=0.01}" "$(q -c "select reloptions from pg_class where oid = 'public.agent_memory_vectors'::regclass")"
 expect "search copies: no API role writes them (42501 / RLS)" "42501|42501|42501" \
   "$(sqlstate authenticated "$A" "insert into agent_memory_vectors (user_id, memory_id, agent_id, memory_type, embedding) values ('$A', '$NEAR', 'a', 'fact', '[1]')")|$(sqlstate authenticated "$A" "update agent_memory_vectors set agent_id = 'x'")|$(sqlstate anon "" "select * from agent_memory_vectors")"
 # Exact answers where half precision cannot rank the rows: 30 memories of one agent
