@@ -181,7 +181,8 @@ create table if not exists public.agent_memory_vectors (
 
 -- The search reads the copies from the index alone only where the visibility map says a
 -- page is all-visible, which vacuum sets: after 1% new rows rather than autovacuum's 20%,
--- so a bulk import is searched at full speed within a minute, not after it grows by a fifth.
+-- so a bulk import is vacuumed in autovacuum's next round, not once the table grows by a
+-- fifth more.
 alter table public.agent_memory_vectors set (autovacuum_vacuum_insert_scale_factor = 0.01);
 
 comment on table public.agent_memory_vectors is
