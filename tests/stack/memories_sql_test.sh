@@ -617,6 +617,23 @@ expect "set_agent_memory_dimensions(1536): the copies' index without the vector,
        "select round(similarity::numeric, 3) from search_agent_memories('$E1536', '$LONG_AGENT');" 'rollback;' |
      q_continue | tr '\n' '|' | sed 's/|$//')"
 
+# Back to fewer dimensions while the wider copies are deleted but not yet vacuumed (the
+# same transaction): those would not fit the index with the vector, so it is built without
+# it, and memories are stored and found all the same.
+expect "set_agent_memory_dimensions(1536) then (384) in one transaction: the copies' index falls back to the id, search still exact" \
+  "INCLUDE (memory_id)|t|1.000" \
+  "$(printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' "set local lock_timeout = '10s';" 'set local role service_role;' \
+       'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
+       'select set_agent_memory_dimensions(1536) \g /dev/null' \
+       "insert into agent_memories (user_id, agent_id, content, memory_type, embedding) values ('$A', 'wide', 'wide', 'fact', '$E1536');" \
+       'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
+       'select set_agent_memory_dimensions(384) \g /dev/null' \
+       "select substring(pg_get_indexdef('agent_memory_vectors_search_idx'::regclass) from 'INCLUDE .*');" \
+       'set local role authenticated;' \
+       "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
+       "select (create_agent_memory('agent-back', 'back to 384', 'fact', p_embedding => '$E1')).id is not null;" \
+       "select round(similarity::numeric, 3) from search_agent_memories('$E1', 'agent-back');" 'rollback;' |
+     q_continue | tr '\n' '|' | sed 's/|$//')"
 # One size for both embedding columns, set in one place (the store's migration).
 expect "set_embedding_dimensions: the service role's only (42501), refused for both while either stores embeddings (55000), nothing changed" \
   "42501|55000|384|384" \
