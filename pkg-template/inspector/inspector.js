@@ -666,9 +666,23 @@ function searchForm(view, params, label, extra = []) {
   return { form, q, byMeaning, embed };
 }
 
+/** The Memory view's heading: one page for what an agent remembers, in its two places. */
+function memoryHead(active) {
+  const tab = (view, label, about) => h("a", { href: `#/${view}`, "aria-current": view === active ? "page" : null, title: about }, label);
+  return [
+    h("h1", null, "Memory"),
+    h("nav", { class: "tabs", "aria-label": "Memory" },
+      tab("memories", "Memory tools", "agent_memories: what the model saved with the memory tools (MemoryTools)"),
+      tab("store", "LangGraph store", "langgraph_store_items: what the graph put with store.put (AgentmemStore)")),
+    h("p", { class: "muted" }, active === "memories"
+      ? "Memories the model created, searched and updated through the memory tools (MemoryTools, table agent_memories)."
+      : "Items the graph keeps with LangGraph's store API (AgentmemStore: store.put / search, table langgraph_store_items)."),
+  ];
+}
+
 async function memoriesView(params) {
   const { form, q, byMeaning, embed } = searchForm("memories", params, "Search memories");
-  show(h("h1", null, "Memories"), sessionBanner(), form, loading("memories"));
+  show(...memoryHead("memories"), sessionBanner(), form, loading("memories"));
   try {
     let data;
     if (byMeaning && q && embed) {
@@ -687,7 +701,7 @@ async function memoriesView(params) {
       }));
     }
     if (data.length === 0) {
-      show(h("h1", null, "Memories"), sessionBanner(), form, empty(q ? "No memory matches this search." : "No memories yet."));
+      show(...memoryHead("memories"), sessionBanner(), form, empty(q ? "No memory matches this search." : "No memories yet."));
       return;
     }
     // Access counts live in a table of their own (agent_memory_counters), written on reads.
@@ -730,13 +744,13 @@ async function memoriesView(params) {
           h("button", { type: "button", class: "secondary", onclick: edit, "aria-label": `Edit memory ${short(m.id)}` }, "Edit"),
           h("button", { type: "button", class: "danger", onclick: del, "aria-label": `Delete memory ${short(m.id)}` }, "Delete"))));
     });
-    show(h("h1", null, "Memories"), sessionBanner(), form,
+    show(...memoryHead("memories"), sessionBanner(), form,
       h("table", { "data-memories": data.length },
         h("thead", null, h("tr", null, ...["Content", byMeaning && "Similarity", "Type", "Importance", "Agent", "Created", "Expires", "Accessed", "Actions"]
           .filter((t) => t).map((t) => h("th", { scope: "col", class: t === "Agent" || t === "Expires" ? "hide-narrow" : null }, /** @type {string} */ (t))))),
         h("tbody", null, ...rows)));
   } catch (e) {
-    show(h("h1", null, "Memories"), sessionBanner(), form, errorBox(e, "Listing memories"));
+    show(...memoryHead("memories"), sessionBanner(), form, errorBox(e, "Listing memories"));
   }
 }
 
@@ -745,7 +759,7 @@ async function storeView(params) {
   const nsIn = h("input", { id: "f-ns-prefix", name: "ns", value: params.get("ns") ?? "", placeholder: "prefs / food", "data-label": "Namespace starts with" });
   const { form, q, byMeaning, embed } = searchForm("store", params, "Search items", [nsIn]);
   const prefix = (params.get("ns") ?? "").split("/").map((s) => s.trim()).filter(Boolean);
-  show(h("h1", null, "Long-term store"), sessionBanner(), form, loading("store items"));
+  show(...memoryHead("store"), sessionBanner(), form, loading("store items"));
   try {
     let data;
     if (byMeaning && q && embed) {
@@ -770,7 +784,7 @@ async function storeView(params) {
         words.every((w) => `${it.namespace.join(" / ")} ${it.key} ${JSON.stringify(it.value)}`.toLowerCase().includes(w)));
     }
     if (data.length === 0) {
-      show(h("h1", null, "Long-term store"), sessionBanner(), form, empty(q || prefix.length ? "No store item matches this search." : "No store items yet (AgentmemStore)."));
+      show(...memoryHead("store"), sessionBanner(), form, empty(q || prefix.length ? "No store item matches this search." : "No store items yet (AgentmemStore)."));
       return;
     }
     /** @type {Map<string, any[]>} */
@@ -780,7 +794,7 @@ async function storeView(params) {
       groups.set(ns, [...(groups.get(ns) ?? []), it]);
     }
     const ttl = (it) => (it.ttl_minutes ? `TTL ${it.ttl_minutes} min (refreshed on read)` : "no TTL");
-    show(h("h1", null, "Long-term store"), sessionBanner(), form,
+    show(...memoryHead("store"), sessionBanner(), form,
       h("p", null, `${groups.size} namespace${groups.size === 1 ? "" : "s"}, ${data.length} item${data.length === 1 ? "" : "s"}`),
       ...[...groups].map(([ns, items]) => h("details", { class: "panel", open: true, "data-namespace": ns },
         h("summary", null, h("strong", null, ns), h("span", { class: "badge" }, String(items.length))),
@@ -790,7 +804,7 @@ async function storeView(params) {
             h("span", { "data-expires": it.expires_at ?? "never" }, it.expires_at ? `expires ${when(it.expires_at)}` : "never expires")),
           jsonView(it.value))))));
   } catch (e) {
-    show(h("h1", null, "Long-term store"), sessionBanner(), form, errorBox(e, "Listing the store"));
+    show(...memoryHead("store"), sessionBanner(), form, errorBox(e, "Listing the store"));
   }
 }
 
@@ -801,13 +815,14 @@ async function route() {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const view = client ? parts[0] ?? "threads" : "signin";
   for (const a of document.querySelectorAll("[data-nav]")) {
-    if (/** @type {HTMLElement} */ (a).dataset.nav === (view === "thread" ? "threads" : view)) a.setAttribute("aria-current", "page");
+    const nav = view === "thread" ? "threads" : view === "memories" || view === "store" ? "memory" : view;
+    if (/** @type {HTMLElement} */ (a).dataset.nav === nav) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
   renderWho();
   if (view === "signin" || !client) return signInView();
   if (view === "thread" && parts[1]) return threadView(parts[1], parts[2], params);
-  if (view === "memories") return memoriesView(params);
+  if (view === "memories" || view === "memory") return memoriesView(params);
   if (view === "store") return storeView(params);
   return threadsView(params);
 }

@@ -216,9 +216,19 @@ test("the inspector shows a user's threads, forks, diffs and memories, and nothi
     expect(similarity).toBeLessThan(1);
     await screenshot(page, "memories-by-meaning.png");
 
+    // One Memory view for both places: the header's "Memory" leads to the memory tools'
+    // memories, whose tab leads to the LangGraph store's items.
+    await go(page, "#/threads");
+    await page.click('.top a[data-nav="memory"]');
+    await page.waitForSelector("[data-memories]");
+    expect(await page.getAttribute('.top a[data-nav="memory"]', "aria-current")).toBe("page");
+    expect(await page.textContent('nav.tabs a[aria-current="page"]')).toBe("Memory tools");
+    await page.click('nav.tabs a[href="#/store"]');
+
     // The long-term store.
-    await go(page, "#/store");
     await page.waitForSelector('[data-namespace="prefs / food"] [data-item="lunch"]');
+    expect(await page.getAttribute('.top a[data-nav="memory"]', "aria-current")).toBe("page");
+    expect(await page.textContent('nav.tabs a[aria-current="page"]')).toBe("LangGraph store");
     expect(await page.textContent('[data-item="lunch"]')).toContain("soup");
     // Times, TTL and expiry per item.
     const rome = page.locator('[data-namespace="trips / 2026"] [data-item="rome"]');
