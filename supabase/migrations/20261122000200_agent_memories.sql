@@ -302,6 +302,18 @@ end;
 $$;
 
 
+-- A vector's search copy: unit length, half precision. The stored copies and the query's
+-- copy are made by this one function, so both are rounded the same way (the bound in
+-- agentmem.memory_exact assumes it).
+create or replace function agentmem.memory_vector_copy(p_embedding extensions.vector)
+returns extensions.halfvec
+language sql
+immutable
+set search_path = ''
+as $$
+  select extensions.l2_normalize(p_embedding)::extensions.halfvec
+$$;
+
 -- The search copy (agent_memory_vectors) follows the memory: written with it, rewritten
 -- when its vector or a filter column changes, dropped with its vector (and by the foreign
 -- key with the memory). SECURITY DEFINER: the service role's direct writes to
@@ -325,12 +337,12 @@ begin
   end if;
   update public.agent_memory_vectors v
      set agent_id = new.agent_id, memory_type = new.memory_type, expires_at = new.expires_at,
-         embedding = extensions.l2_normalize(new.embedding)::extensions.halfvec
+         embedding = agentmem.memory_vector_copy(new.embedding)
    where v.memory_id operator(pg_catalog.=) new.id and v.user_id operator(pg_catalog.=) new.user_id;
   if not found then
     insert into public.agent_memory_vectors (user_id, memory_id, agent_id, memory_type, expires_at, embedding)
     values (new.user_id, new.id, new.agent_id, new.memory_type, new.expires_at,
-            extensions.l2_normalize(new.embedding)::extensions.halfvec);
+            agentmem.memory_vector_copy(new.embedding));
   end if;
   return null;
 end;
@@ -348,7 +360,7 @@ do $$
 begin
   if not exists (select 1 from public.agent_memory_vectors) then
     insert into public.agent_memory_vectors (user_id, memory_id, agent_id, memory_type, expires_at, embedding)
-    select m.user_id, m.id, m.agent_id, m.memory_type, m.expires_at, extensions.l2_normalize(m.embedding)::extensions.halfvec
+    select m.user_id, m.id, m.agent_id, m.memory_type, m.expires_at, agentmem.memory_vector_copy(m.embedding)
       from public.agent_memories m where m.embedding is not null;
   end if;
 end
@@ -649,7 +661,7 @@ as $$
 declare
   v_window   constant integer := p_k + 64;
   v_margin   constant double precision := 0.0011 + extensions.vector_dims(p_query) * 2.0 ^ -22;
-  v_copy     extensions.halfvec := extensions.l2_normalize(p_query)::extensions.halfvec;
+  v_copy     extensions.halfvec := agentmem.memory_vector_copy(p_query);
   v_ids      uuid[];
   v_copies   double precision[];
   v_band     uuid[];
@@ -1260,6 +1272,7 @@ select agentmem.expose(
   'agentmem.check_embedding(extensions.vector, boolean)',
   'agentmem.memory_candidates(uuid, text, text[])',
   'agentmem.memory_exact(uuid, extensions.vector, text, text[], integer, double precision)',
+  'agentmem.memory_vector_copy(extensions.vector)',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
   'agentmem.record_memory_access(uuid[], text, text, double precision[])',
   'agentmem.memory_match(public.agent_memories, integer, timestamptz, double precision)');

@@ -76,6 +76,7 @@ pub const MIGRATION: crate::migration::Migration = (
         "agentmem.check_embedding",
         "agentmem.memory_candidates",
         "agentmem.memory_exact",
+        "agentmem.memory_vector_copy",
         "agentmem.memory_nearest",
         "agentmem.record_memory_access",
         "agentmem.memory_match",
