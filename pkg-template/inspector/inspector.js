@@ -668,12 +668,10 @@ function searchForm(view, params, label, extra = []) {
 
 /** The Memory view's heading: one page for what an agent remembers, in its two places. */
 function memoryHead(active) {
-  const tab = (view, label, about) => h("a", { href: `#/${view}`, "aria-current": view === active ? "page" : null, title: about }, label);
+  const tab = (view, label) => h("a", { href: `#/${view}`, "aria-current": view === active ? "page" : null }, label);
   return [
     h("h1", null, "Memory"),
-    h("nav", { class: "tabs", "aria-label": "Memory" },
-      tab("memories", "Memory tools", "agent_memories: what the model saved with the memory tools (MemoryTools)"),
-      tab("store", "LangGraph store", "langgraph_store_items: what the graph put with store.put (AgentmemStore)")),
+    h("nav", { class: "tabs", "aria-label": "Memory" }, tab("memories", "Memory tools"), tab("store", "LangGraph store")),
     h("p", { class: "muted" }, active === "memories"
       ? "Memories the model created, searched and updated through the memory tools (MemoryTools, table agent_memories)."
       : "Items the graph keeps with LangGraph's store API (AgentmemStore: store.put / search, table langgraph_store_items)."),
