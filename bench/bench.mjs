@@ -382,13 +382,7 @@ async function floor(ctx) {
   const user = await ctx.newUser();
   // The same one-statement SQL function on both sides, so only the transport differs; over
   // HTTP with the transport AgentmemSaver uses in Node (the package's node-http.js).
-  const url = `http://127.0.0.1:${ctx.gatewayPort}/rest/v1/rpc/agent_memory_dimensions`;
-  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
-  const get = async () => {
-    const res = await nodeHttpFetch(url, { method: "GET", headers });
-    if (res.status !== 200) throw new Error(`floor: HTTP ${res.status} ${await res.text()}`);
-    await res.text();
-  };
+  const get = gatewayExchange(ctx.gatewayPort, user);
   const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
   await db.connect();
   const measure = async (fn) => {
@@ -564,11 +558,13 @@ async function agentTurns(ctx) {
           pgs.push(...p);
           ratios.push(median(a) / median(p));
         }
+        const floorTurns = [];
+        for (let r = 0; r < threads; r += 1) floorTurns.push(...await agentThread(graph, new OneRequestFloorSaver(gatewayExchange(ports.gateway, user)), "floor", turns, durability));
         await close();
         const mem = delay === 0 ? (await Promise.all(Array.from({ length: 1 }, () => agentThread(graph, new MemorySaver(), "mem", turns, durability)))).flat() : null;
         const sequential = trips[delay] ? `${f(median(am) / trips[delay].http, 1)} / ${f(median(pgs) / trips[delay].pg, 1)}` : "–";
         rows.push([`${delay} ms`, durability ?? "default (async)", `${f(median(am))} / ${f(pct(am, 95))}`, `${f(median(pgs))} / ${f(pct(pgs, 95))}`,
-          mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, sequential, `${median(ratios).toFixed(2)}x`]);
+          mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(median(floorTurns))} / ${f(pct(floorTurns, 95))}`, `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, sequential, `${median(ratios).toFixed(2)}x`, ratio(median(floorTurns), median(pgs))]);
       }
     }
   } finally {
@@ -576,14 +572,26 @@ async function agentTurns(ctx) {
   }
   say("## One agent turn: a LangGraph graph with a tool call, p50 / p95 per turn (ms; lower is better)");
   say();
-  say(`The graph a user writes: a model node (scripted: it calls a tool for each user message, then answers from the result), LangGraph's prebuilt ToolNode with one tool, back to the model; MessagesAnnotation's messages channel grows by 4 messages a turn over ${turns} turns on one thread. A turn is one \`invoke\` with the user's message: LangGraph reads the thread and stores 5 checkpoints (the input, then after each of __start__, model, tools, model) and each task's writes. The same graph on AgentmemSaver (through the gateway, as a signed-in user), PostgresSaver (over \`pg\`, as the superuser) and MemorySaver (the floor: LangGraph's own work, in this process). Durability: LangGraph's default ("async" in @langchain/langgraph 1.7.3: a step does not wait for its checkpoint, each put waits for the one before, the turn waits for all) and "sync" (each step waits for its checkpoint and writes). After every thread the bench checks that its state holds every turn's messages in order and its history lists all ${5 * turns} checkpoints, each one's parent the next. Round trips per turn: HTTP requests at the gateway's request log, or SQL statements sent by \`pg\`. Each ratio is the median of the threads' ratios (${QUICK ? 1 : ROUNDS} threads at 0 ms, ${QUICK ? 1 : 2} behind the proxy, alternating which saver goes first).`);
+  say(`The graph a user writes: a model node (scripted: it calls a tool for each user message, then answers from the result), LangGraph's prebuilt ToolNode with one tool, back to the model; MessagesAnnotation's messages channel grows by 4 messages a turn over ${turns} turns on one thread. A turn is one \`invoke\` with the user's message: LangGraph reads the thread and stores 5 checkpoints (the input, then after each of __start__, model, tools, model) and each task's writes. The same graph on AgentmemSaver (through the gateway, as a signed-in user), PostgresSaver (over \`pg\`, as the superuser) and MemorySaver (LangGraph's own work, in this process). "One request per call" is the floor of any saver that answers each call with one request through the gateway: MemorySaver making one bare exchange with the gateway (a one-statement RPC, through the same proxy) before each getTuple, put and putWrites, so LangGraph's own work and the round trips it waits for, as it schedules a saver's calls, with nothing stored remotely. Durability: LangGraph's default ("async" in @langchain/langgraph 1.7.3: a step does not wait for its checkpoint, each put waits for the one before, the turn waits for all) and "sync" (each step waits for its checkpoint and writes). After every thread the bench checks that its state holds every turn's messages in order and its history lists all ${5 * turns} checkpoints, each one's parent the next. Round trips per turn: HTTP requests at the gateway's request log, or SQL statements sent by \`pg\`. Each ratio is the median of the threads' ratios (${QUICK ? 1 : ROUNDS} threads at 0 ms, ${QUICK ? 1 : 2} behind the proxy, alternating which saver goes first).`);
   say();
-  table(["one-way delay", "durability", "AgentmemSaver", "PostgresSaver", "MemorySaver", "round trips per turn (agentmem / Postgres)", "turn ÷ one round trip (agentmem / Postgres)", "agentmem ÷ PostgresSaver (p50)"], rows);
+  table(["one-way delay", "durability", "AgentmemSaver", "PostgresSaver", "MemorySaver", "one request per call (floor)", "round trips per turn (agentmem / Postgres)", "turn ÷ one round trip (agentmem / Postgres)", "agentmem ÷ PostgresSaver (p50)", "floor ÷ PostgresSaver (p50)"], rows);
   const floors = DELAYS.filter((d) => trips[d]).map((d) => `${d} ms: ${f(trips[d].http)} ms over HTTP through the gateway, ${f(trips[d].pg)} ms for a Postgres statement`);
   if (floors.length) {
     say(`One bare round trip through the same proxies (p50; the column before the ratio divides each saver's p50 turn by its own): ${floors.join("; ")}. A turn waits for its read and its five puts one after the other (LangGraph chains the puts), so AgentmemSaver's floor is six of its round trips.`);
     say();
   }
+}
+
+/** One bare exchange over HTTP through the gateway at `port`: a one-statement RPC as `user`,
+ *  with agentmem's Node transport. */
+function gatewayExchange(port, user) {
+  const url = `http://127.0.0.1:${port}/rest/v1/rpc/agent_memory_dimensions`;
+  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
+  return async () => {
+    const res = await nodeHttpFetch(url, { method: "GET", headers });
+    if (res.status !== 200) throw new Error(`round trip: HTTP ${res.status}`);
+    await res.text();
+  };
 }
 
 /** p50 of one bare exchange through the proxies at `ports`: a `select 1` over `pg` and a
@@ -593,17 +601,34 @@ async function bareRoundTrips(ports, user) {
   u.port = String(ports.pg);
   const db = new pg.Client({ connectionString: u.toString() });
   await db.connect();
-  const url = `http://127.0.0.1:${ports.gateway}/rest/v1/rpc/agent_memory_dimensions`;
-  const headers = { apikey: env.SUPABASE_ANON_KEY, authorization: `Bearer ${user.token}`, accept: "application/json" };
   const n = QUICK ? 10 : 40;
-  const http = await timeIt(async () => {
-    const res = await nodeHttpFetch(url, { method: "GET", headers });
-    if (res.status !== 200) throw new Error(`round trip: HTTP ${res.status}`);
-    await res.text();
-  }, n);
+  const http = await timeIt(gatewayExchange(ports.gateway, user), n);
   const viaPg = await timeIt(() => db.query("select 1"), n);
   await db.end();
   return { http: http.p50, pg: viaPg.p50 };
+}
+
+/** MemorySaver that makes one bare exchange through the gateway before each call LangGraph
+ *  waits on: the floor of any saver answering each call with one request through the
+ *  gateway (LangGraph's own work, plus the round trips as LangGraph schedules a saver's
+ *  calls), with nothing stored or read remotely. */
+class OneRequestFloorSaver extends MemorySaver {
+  constructor(exchange) {
+    super();
+    this.exchange = exchange;
+  }
+  async getTuple(config) {
+    await this.exchange();
+    return super.getTuple(config);
+  }
+  async put(config, checkpoint, metadata, newVersions) {
+    await this.exchange();
+    return super.put(config, checkpoint, metadata, newVersions);
+  }
+  async putWrites(config, writes, taskId) {
+    await this.exchange();
+    return super.putWrites(config, writes, taskId);
+  }
 }
 
 // ------------------------------------------------------------------- 5. store
