@@ -14,8 +14,9 @@ const TENANCY: &str = "20261121000100_tenancy.sql";
 use crate::migration::Migration;
 
 /// Every migration with the tables and functions it creates, each listed by the capability
-/// that calls them.
-fn migrations() -> impl Iterator<Item = &'static Migration> {
+/// that calls them. Public for `crates/generate`, which writes them into
+/// tests/stack/declared.json for tests/stack/migrations_test.sh to hold a database to.
+pub fn migrations() -> impl Iterator<Item = &'static Migration> {
     const OWN: [Migration; 4] = [
         (TENANCY, &["agentmem."]),
         crate::checkpoint::MIGRATION,
