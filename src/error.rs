@@ -209,7 +209,8 @@ mod tests {
                 }
             }
         }
-        // At run time, as src/schema.rs's test reads the migrations.
+        // At run time: a test binary reused from another checkout (a shared target dir)
+        // must read this checkout's files.
         let root = std::path::PathBuf::from(
             std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
         );

@@ -5,6 +5,7 @@
 
 /// A capability's migration and every table and function it creates (`public` ones by
 /// bare name, the `agentmem` schema's with it), so that a "no such function" answer about
-/// one of them names the file to apply (`crate::schema::refine`). `crate::schema`'s test
-/// checks each list against its SQL file.
+/// one of them names the file to apply (`crate::schema::refine`). tests/stack/migrations_test.sh
+/// checks each list against what its file creates in a real database (through
+/// tests/stack/declared.json, which `crates/generate` writes from these lists).
 pub type Migration = (&'static str, &'static [&'static str]);

@@ -33,19 +33,3 @@ pub const MAX_QUERY_CHARS: usize = 2_000;
 pub const MAX_SEARCH_LIMIT: u64 = 50;
 pub const MAX_CONTEXT_CHARS: u64 = 100_000;
 pub const MAX_CONTEXT_MEMORIES: u64 = 100;
-
-#[cfg(test)]
-mod tests {
-    use super::MemoryType;
-
-    /// The SQL states the list twice (the table's CHECK, which clients read, and
-    /// agentmem.memory_types(), which the functions check with); both are this one.
-    #[test]
-    fn the_migration_lists_the_memory_types_of_the_tools() {
-        let sql = include_str!("../../supabase/migrations/20261122000200_agent_memories.sql");
-        let names = MemoryType::ALL.iter().map(|t| format!("'{}'", t.as_str())).collect::<Vec<_>>().join(", ");
-        assert!(sql.contains(&format!("check (memory_type in ({names}))")), "the table's CHECK: {names}");
-        assert!(sql.contains(&format!("select array[{names}]")), "agentmem.memory_types(): {names}");
-        assert_eq!(sql.matches(&names).count(), 2, "the list stands once more in the migration");
-    }
-}

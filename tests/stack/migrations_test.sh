@@ -4,7 +4,10 @@
 # uses, twice, to a scratch database. The second pass must end without error and leave
 # the database exactly as the first did: same schema fingerprint (pg_dump of the scratch
 # database, schema and rows, plus the roles and database settings, which pg_dump does not
-# cover).
+# cover). Then the database is held to what the Rust code declares of it
+# (tests/stack/declared.json, written by scripts/generate.sh): each migration's tables and
+# functions, read from the catalog after each file of the first pass, and the names the
+# CHECK constraints of the columns that store a Rust enum accept.
 #
 # Runs on the stack named by AGENTMEM_PG_PORT / AGENTMEM_STACK_DIR (starting Postgres if
 # needed, and stopping it again at the end if this script started it). The scratch
@@ -44,14 +47,31 @@ files=("$SQL_ROOT/supabase/local/bootstrap.sql")
 mapfile -t -O 1 files < <(printf '%s\n' "$SQL_ROOT"/supabase/migrations/*.sql | LC_ALL=C sort)
 mapfile -t -O ${#files[@]} files < <(printf '%s\n' "$SQL_ROOT"/supabase/optional/*.sql | LC_ALL=C sort)
 
-apply_all() { # pass number; prints "file: error" per failing file
-  local f out errors=""
+# The tables and functions of public and agentmem, as crate::migration::Migration names
+# them (public's bare, agentmem's with the schema), as a JSON array.
+OBJECTS="select coalesce(jsonb_agg(name order by name), '[]') from (
+  select case n.nspname when 'public' then c.relname else n.nspname || '.' || c.relname end
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname in ('public', 'agentmem') and c.relkind in ('r', 'p')
+  union
+  select case n.nspname when 'public' then p.proname else n.nspname || '.' || p.proname end
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+   where n.nspname in ('public', 'agentmem')) o(name)"
+
+apply_all() { # [folder]; prints "file: error" per failing file. With a folder, writes into it
+  # after each file {"file": ..., "objects": OBJECTS}, so that what a file created is the
+  # difference from the one before.
+  local f out errors="" n=0
   for f in "${files[@]}"; do
     if ! out=$(PGOPTIONS="-c client_min_messages=warning" "$PG" psql -X -q -v ON_ERROR_STOP=1 \
       -d "$DB" --single-transaction -o /dev/null -f "$f" 2>&1); then
       errors+="${f#"$SQL_ROOT"/}: $(grep -m1 ERROR <<<"$out") "
     elif grep -q . <<<"$out"; then # a warning is a change of outcome too
       errors+="${f#"$SQL_ROOT"/}: $(head -n 1 <<<"$out") "
+    fi
+    if [ -n "${1:-}" ]; then
+      n=$((n + 1))
+      printf '{"file": "%s", "objects": %s}\n' "${f#"$SQL_ROOT"/}" "$(q -d "$DB" -c "$OBJECTS")" >"$1/$(printf %03d $n)"
     fi
   done
   printf '%s' "${errors:-none}"
@@ -80,7 +100,8 @@ EOF
   } >"$1"
 }
 
-expect "pass 1: every file applies without error or warning" none "$(apply_all)"
+mkdir "$WORK/after"
+expect "pass 1: every file applies without error or warning" none "$(apply_all "$WORK/after")"
 fingerprint "$WORK/pass1.sql"
 [ -z "${AGENTMEM_FINGERPRINT_OUT:-}" ] || cp "$WORK/pass1.sql" "$AGENTMEM_FINGERPRINT_OUT"
 expect_match "pass 1: the fingerprint covers the schema (tables, policies, grants, functions)" \
@@ -117,6 +138,151 @@ expect "service_role: select, insert, update and delete on every table and view 
 expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
   "$(q -d "$DB" -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
                       and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
+
+# What the crate declares of the database (tests/stack/declared.json, written from it by
+# scripts/generate.sh) against what the migrations did to this one, so that no test reads
+# the SQL text. The rules of crate::schema::migration_for: each file that creates tables or
+# functions is declared by one capability; each declared name is created by its file; each
+# table and function a file creates is declared with that file, but for agentmem's that no
+# capability claims, which the tenancy file's entry `agentmem.` stands for.
+DECLARED="$SQL_ROOT/tests/stack/declared.json"
+if [ ! -f "$DECLARED" ] && [ "$SQL_ROOT" != "$ROOT" ]; then
+  log "no tests/stack/declared.json in $SQL_ROOT: the declarations are not checked"
+else
+  cat "$WORK"/after/* | paste -sd, - | sed 's/^/[/; s/$/]/' >"$WORK/snapshots.json"
+  declared_q() { # sql over decl (file, name), declared_files (file), created (file, name), migrated (objects)
+    q -d "$DB" <<EOF
+\set declared \`cat "$DECLARED"\`
+\set snapshots \`cat "$WORK/snapshots.json"\`
+with declared_files as (
+  select m.e ->> 'file' as file from jsonb_array_elements(:'declared'::jsonb -> 'migrations') as m(e)),
+decl as (
+  select m.e ->> 'file' as file, o.name
+    from jsonb_array_elements(:'declared'::jsonb -> 'migrations') as m(e),
+         jsonb_array_elements_text(m.e -> 'objects') as o(name)),
+snap as (
+  select s.ord, s.e ->> 'file' as path, array(select jsonb_array_elements_text(s.e -> 'objects')) as objects
+    from jsonb_array_elements(:'snapshots'::jsonb) with ordinality as s(e, ord)),
+created as (
+  select substr(s.path, length('supabase/migrations/') + 1) as file, o.name
+    from snap s join snap before on before.ord = s.ord - 1, unnest(s.objects) as o(name)
+   where s.path like 'supabase/migrations/%' and not o.name = any (before.objects)),
+migrated as (
+  select objects from snap where path like 'supabase/migrations/%' order by ord desc limit 1)
+$1
+EOF
+  }
+  expect "declared: the migrations create tables and functions ($(declared_q "select count(*) || ' in ' || count(distinct file) || ' files' from created"))" \
+    t "$(declared_q "select count(*) > 0 from created")"
+  expect "declared: each migration that creates tables or functions is declared by one capability, once" none \
+    "$(declared_q "select coalesce(string_agg(problem, '; ' order by problem), 'none') from (
+       select file || ' is declared ' || count(*) || ' times' from declared_files group by file having count(*) > 1
+       union all
+       select file || ' creates tables or functions, but no capability declares it'
+         from (select file from created except select file from declared_files) f
+       union all
+       select file || ' is declared, but creates no table or function'
+         from (select file from declared_files except select file from created) f) p(problem)")"
+  expect "declared: each declared table and function is created by its declared file and exists after all of them" none \
+    "$(declared_q "select coalesce(string_agg(problem, '; ' order by problem), 'none') from (
+       select d.name || ' (declared with ' || d.file || ') is '
+              || coalesce('created by ' || (select string_agg(c.file, ', ') from created c where c.name = d.name),
+                          'created by no migration')
+         from decl d
+        where d.name <> 'agentmem.' and not exists (select from created c where c.file = d.file and c.name = d.name)
+       union all
+       select d.name || ' (declared with ' || d.file || ') does not exist once every migration is applied'
+         from decl d, migrated m
+        where d.name <> 'agentmem.' and not d.name = any (m.objects)) p(problem)")"
+  expect "declared: each table and function a migration creates is declared with that file (agentmem's unclaimed ones by the entry agentmem.)" none \
+    "$(declared_q "select coalesce(string_agg(problem, '; ' order by problem), 'none') from (
+       select c.name || ' (created by ' || c.file || ') is '
+              || coalesce('declared with ' || l.claims, 'declared by no capability')
+         from created c
+         cross join lateral (select string_agg(distinct d.file, ', ' order by d.file) as claims
+                               from decl d where d.name = c.name) l
+        where not (l.claims is not distinct from c.file
+                   or (l.claims is null and c.name like 'agentmem.%'
+                       and (select count(*) from decl where name = 'agentmem.') = 1))) p(problem)")"
+
+  # The names of the Rust enums a column stores: each CHECK on the column accepts each of
+  # them and refuses every other name tried: each string its CHECK constraints mention (as
+  # Postgres prints them back, so that a name added to an IN list is tried) and near misses
+  # of the declared ones. They are tried on a copy of the table's constraints with no other
+  # column set, so that only the column's own checks decide. A function that lists them
+  # returns exactly them, in order. Rolled back.
+  stored=$(q -d "$DB" <<EOF
+\set declared \`cat "$DECLARED"\`
+begin;
+create function pg_temp.accepted(p_table regclass, p_column name, p_declared text[]) returns text
+language plpgsql as \$\$
+declare
+  v_tried    text[];
+  v_not_null text;
+  v_value    text;
+  v_accepted text[] := '{}';
+begin
+  select p_declared || array_agg(distinct x) into v_tried
+    from (select replace(m[1], '''''', '''')
+            from pg_constraint k, regexp_matches(pg_get_constraintdef(k.oid), '''((?:[^'']|'''')*)''', 'g') m
+           where k.conrelid = p_table and k.contype = 'c'
+             and (select attnum from pg_attribute where attrelid = p_table and attname = p_column) = any (k.conkey)
+          union all
+          select unnest(array[upper(v), v || 's', ' ' || v, ''])
+            from unnest(p_declared) v) c(x)
+   where not x = any (p_declared);
+  execute format('create temp table agentmem_probe (like %s including constraints)', p_table);
+  select string_agg(format('alter column %I drop not null', a.attname), ', ') into v_not_null
+    from pg_attribute a
+   where a.attrelid = to_regclass('pg_temp.agentmem_probe') and a.attnum > 0 and not a.attisdropped and a.attnotnull;
+  if v_not_null is not null then
+    execute 'alter table pg_temp.agentmem_probe ' || v_not_null;
+  end if;
+  foreach v_value in array v_tried loop
+    begin
+      execute format('insert into pg_temp.agentmem_probe (%I) values (\$1)', p_column) using v_value;
+      v_accepted := v_accepted || v_value;
+    exception when check_violation then
+      null;
+    end;
+  end loop;
+  drop table pg_temp.agentmem_probe;
+  return array_to_string(v_accepted, ' ') || ' (of ' || cardinality(v_tried) || ' tried)';
+end
+\$\$;
+create function pg_temp.listed(p_function text) returns text[] language plpgsql as \$\$
+declare
+  v text[];
+begin
+  execute format('select %s()', p_function) into v;
+  return v;
+end
+\$\$;
+with stored as (
+  select s.e ->> 'declared' as declared, array(select jsonb_array_elements_text(s.e -> 'values')) as vals, s.e
+    from jsonb_array_elements(:'declared'::jsonb -> 'stored') as s(e))
+select declared || ': ' || (c.col ->> 'table') || '.' || (c.col ->> 'column') || ' accepts exactly these names',
+       array_to_string(vals, ' '),
+       pg_temp.accepted((c.col ->> 'table')::regclass, c.col ->> 'column', vals)
+  from stored, jsonb_array_elements(e -> 'columns') as c(col)
+union all
+select declared || ': ' || f.fn || '() returns exactly these, in order',
+       array_to_string(vals, ' '), array_to_string(pg_temp.listed(f.fn), ' ')
+  from stored, jsonb_array_elements_text(e -> 'lists') as f(fn);
+rollback;
+EOF
+  ) || bad "declared: the stored names could not be tried (psql failed)"
+  expect "declared: every column and function of the stored names is checked" \
+    "$(declared_q "select sum(jsonb_array_length(s -> 'columns') + jsonb_array_length(s -> 'lists'))
+                     from jsonb_array_elements(:'declared'::jsonb -> 'stored') s")" "$(grep -c . <<<"$stored")"
+  while IFS='|' read -r name want got; do
+    if [[ $got =~ ^(.*)\ \((of [0-9]+ tried)\)$ ]]; then
+      got=${BASH_REMATCH[1]}
+      name+=" (${BASH_REMATCH[2]})"
+    fi
+    expect "declared: $name" "$want" "$got"
+  done <<<"$stored"
+fi
 
 if [ "$failed" != 0 ]; then
   log "migrations re-run test: $failed of $checks checks FAILED"

@@ -1,5 +1,6 @@
 //! The `js` phase: what is written from the crate's declarations (`pkg-template/names.js`,
-//! the `.d.ts` unions of Rust enums, `tests/facades/option_keys.ts`).
+//! the `.d.ts` unions of Rust enums, `tests/facades/option_keys.ts`, and
+//! `tests/stack/declared.json` from the module `declared`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -176,8 +177,11 @@ fn with_union(text: &str, u: &Union) -> Result<String, String> {
 
 /// What is written from the crate's declarations.
 pub fn js_files(root: &Path) -> Result<Vec<(String, String)>, String> {
-    let mut files: Vec<(String, String)> =
-        vec![("pkg-template/names.js".into(), names_js()), ("tests/facades/option_keys.ts".into(), option_keys_ts())];
+    let mut files: Vec<(String, String)> = vec![
+        ("pkg-template/names.js".into(), names_js()),
+        ("tests/facades/option_keys.ts".into(), option_keys_ts()),
+        (crate::declared::FILE.into(), crate::declared::json()),
+    ];
     for u in unions() {
         let file = format!("pkg-template/{}", u.file);
         let text = match files.iter().position(|(f, _)| *f == file) {

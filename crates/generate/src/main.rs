@@ -3,6 +3,7 @@
 //! the facades take every name they pass to the module from; the string unions of the
 //! `.d.ts` files that are a Rust enum's names; and `tests/facades/option_keys.ts`, which
 //! holds each options interface of the `.d.ts` files to the keys its Rust reader accepts.
+//! Also what the crate declares of the database, `tests/stack/declared.json`.
 //! Run by `scripts/generate.sh`; with `--check` it writes nothing and fails when a file
 //! differs from what it would write, which scripts/test.sh runs.
 //!
@@ -12,7 +13,9 @@
 //!   store is a folder), so adding one is adding its file. They must be written before the
 //!   crate this program links is compiled with them, hence the phase of its own.
 //! - `js` (the module `js`, which links the crate): what is written from the crate's
-//!   declarations, as above.
+//!   declarations, as above, and `tests/stack/declared.json` (the module `declared`): the
+//!   tables, functions and stored names the crate declares of the database, which
+//!   tests/stack/migrations_test.sh holds a database built by the migrations to.
 //!
 //! Usage: agentmem-generate <repository root> rust|js [--check]
 
@@ -21,6 +24,8 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
+#[cfg(feature = "js")]
+mod declared;
 #[cfg(feature = "js")]
 mod js;
 
