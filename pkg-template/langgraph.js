@@ -24,6 +24,7 @@ import { call, checkpointCheck, hasIdentity, prim, unreadable } from "./wasm.js"
  *   SerializerProtocol } from "@langchain/langgraph-checkpoint"
  * @import { AgentmemClient, ClientOptions } from "./index.d.ts"
  * @import { AgentmemSaver as Declared, AgentmemSaverOptions, CheckpointMetrics, ListThreadsOptions, ThreadSummary } from "./langgraph.d.ts"
+ * @import { CheckpointCalls } from "./names.js"
  */
 /**
  * RunnableConfig as the base class takes it (as langgraph.d.ts names it).
@@ -52,10 +53,11 @@ import { call, checkpointCheck, hasIdentity, prim, unreadable } from "./wasm.js"
 /** One call of the database backend: ONE request, built, sent and decoded by the module
  *  (src/checkpoint/ops.rs), which may retry it (every call is safe to send twice). */
 /**
+ * @template {keyof CheckpointCalls} K
  * @param {AgentmemClient | null} client
- * @param {typeof CHECKPOINT_OP[keyof typeof CHECKPOINT_OP]} op
- * @param {unknown[]} args
- * @returns {Promise<any>} for reads `[JSON text, blobs]` (see readAnswer), the operation's result otherwise
+ * @param {K} op
+ * @param {CheckpointCalls[K]["args"]} args
+ * @returns {Promise<CheckpointCalls[K]["result"]>} for reads `[JSON text, blobs]` (see readAnswer)
  */
 function database(client, op, args) {
   return call(clientOptions(client), CAPABILITY.checkpoint, op, args);
@@ -341,7 +343,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const configurable = ids(config);
       const memory = this.#memory;
       if (memory) {
-        if (!checkpointCheck("getTuple", [configurable])) return undefined; // no thread: nothing to find
+        if (!checkpointCheck(CHECKPOINT_OP.getTuple, [configurable])) return undefined; // no thread: nothing to find
         return inMemory(() => memory.getTuple(config));
       }
       // The module checks the same way and, without a thread, answers no rows without a
@@ -362,7 +364,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     try {
       configurable = ids(config);
       optionsJson = listOptions(options);
-      checkpointCheck("list", [configurable, optionsJson]); // for both backends
+      checkpointCheck(CHECKPOINT_OP.list, [configurable, optionsJson]); // for both backends
     } catch (e) {
       throw asAgentmemError(e);
     }
@@ -433,6 +435,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       // The memory backend stores values itself: only the metadata is serialized, to be
       // checked as the database would.
       const todo = this.#memory ? [] : changed;
+      /** @type {[channel: string, value: [type: string, bytes: Uint8Array]][]} */
       const serialized = [];
       for (const [i, channel] of todo.entries()) {
         let value;
@@ -446,7 +449,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       const meta = await dumps(this.serde, "metadata", metadata);
       const memory = this.#memory;
       if (memory) {
-        checkpointCheck("put", [configurable, checkpointJson, versionsJson, serialized, meta]);
+        checkpointCheck(CHECKPOINT_OP.put, [configurable, checkpointJson, versionsJson, serialized, meta]);
         // MemorySaver makes the thread's entry before it serializes the values, and one it
         // cannot serialize (a 10,000-deep array) would leave that entry empty, which its
         // getTuple then fails on: serialized here first, so a bad value writes nothing.
@@ -472,6 +475,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     return guarded(async () => {
       const configurable = ids(config);
       const pairs = pendingWrites(writes);
+      /** @type {[channel: string, value: [type: string, bytes: Uint8Array]][]} */
       const serialized = [];
       for (const [i, [channel, value]] of pairs.entries()) {
         // The memory backend serializes for itself, but value by value, keeping those before
@@ -480,7 +484,7 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       }
       const memory = this.#memory;
       if (memory) {
-        checkpointCheck("putWrites", [configurable, prim(taskId), prim(taskPath), serialized]);
+        checkpointCheck(CHECKPOINT_OP.putWrites, [configurable, prim(taskId), prim(taskPath), serialized]);
         return inMemory(() => memory.putWrites(config, pairs, taskId, taskPath));
       }
       await database(this.#client, CHECKPOINT_OP.putWrites, [configurable, prim(taskId), prim(taskPath), serialized]);
@@ -494,8 +498,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    */
   deleteThread(threadId) {
     return guarded(async () => {
+      /** @type {CheckpointCalls["deleteThread"]["args"]} */
       const args = [prim(threadId)];
-      checkpointCheck("deleteThread", args); // for both backends
+      checkpointCheck(CHECKPOINT_OP.deleteThread, args); // for both backends
       // "" names no thread (the database deletes nothing); MemorySaver refuses it as a key.
       const memory = this.#memory;
       if (memory) return threadId === "" ? undefined : inMemory(() => memory.deleteThread(threadId));
@@ -513,8 +518,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    */
   cleanupOldCheckpoints(daysOld) {
     return guarded(async () => {
+      /** @type {CheckpointCalls["cleanupOldCheckpoints"]["args"]} */
       const args = [prim(daysOld)];
-      checkpointCheck("cleanupOldCheckpoints", args); // for both backends
+      checkpointCheck(CHECKPOINT_OP.cleanupOldCheckpoints, args); // for both backends
       if (this.#memory) return memoryCleanup(this.#memory, daysOld);
       return database(this.#client, CHECKPOINT_OP.cleanupOldCheckpoints, args);
     });
@@ -527,8 +533,9 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    */
   metrics(threadId) {
     return guarded(async () => {
+      /** @type {CheckpointCalls["metrics"]["args"]} */
       const args = [prim(threadId)];
-      checkpointCheck("metrics", args); // for both backends
+      checkpointCheck(CHECKPOINT_OP.metrics, args); // for both backends
       if (this.#memory) return memoryMetrics(this.#memory, threadId);
       return database(this.#client, CHECKPOINT_OP.metrics, args);
     });
@@ -544,10 +551,11 @@ export class AgentmemSaver extends BaseCheckpointSaver {
    */
   listThreads(options) {
     return guarded(async () => {
+      /** @type {CheckpointCalls["listThreads"]["args"]} */
       const args = [toJson("options", options ?? null)];
-      checkpointCheck("listThreads", args); // for both backends
+      checkpointCheck(CHECKPOINT_OP.listThreads, args); // for both backends
       if (this.#memory) return memoryListThreads(this.#memory, /** @type {ListThreadsOptions} */ (JSON.parse(/** @type {string} */ (args[0]))));
-      return /** @type {Parameters<typeof threadSummary>[0][]} */ (await database(this.#client, CHECKPOINT_OP.listThreads, args)).map(threadSummary);
+      return (await database(this.#client, CHECKPOINT_OP.listThreads, args)).map(threadSummary);
     });
   }
 

@@ -3,7 +3,14 @@
 // that cross the boundary (src/boundary.rs lists where each is declared); do not edit.
 // wasm.js and the facades pass the module no name that is not taken from here, so a
 // name the module does not know is a type error (tests/facades/check.sh), not a
-// failure at run time.
+// failure at run time. The operations' signatures are typedefs, so the facades'
+// arguments and the results they take are held to the Rust declarations too.
+
+/**
+ * @import { CheckpointMetrics, ThreadSummary } from "./langgraph.d.ts"
+ */
+/** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */
+/** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */
 
 /** The capabilities of `call` (src/boundary.rs `Capability`). */
 export const CAPABILITY = Object.freeze({ client: "client", memory: "memory", state: "state", checkpoint: "checkpoint" });
@@ -52,6 +59,19 @@ export const CHECKPOINT_OP = Object.freeze({
   metrics: "metrics",
   listThreads: "listThreads",
 });
+/**
+ * Each operation of the saver's database backend: what `call` takes and answers for it (src/checkpoint/ops.rs `Call`).
+ * @typedef {{
+ *   getTuple: { args: [configurable?: JsonText | undefined], result: ReadAnswer },
+ *   list: { args: [configurable?: JsonText | undefined, options?: JsonText | undefined, offset?: unknown], result: ReadAnswer },
+ *   put: { args: [configurable: JsonText | undefined, checkpoint: JsonText | undefined, newVersions: JsonText | undefined, values: [channel: string, value: [type: string, bytes: Uint8Array]][], metadata: [type: string, bytes: Uint8Array], preview?: JsonText | undefined], result: { thread_id: string, checkpoint_ns: string, checkpoint_id: string } },
+ *   putWrites: { args: [configurable: JsonText | undefined, taskId: unknown, taskPath: unknown, writes: [channel: string, value: [type: string, bytes: Uint8Array]][]], result: null },
+ *   deleteThread: { args: [threadId: unknown], result: null },
+ *   cleanupOldCheckpoints: { args: [daysOld: unknown], result: number },
+ *   metrics: { args: [threadId?: unknown], result: CheckpointMetrics },
+ *   listThreads: { args: [options?: JsonText | undefined], result: Omit<ThreadSummary, "config" | "step" | "source">[] },
+ * }} CheckpointCalls
+ */
 /** The state stores (src/state/registry.rs `StateStore`). */
 export const STATE_STORE = Object.freeze({
   unified: "unified",

@@ -22,7 +22,7 @@ import { ACTION, SYNC } from "./names.js";
 /** @import * as Declared from "./index.d.ts" */
 /** @import { EmbedFn } from "./index.d.ts" */
 /** @import { FetchLike, TokenSource } from "./io.js" */
-/** @import { CAPABILITY } from "./names.js" */
+/** @import { CAPABILITY, CheckpointCalls } from "./names.js" */
 /** @typedef {typeof SYNC[keyof typeof SYNC]} SyncFunction */
 /** @typedef {typeof CAPABILITY[keyof typeof CAPABILITY]} Capability */
 
@@ -328,8 +328,9 @@ export const workflowNormalizeState = (state, options) => callSync(SYNC.workflow
 // Checkpoints: the memory backend's check of a call, with the database backend's rules
 // (`args` as for `call`).
 /**
- * @param {string} op
- * @param {unknown[]} args
+ * @template {keyof CheckpointCalls} K
+ * @param {K} op
+ * @param {CheckpointCalls[K]["args"]} args
  * @returns {boolean}
  */
 export const checkpointCheck = (op, args) => callSync(SYNC.checkpointCheck, op, args);

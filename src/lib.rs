@@ -20,6 +20,9 @@ pub mod input;
 // Its `value!` too.
 #[macro_use]
 pub mod json;
+// Its `operations!` too.
+#[macro_use]
+pub mod arguments;
 
 pub mod base64;
 pub mod boundary;

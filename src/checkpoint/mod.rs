@@ -72,6 +72,24 @@ impl TypedBytes {
     }
 }
 
+/// A serializer's `[type, Uint8Array]`, as the saver copies it.
+impl crate::arguments::Param for TypedBytes {
+    const TS: &'static str = "[type: string, bytes: Uint8Array]";
+    const OPTIONAL: bool = false;
+    fn read<A: crate::arguments::Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.typed_bytes(field)
+    }
+}
+
+/// Serialized values by channel: `[[channel, [type, Uint8Array]], …]`.
+impl crate::arguments::Param for Vec<(String, TypedBytes)> {
+    const TS: &'static str = "[channel: string, value: [type: string, bytes: Uint8Array]][]";
+    const OPTIONAL: bool = false;
+    fn read<A: crate::arguments::Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.named_typed_bytes(field)
+    }
+}
+
 /// A stored value as a row carries it back: bytes (from base64) or text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {

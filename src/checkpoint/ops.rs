@@ -38,68 +38,49 @@ pub const MIGRATION: crate::migration::Migration = (
     ],
 );
 
-string_enum!(
+operations!(
     /// The saver's operations against the database (`call`'s `op` for the capability
     /// `checkpoint`), one a [`Call`] variant.
-    CheckpointOp {
-        GetTuple = "getTuple",
-        List = "list",
-        Put = "put",
-        PutWrites = "putWrites",
-        DeleteThread = "deleteThread",
-        CleanupOldCheckpoints = "cleanupOldCheckpoints",
-        Metrics = "metrics",
-        ListThreads = "listThreads",
+    CheckpointOp,
+    /// A saver call, its arguments converted from what LangGraph passed (`configurable` is
+    /// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`). Reads answer
+    /// `ReadAnswer`: JSON text and the byte buffers it refers to (`super::answer`).
+    Call {
+        GetTuple = "getTuple" { configurable: Value = "config.configurable" } -> "ReadAnswer",
+        /// `options` is `{ filter, before (a checkpoint id), limit }`; `offset` pages past the
+        /// server's max-rows.
+        List = "list" {
+            configurable: Value = "config.configurable",
+            options: Value = "options",
+            offset: u64 = "offset",
+        } -> "ReadAnswer",
+        /// `values`: the serialized values of the channels in `new_versions` that have one.
+        Put = "put" {
+            configurable: Value = "config.configurable",
+            checkpoint: Value = "checkpoint",
+            new_versions: Value = "newVersions",
+            values: Vec<(String, TypedBytes)> = "values",
+            metadata: TypedBytes = "metadata",
+            /// `{human, ai}` text of the state's last messages, or `null` (boxed: the
+            /// variant would be far larger than the others).
+            preview: Box<Value> = "preview",
+        } -> "{ thread_id: string, checkpoint_ns: string, checkpoint_id: string }",
+        /// `task_path`: not given is "".
+        PutWrites = "putWrites" {
+            configurable: Value = "config.configurable",
+            task_id: String = "taskId",
+            task_path: Option<String> = "taskPath",
+            writes: Vec<(String, TypedBytes)> = "writes",
+        } -> "null",
+        DeleteThread = "deleteThread" { thread_id: String = "threadId" } -> "null",
+        /// Deletes checkpoints older than `days_old` days, keeping each thread's latest.
+        CleanupOldCheckpoints = "cleanupOldCheckpoints" { days_old: f64 = "daysOld" } -> "number",
+        /// Counts and bytes of one thread, or of every visible one.
+        Metrics = "metrics" { thread_id: Option<String> = "threadId" } -> "CheckpointMetrics",
+        /// The caller's threads, newest first: `{prefix, filter, limit, offset}`.
+        ListThreads = "listThreads" { options: Value = "options" } -> "Omit<ThreadSummary, \"config\" | \"step\" | \"source\">[]",
     }
 );
-
-/// A saver call, its arguments converted from what LangGraph passed (`configurable` is
-/// the `{ thread_id, checkpoint_ns, checkpoint_id }` of a config, or `null`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Call {
-    GetTuple {
-        configurable: Value,
-    },
-    /// `options` is `{ filter, before (a checkpoint id), limit }`; `offset` pages past the
-    /// server's max-rows.
-    List {
-        configurable: Value,
-        options: Value,
-        offset: u64,
-    },
-    /// `values`: the serialized values of the channels in `new_versions` that have one.
-    Put {
-        configurable: Value,
-        checkpoint: Value,
-        new_versions: Value,
-        values: Vec<(String, TypedBytes)>,
-        metadata: TypedBytes,
-        /// `{human, ai}` text of the state's last messages, or `null` (boxed: the
-        /// variant would be far larger than the others).
-        preview: Box<Value>,
-    },
-    PutWrites {
-        configurable: Value,
-        task_id: String,
-        task_path: String,
-        writes: Vec<(String, TypedBytes)>,
-    },
-    DeleteThread {
-        thread_id: String,
-    },
-    /// Deletes checkpoints older than `days_old` days, keeping each thread's latest.
-    CleanupOldCheckpoints {
-        days_old: f64,
-    },
-    /// Counts and bytes of one thread, or of every visible one.
-    Metrics {
-        thread_id: Option<String>,
-    },
-    /// The caller's threads, newest first: `{prefix, filter, limit, offset}`.
-    ListThreads {
-        options: Value,
-    },
-}
 
 /// What a call sends: the RPC, its arguments, whether it pages, and what its answer is.
 enum Plan {
@@ -148,7 +129,7 @@ fn plan(call: Call) -> Result<Plan, ErrorReport> {
             rpc("langgraph_put", Ok(args.to_json()), Answer::Fixed(stored))
         }
         Call::PutWrites { configurable, task_id, task_path, writes } => {
-            match put_writes_args(&configurable, &task_id, &task_path, writes)? {
+            match put_writes_args(&configurable, &task_id, task_path.as_deref().unwrap_or_default(), writes)? {
                 None => Ok(Plan::Nothing(Output::Json(Value::Null))),
                 Some(args) => rpc("langgraph_put_writes", Ok(args.to_json()), Answer::Fixed(Value::Null)),
             }
@@ -304,7 +285,7 @@ mod tests {
         let writes = Call::PutWrites {
             configurable: json!({"thread_id": "t", "checkpoint_id": "c"}),
             task_id: "task".into(),
-            task_path: String::new(),
+            task_path: None,
             writes: vec![],
         };
         assert!(!check(writes.clone()).unwrap());

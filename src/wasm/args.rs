@@ -103,3 +103,86 @@ pub fn type_name(value: &JsValue) -> String {
     }
     .to_string()
 }
+
+/// A call's arguments as a facade passed them (a JS array), read in order: the one
+/// [`crate::arguments::Arguments`] of every capability.
+#[cfg(feature = "bindings")]
+pub struct ArrayArgs<'a> {
+    array: &'a js_sys::Array,
+    next: u32,
+}
+
+#[cfg(feature = "bindings")]
+impl<'a> ArrayArgs<'a> {
+    pub fn new(array: &'a js_sys::Array) -> Self {
+        ArrayArgs { array, next: 0 }
+    }
+
+    fn next(&mut self) -> JsValue {
+        self.next += 1;
+        self.array.get(self.next - 1)
+    }
+}
+
+/// `field` must be an array (`what` says of what).
+#[cfg(feature = "bindings")]
+fn array<'a>(field: &str, v: &'a JsValue, what: &str) -> Result<&'a js_sys::Array, Invalid> {
+    v.dyn_ref::<js_sys::Array>().ok_or_else(|| Invalid::new(field, format!("{field} must be {what}")))
+}
+
+/// A serializer's `dumpsTyped` result: `[type, Uint8Array]`.
+#[cfg(feature = "bindings")]
+fn typed_bytes(field: &str, pair: &JsValue) -> Result<crate::checkpoint::TypedBytes, Invalid> {
+    let pair = array(field, pair, "the serializer's [type, Uint8Array] pair")?;
+    let type_ = string(&format!("{field}[0]"), &pair.get(0))?;
+    let bytes = pair
+        .get(1)
+        .dyn_into::<js_sys::Uint8Array>()
+        .map_err(|_| Invalid::new(field, format!("{field}: the serializer must return [type, Uint8Array]")))?;
+    Ok(crate::checkpoint::TypedBytes { type_, bytes: bytes.to_vec() })
+}
+
+#[cfg(feature = "bindings")]
+impl crate::arguments::Arguments for ArrayArgs<'_> {
+    fn json(&mut self, field: &str) -> Result<serde_json::Value, Invalid> {
+        let v = self.next();
+        if v.is_undefined() || v.is_null() {
+            return Ok(serde_json::Value::Null);
+        }
+        let text = v.as_string().ok_or_else(|| Invalid::new(field, format!("{field} must arrive as JSON text")))?;
+        crate::input::value(field, Some(&text))
+    }
+
+    fn string(&mut self, field: &str) -> Result<String, Invalid> {
+        string(field, &self.next())
+    }
+
+    fn text(&mut self, field: &str) -> Result<Option<String>, Invalid> {
+        optional_string(field, &self.next())
+    }
+
+    fn integer(&mut self, field: &str) -> Result<Option<u64>, Invalid> {
+        let v = self.next();
+        if v.is_undefined() || v.is_null() { Ok(None) } else { safe_integer(field, &v).map(Some) }
+    }
+
+    fn number(&mut self, field: &str) -> Result<f64, Invalid> {
+        number(field, &self.next())
+    }
+
+    fn typed_bytes(&mut self, field: &str) -> Result<crate::checkpoint::TypedBytes, Invalid> {
+        typed_bytes(field, &self.next())
+    }
+
+    fn named_typed_bytes(&mut self, field: &str) -> Result<Vec<(String, crate::checkpoint::TypedBytes)>, Invalid> {
+        array(field, &self.next(), "an array of [channel, [type, bytes]]")?
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let f = format!("{field}[{i}]");
+                let item = array(&f, &item, "a [channel, [type, bytes]] pair")?;
+                Ok((string(&f, &item.get(0))?, typed_bytes(&f, &item.get(1))?))
+            })
+            .collect()
+    }
+}

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use agentmem::arguments::Signature;
 use agentmem::boundary::{Action, Capability, SyncFunction};
 use agentmem::checkpoint::CheckpointOp;
 use agentmem::client::ClientOp;
@@ -61,6 +62,35 @@ fn table(names: &[&str]) -> String {
     if line.len() <= 100 { line } else { format!("Object.freeze({{\n  {},\n}})", entries.join(",\n  ")) }
 }
 
+/// A JSDoc typedef of operations' signatures: `{ op: { args: [name: type, …], result } }`.
+/// A parameter's label is its name's last segment (`config.configurable`: `configurable`);
+/// those a call may leave out at its end are optional.
+fn calls_typedef(doc: &str, name: &str, signatures: &[Signature]) -> String {
+    let ops: Vec<String> = signatures
+        .iter()
+        .map(|s| {
+            // Only trailing parameters may be left out of a tuple.
+            let required = s.params.iter().rposition(|(_, _, optional)| !optional).map_or(0, |i| i + 1);
+            let params: Vec<String> = s
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, (js, ts, _))| {
+                    let optional = if i >= required { "?" } else { "" };
+                    format!("{}{optional}: {ts}", js.rsplit('.').next().unwrap_or(js))
+                })
+                .collect();
+            format!(" *   {}: {{ args: [{}], result: {} }},", s.name, params.join(", "), s.result)
+        })
+        .collect();
+    format!("/**\n * {doc}\n * @typedef {{{{\n{}\n * }}}} {name}\n */\n", ops.join("\n"))
+}
+
+/// `/** doc */ export const name = value;`
+fn constant(js: &mut String, doc: &str, name: &str, value: String) {
+    let _ = write!(js, "/** {doc} */\nexport const {name} = {value};\n");
+}
+
 fn names_js() -> String {
     let mut js = String::from(
         "// @ts-check\n\
@@ -68,38 +98,65 @@ fn names_js() -> String {
          // that cross the boundary (src/boundary.rs lists where each is declared); do not edit.\n\
          // wasm.js and the facades pass the module no name that is not taken from here, so a\n\
          // name the module does not know is a type error (tests/facades/check.sh), not a\n\
-         // failure at run time.\n\n",
+         // failure at run time. The operations' signatures are typedefs, so the facades'\n\
+         // arguments and the results they take are held to the Rust declarations too.\n\n\
+         /**\n \
+          * @import { CheckpointMetrics, ThreadSummary } from \"./langgraph.d.ts\"\n \
+          */\n\
+         /** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */\n\
+         /** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */\n\n",
     );
-    let mut constant = |doc: &str, name: &str, value: String| {
-        let _ = write!(js, "/** {doc} */\nexport const {name} = {value};\n");
-    };
-    constant("The capabilities of `call` (src/boundary.rs `Capability`).", "CAPABILITY", table(Capability::NAMES));
-    constant("The functions of `callSync` (src/boundary.rs `SyncFunction`).", "SYNC", table(SyncFunction::NAMES));
     constant(
+        &mut js,
+        "The capabilities of `call` (src/boundary.rs `Capability`).",
+        "CAPABILITY",
+        table(Capability::NAMES),
+    );
+    constant(
+        &mut js,
+        "The functions of `callSync` (src/boundary.rs `SyncFunction`).",
+        "SYNC",
+        table(SyncFunction::NAMES),
+    );
+    constant(
+        &mut js,
         "What a run waiting on the host asks for: an action's first element (src/boundary.rs `Action`).",
         "ACTION",
         table(Action::NAMES),
     );
-    constant("The client's operations (src/client.rs `ClientOp`).", "CLIENT_OP", table(ClientOp::NAMES));
+    constant(&mut js, "The client's operations (src/client.rs `ClientOp`).", "CLIENT_OP", table(ClientOp::NAMES));
     constant(
+        &mut js,
         "The saver's operations against the database (src/checkpoint/ops.rs `CheckpointOp`).",
         "CHECKPOINT_OP",
         table(CheckpointOp::NAMES),
     );
-    constant("The state stores (src/state/registry.rs `StateStore`).", "STATE_STORE", table(StateStore::NAMES));
+    js.push_str(&calls_typedef(
+        "Each operation of the saver's database backend: what `call` takes and answers for it (src/checkpoint/ops.rs `Call`).",
+        "CheckpointCalls",
+        CheckpointOp::SIGNATURES,
+    ));
+    constant(
+        &mut js,
+        "The state stores (src/state/registry.rs `StateStore`).",
+        "STATE_STORE",
+        table(StateStore::NAMES),
+    );
     let per_store: Vec<String> = StateStore::ALL
         .iter()
         .map(|s| format!("{}: {}", s.as_str(), table(state::operations(*s)).replace("\n", "\n  ")))
         .collect();
     constant(
+        &mut js,
         "Each state store's operations (its `Op`, beside its planner in src/state/<store>/mod.rs).",
         "STATE_OP",
         format!("Object.freeze({{\n  {},\n}})", per_store.join(",\n  ")),
     );
     let tools: Vec<&str> = agentmem::memory::tools::TOOLS.iter().map(|t| t.name).collect();
-    constant("The memory tools (src/memory/tools/mod.rs `TOOLS`).", "MEMORY_TOOL", table(&tools));
+    constant(&mut js, "The memory tools (src/memory/tools/mod.rs `TOOLS`).", "MEMORY_TOOL", table(&tools));
     let list: Vec<String> = tools.iter().map(|t| format!("\"{t}\"")).collect();
     constant(
+        &mut js,
         "The memory tools in the order of their definitions.",
         "MEMORY_TOOLS",
         format!("Object.freeze(/** @type {{const}} */ ([{}]))", list.join(", ")),

@@ -1,0 +1,174 @@
+//! An operation's parameters, declared once: [`operations!`] names each operation of a
+//! capability with its parameters (each a Rust type and the name errors give it) and its
+//! result, beside the code that plans it. From that one declaration come the enum of the
+//! operation names, the enum of the calls with their typed arguments, the reader that
+//! builds a call from what a facade passed, and the signatures `crates/generate` writes as
+//! the JavaScript types the facades are checked against (`pkg-template/names.js`).
+//!
+//! Every argument is read through [`Arguments`], which the boundary implements over the JS
+//! array of a call (`src/wasm/args.rs`): one reader for every capability, and the core
+//! stays free of `wasm_bindgen`.
+
+use serde_json::Value;
+
+use crate::checkpoint::TypedBytes;
+use crate::error::Invalid;
+
+/// The arguments of one call, read in the order its declaration lists them. `None` is an
+/// argument not given (`undefined` or `null`).
+pub trait Arguments {
+    /// JSON text the facade made of a caller's value, parsed.
+    fn json(&mut self, field: &str) -> Result<Value, Invalid>;
+    /// A string that is valid Unicode, which must be given.
+    fn string(&mut self, field: &str) -> Result<String, Invalid>;
+    /// A string that is valid Unicode.
+    fn text(&mut self, field: &str) -> Result<Option<String>, Invalid>;
+    /// A non-negative integer that a JS number represents exactly.
+    fn integer(&mut self, field: &str) -> Result<Option<u64>, Invalid>;
+    /// Any JS number.
+    fn number(&mut self, field: &str) -> Result<f64, Invalid>;
+    /// A serializer's `[type, Uint8Array]`.
+    fn typed_bytes(&mut self, field: &str) -> Result<TypedBytes, Invalid>;
+    /// `[[name, [type, Uint8Array]], …]`.
+    fn named_typed_bytes(&mut self, field: &str) -> Result<Vec<(String, TypedBytes)>, Invalid>;
+}
+
+/// A parameter's type: how it is read, and what a facade passes for it, as TypeScript
+/// writes it (in the generated types; `unknown` where the module itself checks the
+/// JavaScript type, as for every caller value a facade hands on untouched).
+pub trait Param: Sized {
+    const TS: &'static str;
+    /// Whether the argument may be left out (`undefined`).
+    const OPTIONAL: bool;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid>;
+}
+
+/// JSON text (not given: JSON `null`).
+impl Param for Value {
+    const TS: &'static str = "JsonText | undefined";
+    const OPTIONAL: bool = true;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.json(field)
+    }
+}
+
+/// JSON text, kept boxed where a call's other variants are small.
+impl Param for Box<Value> {
+    const TS: &'static str = "JsonText | undefined";
+    const OPTIONAL: bool = true;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.json(field).map(Box::new)
+    }
+}
+
+/// A string that must be given.
+impl Param for String {
+    const TS: &'static str = "unknown";
+    const OPTIONAL: bool = false;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.string(field)
+    }
+}
+
+impl Param for Option<String> {
+    const TS: &'static str = "unknown";
+    const OPTIONAL: bool = true;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.text(field)
+    }
+}
+
+/// A count or an offset: not given is none (0).
+impl Param for u64 {
+    const TS: &'static str = "unknown";
+    const OPTIONAL: bool = true;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        Ok(args.integer(field)?.unwrap_or(0))
+    }
+}
+
+/// A number the operation checks the range of.
+impl Param for f64 {
+    const TS: &'static str = "unknown";
+    const OPTIONAL: bool = false;
+    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+        args.number(field)
+    }
+}
+
+/// One operation as [`operations!`] declares it, for the generated JavaScript types: its
+/// name, its parameters (`(name, TypeScript type, may be left out)`, in order) and its
+/// result's type.
+pub struct Signature {
+    pub name: &'static str,
+    pub params: &'static [(&'static str, &'static str, bool)],
+    pub result: &'static str,
+}
+
+/// A capability's operations, each with its parameters and result:
+///
+/// ```ignore
+/// operations!(
+///     /// docs of the names' enum
+///     CheckpointOp,
+///     /// docs of the calls' enum
+///     Call {
+///         /// docs of the operation
+///         GetTuple = "getTuple" { configurable: Value = "config.configurable" } -> "ReadAnswer",
+///     }
+/// );
+/// ```
+///
+/// writes `CheckpointOp` (a `string_enum!` of the names), `Call` (a variant per operation,
+/// a field per parameter), `Call::read(op, args)`, which reads a call's arguments in the
+/// declared order with each type's [`Param::read`], and `CheckpointOp::SIGNATURES`.
+macro_rules! operations {
+    (
+        $(#[$names_doc:meta])* $names:ident,
+        $(#[$calls_doc:meta])* $calls:ident {
+            $(
+                $(#[$doc:meta])*
+                $variant:ident = $name:literal {
+                    $( $(#[$field_doc:meta])* $field:ident : $ty:ty = $js:literal ),* $(,)?
+                } -> $result:literal
+            ),+ $(,)?
+        }
+    ) => {
+        string_enum!($(#[$names_doc])* $names { $($variant = $name),+ });
+
+        $(#[$calls_doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $calls {
+            $( $(#[$doc])* $variant { $( $(#[$field_doc])* $field: $ty ),* } ),+
+        }
+
+        impl $calls {
+            /// The call of `op`, its arguments read from `args` in the declared order.
+            pub fn read<A: $crate::arguments::Arguments + ?Sized>(
+                op: $names,
+                args: &mut A,
+            ) -> Result<$calls, $crate::error::Invalid> {
+                Ok(match op {
+                    $( $names::$variant => $calls::$variant {
+                        $( $field: <$ty as $crate::arguments::Param>::read(args, $js)? ),*
+                    } ),+
+                })
+            }
+        }
+
+        impl $names {
+            /// Each operation's parameters and result, for the generated JavaScript types.
+            pub const SIGNATURES: &'static [$crate::arguments::Signature] = &[
+                $( $crate::arguments::Signature {
+                    name: $name,
+                    params: &[ $( (
+                        $js,
+                        <$ty as $crate::arguments::Param>::TS,
+                        <$ty as $crate::arguments::Param>::OPTIONAL,
+                    ) ),* ],
+                    result: $result,
+                } ),+
+            ];
+        }
+    };
+}
