@@ -8,6 +8,8 @@
 
 /**
  * @import { CheckpointMetrics, ThreadSummary } from "./langgraph.d.ts"
+ * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,
+ *   SessionState, WorkflowState, WorkflowSummary } from "./state.d.ts"
  */
 /** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */
 /** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */
@@ -106,6 +108,49 @@ export const STATE_OP = Object.freeze({
     contractorForLead: "contractorForLead",
   }),
 });
+/** Each state store's operations (its `Call`). @typedef {{ unified: UnifiedCalls, workflow: WorkflowCalls, research: ResearchCalls, contractors: ContractorsCalls }} StateCalls */
+/**
+ * The operations of the state store `unified` (src/state/unified/mod.rs `Call`).
+ * @typedef {{
+ *   save: { args: [contractorLeadId?: JsonText | undefined, state?: JsonText | undefined, options?: JsonText | undefined], result: SaveStateResult },
+ *   restore: { args: [contractorLeadId?: JsonText | undefined], result: RestoredCoiaState | null },
+ *   createCheckpoint: { args: [contractorLeadId?: JsonText | undefined, state?: JsonText | undefined], result: CoiaCheckpoint },
+ *   restoreCheckpoint: { args: [contractorLeadId?: JsonText | undefined], result: CoiaCheckpoint | null },
+ *   leadForConversation: { args: [conversationId?: JsonText | undefined], result: string | null },
+ *   delete: { args: [contractorLeadId?: JsonText | undefined], result: number },
+ * }} UnifiedCalls
+ */
+/**
+ * The operations of the state store `workflow` (src/state/workflow/mod.rs `Call`).
+ * @typedef {{
+ *   create: { args: [state?: JsonText | undefined], result: WorkflowState },
+ *   get: { args: [sessionId?: JsonText | undefined], result: WorkflowState | null },
+ *   update: { args: [sessionId?: JsonText | undefined, patch?: JsonText | undefined], result: WorkflowState },
+ *   list: { args: [query?: JsonText | undefined], result: WorkflowState[] },
+ *   delete: { args: [sessionId?: JsonText | undefined], result: boolean },
+ * }} WorkflowCalls
+ */
+/**
+ * The operations of the state store `research` (src/state/research/mod.rs `Call`).
+ * @typedef {{
+ *   saveSession: { args: [session?: JsonText | undefined], result: SessionState },
+ *   loadSession: { args: [sessionId?: JsonText | undefined], result: SessionState | null },
+ *   deleteSession: { args: [sessionId?: JsonText | undefined], result: boolean },
+ *   saveDraft: { args: [sessionId?: JsonText | undefined, phase?: JsonText | undefined, content?: JsonText | undefined, metadata?: JsonText | undefined], result: DraftInfo },
+ *   loadDraft: { args: [sessionId?: JsonText | undefined, phase?: JsonText | undefined], result: Draft | null },
+ *   listDrafts: { args: [sessionId?: JsonText | undefined, options?: JsonText | undefined], result: DraftInfo[] },
+ *   workflowSummary: { args: [sessionId?: JsonText | undefined], result: WorkflowSummary },
+ * }} ResearchCalls
+ */
+/**
+ * The operations of the state store `contractors` (src/state/contractors/mod.rs `Call`).
+ * @typedef {{
+ *   buildContractorProfile: { args: [contractorLeadId?: JsonText | undefined, profile?: JsonText | undefined], result: ContractorLead },
+ *   convertLead: { args: [contractorLeadId?: JsonText | undefined, account?: JsonText | undefined], result: Contractor },
+ *   getLead: { args: [contractorLeadId?: JsonText | undefined], result: ContractorLead | null },
+ *   contractorForLead: { args: [contractorLeadId?: JsonText | undefined], result: Contractor | null },
+ * }} ContractorsCalls
+ */
 /** The memory tools (src/memory/tools/mod.rs `TOOLS`). */
 export const MEMORY_TOOL = Object.freeze({
   create_memory: "create_memory",

@@ -28,6 +28,7 @@ import {
  *   WorkflowStateStore as DeclaredWorkflowStateStore, WorkflowStateStoreOptions, WorkflowSummary } from "./state.d.ts"
  * @import { JsonValue } from "./client.d.ts"
  * @import { ClientState } from "./wasm.js"
+ * @import { StateCalls } from "./names.js"
  */
 /** @typedef {typeof STATE_STORE[keyof typeof STATE_STORE]} StateStoreName */
 
@@ -66,14 +67,15 @@ function setup(store, what, options) {
 
 /**
  * @template {StateStoreName} S
+ * @template {keyof StateCalls[S] & typeof STATE_OP[S][keyof typeof STATE_OP[S]]} O
  * @param {Setup} s
  * @param {S} store
- * @param {typeof STATE_OP[S][keyof typeof STATE_OP[S]]} op
- * @param {...(string | undefined)} args JSON text
- * @returns {Promise<any>} the operation's result, as state.d.ts declares it per method
+ * @param {O} op
+ * @param {StateCalls[S][O] extends { args: infer A } ? A : never} args JSON text, as the store's `Call` declares them
+ * @returns {Promise<StateCalls[S][O] extends { result: infer R } ? R : never>}
  */
-function call(s, store, op, ...args) {
-  return run(s.client, CAPABILITY.state, op, [store, s.options, ...args]);
+function call(s, store, op, args) {
+  return run(s.client, CAPABILITY.state, op, [store, s.options, .../** @type {unknown[]} */ (args)]);
 }
 
 /**
@@ -119,14 +121,14 @@ export class UnifiedStateManager {
    * @returns {Promise<SaveStateResult>}
    */
   async saveState(contractorLeadId, state, options) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.save, toJson("contractorLeadId", contractorLeadId), toJson("state", state), toJson("options", options));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.save, [toJson("contractorLeadId", contractorLeadId), toJson("state", state), toJson("options", options)]);
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<RestoredCoiaState | null>}
    */
   async restoreState(contractorLeadId) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restore, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restore, [toJson("contractorLeadId", contractorLeadId)]);
   }
   /**
    * @param {string} contractorLeadId
@@ -134,14 +136,14 @@ export class UnifiedStateManager {
    * @returns {Promise<CoiaCheckpoint>}
    */
   async createCheckpoint(contractorLeadId, state) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.createCheckpoint, toJson("contractorLeadId", contractorLeadId), toJson("state", state));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.createCheckpoint, [toJson("contractorLeadId", contractorLeadId), toJson("state", state)]);
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<CoiaCheckpoint | null>}
    */
   async restoreCheckpoint(contractorLeadId) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restoreCheckpoint, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.restoreCheckpoint, [toJson("contractorLeadId", contractorLeadId)]);
   }
   /** The contractor lead a conversation was linked to by `saveState(..., { conversationId })`. */
   /**
@@ -149,7 +151,7 @@ export class UnifiedStateManager {
    * @returns {Promise<string | null>}
    */
   async leadForConversation(conversationId) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.leadForConversation, toJson("conversationId", conversationId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.leadForConversation, [toJson("conversationId", conversationId)]);
   }
   /** Deletes the lead's conversation, its memory and its links; resolves to the row count. */
   /**
@@ -157,7 +159,7 @@ export class UnifiedStateManager {
    * @returns {Promise<number>}
    */
   async deleteState(contractorLeadId) {
-    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.delete, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.unified, STATE_OP.unified.delete, [toJson("contractorLeadId", contractorLeadId)]);
   }
 }
 
@@ -185,7 +187,7 @@ export class ContractorStore {
    * @returns {Promise<ContractorLead>}
    */
   async buildContractorProfile(contractorLeadId, profile) {
-    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.buildContractorProfile, toJson("contractorLeadId", contractorLeadId), toJson("profile", profile));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.buildContractorProfile, [toJson("contractorLeadId", contractorLeadId), toJson("profile", profile)]);
   }
   /** Makes the lead's contractor (once) and marks the lead converted; resolves to the contractor. */
   /**
@@ -194,14 +196,14 @@ export class ContractorStore {
    * @returns {Promise<Contractor>}
    */
   async convertLead(contractorLeadId, account) {
-    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.convertLead, toJson("contractorLeadId", contractorLeadId), toJson("account", account));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.convertLead, [toJson("contractorLeadId", contractorLeadId), toJson("account", account)]);
   }
   /**
    * @param {string} contractorLeadId
    * @returns {Promise<ContractorLead | null>}
    */
   async getLead(contractorLeadId) {
-    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.getLead, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.getLead, [toJson("contractorLeadId", contractorLeadId)]);
   }
   /** The contractor the lead converted into, or null. */
   /**
@@ -209,7 +211,7 @@ export class ContractorStore {
    * @returns {Promise<Contractor | null>}
    */
   async contractorForLead(contractorLeadId) {
-    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.contractorForLead, toJson("contractorLeadId", contractorLeadId));
+    return call(this.#s, STATE_STORE.contractors, STATE_OP.contractors.contractorForLead, [toJson("contractorLeadId", contractorLeadId)]);
   }
 }
 
@@ -230,14 +232,14 @@ export class WorkflowStateStore {
    * @returns {Promise<WorkflowState>}
    */
   async create(state) {
-    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.create, toJson("state", state));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.create, [toJson("state", state)]);
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<WorkflowState | null>}
    */
   async get(sessionId) {
-    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.get, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.get, [toJson("sessionId", sessionId)]);
   }
   /**
    * @param {string} sessionId
@@ -245,21 +247,21 @@ export class WorkflowStateStore {
    * @returns {Promise<WorkflowState>}
    */
   async update(sessionId, patch) {
-    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.update, toJson("sessionId", sessionId), toJson("patch", patch));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.update, [toJson("sessionId", sessionId), toJson("patch", patch)]);
   }
   /**
    * @param {WorkflowListQuery} [query]
    * @returns {Promise<WorkflowState[]>}
    */
   async list(query) {
-    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.list, toJson("query", query));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.list, [toJson("query", query)]);
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<boolean>}
    */
   async delete(sessionId) {
-    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.delete, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.workflow, STATE_OP.workflow.delete, [toJson("sessionId", sessionId)]);
   }
 }
 
@@ -280,14 +282,14 @@ export class ResearchStore {
    * @returns {Promise<SessionState>}
    */
   async saveSession(session) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveSession, toJson("session", session));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveSession, [toJson("session", session)]);
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<SessionState | null>}
    */
   async loadSession(sessionId) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadSession, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadSession, [toJson("sessionId", sessionId)]);
   }
   /** TK9's `SessionState.load`: the saved session, or null. */
   /**
@@ -302,7 +304,7 @@ export class ResearchStore {
    * @returns {Promise<boolean>}
    */
   async deleteSession(sessionId) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.deleteSession, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.deleteSession, [toJson("sessionId", sessionId)]);
   }
   /**
    * @param {string} sessionId
@@ -312,7 +314,7 @@ export class ResearchStore {
    * @returns {Promise<DraftInfo>}
    */
   async saveDraft(sessionId, phase, content, metadata) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveDraft, toJson("sessionId", sessionId), toJson("phase", phase), toJson("content", content), toJson("metadata", metadata));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.saveDraft, [toJson("sessionId", sessionId), toJson("phase", phase), toJson("content", content), toJson("metadata", metadata)]);
   }
   /**
    * @param {string} sessionId
@@ -320,7 +322,7 @@ export class ResearchStore {
    * @returns {Promise<Draft | null>}
    */
   async loadDraft(sessionId, phase) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadDraft, toJson("sessionId", sessionId), toJson("phase", phase));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.loadDraft, [toJson("sessionId", sessionId), toJson("phase", phase)]);
   }
   /**
    * @param {string} sessionId
@@ -328,14 +330,14 @@ export class ResearchStore {
    * @returns {Promise<DraftInfo[]>}
    */
   async listDrafts(sessionId, options) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.listDrafts, toJson("sessionId", sessionId), toJson("options", options));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.listDrafts, [toJson("sessionId", sessionId), toJson("options", options)]);
   }
   /**
    * @param {string} sessionId
    * @returns {Promise<WorkflowSummary>}
    */
   async workflowSummary(sessionId) {
-    return call(this.#s, STATE_STORE.research, STATE_OP.research.workflowSummary, toJson("sessionId", sessionId));
+    return call(this.#s, STATE_STORE.research, STATE_OP.research.workflowSummary, [toJson("sessionId", sessionId)]);
   }
 }
 

@@ -15,22 +15,36 @@ use crate::checkpoint::TypedBytes;
 use crate::error::Invalid;
 
 /// The arguments of one call, read in the order its declaration lists them. `None` is an
-/// argument not given (`undefined` or `null`).
+/// argument not given (`undefined` or `null`). An argument that cannot be read reads as
+/// its type's default and is kept as the call's error, which [`Arguments::finish`]
+/// answers: so a declaration's reader is a plain sequence of reads, without the code that
+/// would drop the arguments read before each failure.
 pub trait Arguments {
     /// JSON text the facade made of a caller's value, parsed.
-    fn json(&mut self, field: &str) -> Result<Value, Invalid>;
+    fn json(&mut self, field: &str) -> Value;
     /// A string that is valid Unicode, which must be given.
-    fn string(&mut self, field: &str) -> Result<String, Invalid>;
+    fn string(&mut self, field: &str) -> String;
     /// A string that is valid Unicode.
-    fn text(&mut self, field: &str) -> Result<Option<String>, Invalid>;
+    fn text(&mut self, field: &str) -> Option<String>;
     /// A non-negative integer that a JS number represents exactly.
-    fn integer(&mut self, field: &str) -> Result<Option<u64>, Invalid>;
+    fn integer(&mut self, field: &str) -> Option<u64>;
     /// Any JS number.
-    fn number(&mut self, field: &str) -> Result<f64, Invalid>;
+    fn number(&mut self, field: &str) -> f64;
     /// A serializer's `[type, Uint8Array]`.
-    fn typed_bytes(&mut self, field: &str) -> Result<TypedBytes, Invalid>;
+    fn typed_bytes(&mut self, field: &str) -> TypedBytes;
     /// `[[name, [type, Uint8Array]], …]`.
-    fn named_typed_bytes(&mut self, field: &str) -> Result<Vec<(String, TypedBytes)>, Invalid>;
+    fn named_typed_bytes(&mut self, field: &str) -> Vec<(String, TypedBytes)>;
+    /// The first argument that could not be read, if one could not.
+    fn finish(&mut self) -> Result<(), Invalid>;
+}
+
+/// The value of `read`, or its type's default with its error kept in `error` (the first
+/// one only): how an [`Arguments`] reads each argument.
+pub fn keep<T: Default>(error: &mut Option<Invalid>, read: Result<T, Invalid>) -> T {
+    read.unwrap_or_else(|e| {
+        error.get_or_insert(e);
+        T::default()
+    })
 }
 
 /// A parameter's type: how it is read, and what a facade passes for it, as TypeScript
@@ -40,14 +54,14 @@ pub trait Param: Sized {
     const TS: &'static str;
     /// Whether the argument may be left out (`undefined`).
     const OPTIONAL: bool;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid>;
+    fn read(args: &mut dyn Arguments, field: &str) -> Self;
 }
 
 /// JSON text (not given: JSON `null`).
 impl Param for Value {
     const TS: &'static str = "JsonText | undefined";
     const OPTIONAL: bool = true;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
         args.json(field)
     }
 }
@@ -56,8 +70,8 @@ impl Param for Value {
 impl Param for Box<Value> {
     const TS: &'static str = "JsonText | undefined";
     const OPTIONAL: bool = true;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
-        args.json(field).map(Box::new)
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
+        Box::new(args.json(field))
     }
 }
 
@@ -65,7 +79,7 @@ impl Param for Box<Value> {
 impl Param for String {
     const TS: &'static str = "unknown";
     const OPTIONAL: bool = false;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
         args.string(field)
     }
 }
@@ -73,7 +87,7 @@ impl Param for String {
 impl Param for Option<String> {
     const TS: &'static str = "unknown";
     const OPTIONAL: bool = true;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
         args.text(field)
     }
 }
@@ -82,8 +96,8 @@ impl Param for Option<String> {
 impl Param for u64 {
     const TS: &'static str = "unknown";
     const OPTIONAL: bool = true;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
-        Ok(args.integer(field)?.unwrap_or(0))
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
+        args.integer(field).unwrap_or(0)
     }
 }
 
@@ -91,7 +105,7 @@ impl Param for u64 {
 impl Param for f64 {
     const TS: &'static str = "unknown";
     const OPTIONAL: bool = false;
-    fn read<A: Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
         args.number(field)
     }
 }
@@ -144,15 +158,17 @@ macro_rules! operations {
 
         impl $calls {
             /// The call of `op`, its arguments read from `args` in the declared order.
-            pub fn read<A: $crate::arguments::Arguments + ?Sized>(
+            pub fn read(
                 op: $names,
-                args: &mut A,
+                args: &mut dyn $crate::arguments::Arguments,
             ) -> Result<$calls, $crate::error::Invalid> {
-                Ok(match op {
+                let call = match op {
                     $( $names::$variant => $calls::$variant {
-                        $( $field: <$ty as $crate::arguments::Param>::read(args, $js)? ),*
+                        $( $field: <$ty as $crate::arguments::Param>::read(args, $js) ),*
                     } ),+
-                })
+                };
+                args.finish()?;
+                Ok(call)
             }
         }
 
@@ -171,4 +187,74 @@ macro_rules! operations {
             ];
         }
     };
+}
+
+/// Arguments given as JSON values, for the native tests of the planners.
+#[cfg(test)]
+pub struct Values<'a> {
+    values: &'a [Value],
+    next: usize,
+    error: Option<Invalid>,
+}
+
+#[cfg(test)]
+impl<'a> Values<'a> {
+    pub fn new(values: &'a [Value]) -> Self {
+        Values { values, next: 0, error: None }
+    }
+
+    fn next(&mut self) -> Value {
+        self.next += 1;
+        self.values.get(self.next - 1).cloned().unwrap_or(Value::Null)
+    }
+
+    fn text_of(&mut self, field: &str) -> Result<Option<String>, Invalid> {
+        match self.next() {
+            Value::Null => Ok(None),
+            Value::String(s) => Ok(Some(s)),
+            _ => Err(Invalid::new(field, format!("{field} must be a string"))),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Arguments for Values<'_> {
+    fn json(&mut self, _: &str) -> Value {
+        self.next()
+    }
+
+    fn string(&mut self, field: &str) -> String {
+        let read = self.text_of(field).and_then(|t| t.ok_or_else(|| Invalid::new(field, "missing")));
+        keep(&mut self.error, read)
+    }
+
+    fn text(&mut self, field: &str) -> Option<String> {
+        let read = self.text_of(field);
+        keep(&mut self.error, read)
+    }
+
+    fn integer(&mut self, field: &str) -> Option<u64> {
+        let read = match self.next() {
+            Value::Null => Ok(None),
+            v => v.as_u64().map(Some).ok_or_else(|| Invalid::new(field, "must be an integer")),
+        };
+        keep(&mut self.error, read)
+    }
+
+    fn number(&mut self, field: &str) -> f64 {
+        let read = self.next().as_f64().ok_or_else(|| Invalid::new(field, "must be a number"));
+        keep(&mut self.error, read)
+    }
+
+    fn typed_bytes(&mut self, field: &str) -> TypedBytes {
+        keep(&mut self.error, Err(Invalid::new(field, "bytes are not JSON")))
+    }
+
+    fn named_typed_bytes(&mut self, field: &str) -> Vec<(String, TypedBytes)> {
+        keep(&mut self.error, Err(Invalid::new(field, "bytes are not JSON")))
+    }
+
+    fn finish(&mut self) -> Result<(), Invalid> {
+        self.error.take().map_or(Ok(()), Err)
+    }
 }

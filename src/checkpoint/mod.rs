@@ -45,7 +45,7 @@ pub fn special_write_idx(channel: &str) -> Option<i64> {
 }
 
 /// A value as the saver's serializer produced it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TypedBytes {
     pub type_: String,
     pub bytes: Vec<u8>,
@@ -76,7 +76,7 @@ impl TypedBytes {
 impl crate::arguments::Param for TypedBytes {
     const TS: &'static str = "[type: string, bytes: Uint8Array]";
     const OPTIONAL: bool = false;
-    fn read<A: crate::arguments::Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn crate::arguments::Arguments, field: &str) -> Self {
         args.typed_bytes(field)
     }
 }
@@ -85,7 +85,7 @@ impl crate::arguments::Param for TypedBytes {
 impl crate::arguments::Param for Vec<(String, TypedBytes)> {
     const TS: &'static str = "[channel: string, value: [type: string, bytes: Uint8Array]][]";
     const OPTIONAL: bool = false;
-    fn read<A: crate::arguments::Arguments + ?Sized>(args: &mut A, field: &str) -> Result<Self, Invalid> {
+    fn read(args: &mut dyn crate::arguments::Arguments, field: &str) -> Self {
         args.named_typed_bytes(field)
     }
 }

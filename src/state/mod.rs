@@ -20,6 +20,7 @@ include!("registry.rs");
 
 use serde_json::Value;
 
+use crate::arguments::Arguments;
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::op::Step;
 use crate::transport::options::RpcOptions;
@@ -114,7 +115,7 @@ pub struct Context<'a> {
 }
 
 /// `op` of `store` as an operation, its server errors read as [`server_error`] does.
-pub fn operation(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Step, ErrorReport> {
+pub fn operation(store: StateStore, op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Step, ErrorReport> {
     Ok(Step::Send(plan(store, op, args, cx)?.map_err(server_error)))
 }
 
@@ -126,11 +127,6 @@ pub fn server_error(mut e: ErrorReport) -> ErrorReport {
         e.field = e.details.as_deref().and_then(|d| d.strip_prefix("field: ")).map(|f| f.trim().to_owned());
     }
     e
-}
-
-/// The positional argument `i`, `null` when absent.
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
 }
 
 /// `op` as one of a store's operations (its `Op`, `T`), or the refusal that lists them.

@@ -21,8 +21,8 @@ string_enum!(
 pub const MIGRATIONS: [crate::migration::Migration; 4] =
     [unified::MIGRATION, workflow::MIGRATION, research::MIGRATION, contractors::MIGRATION];
 
-/// Plans `op` of `store` with its positional arguments (JSON `null` = not given).
-pub fn plan(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+/// Plans `op` of `store`, its arguments read as the store's `Call` declares them.
+pub fn plan(store: StateStore, op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {
     match store {
         StateStore::Unified => unified::plan(op, args, cx),
         StateStore::Workflow => workflow::plan(op, args, cx),
@@ -41,13 +41,13 @@ pub fn check_options(store: StateStore, options: &Value) -> Result<Value, Invali
     }
 }
 
-/// The names of `store`'s operations, for the JavaScript side (`crates/generate`).
-pub fn operations(store: StateStore) -> &'static [&'static str] {
-    use crate::input::Choice;
+/// `store`'s operations with their parameters and results, for the JavaScript side
+/// (`crates/generate`).
+pub fn operations(store: StateStore) -> &'static [crate::arguments::Signature] {
     match store {
-        StateStore::Unified => unified::Operation::NAMES,
-        StateStore::Workflow => workflow::Operation::NAMES,
-        StateStore::Research => research::Operation::NAMES,
-        StateStore::Contractors => contractors::Operation::NAMES,
+        StateStore::Unified => unified::Operation::SIGNATURES,
+        StateStore::Workflow => workflow::Operation::SIGNATURES,
+        StateStore::Research => research::Operation::SIGNATURES,
+        StateStore::Contractors => contractors::Operation::SIGNATURES,
     }
 }

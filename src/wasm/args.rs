@@ -107,15 +107,25 @@ pub fn type_name(value: &JsValue) -> String {
 /// A call's arguments as a facade passed them (a JS array), read in order: the one
 /// [`crate::arguments::Arguments`] of every capability.
 #[cfg(feature = "bindings")]
+use crate::arguments::keep;
+
+#[cfg(feature = "bindings")]
 pub struct ArrayArgs<'a> {
     array: &'a js_sys::Array,
     next: u32,
+    /// The first argument that could not be read ([`crate::arguments::keep`]).
+    error: Option<Invalid>,
 }
 
 #[cfg(feature = "bindings")]
 impl<'a> ArrayArgs<'a> {
     pub fn new(array: &'a js_sys::Array) -> Self {
-        ArrayArgs { array, next: 0 }
+        Self::starting_at(array, 0)
+    }
+
+    /// The arguments from index `first` on (those before are read otherwise).
+    pub fn starting_at(array: &'a js_sys::Array, first: u32) -> Self {
+        ArrayArgs { array, next: first, error: None }
     }
 
     fn next(&mut self) -> JsValue {
@@ -144,45 +154,60 @@ fn typed_bytes(field: &str, pair: &JsValue) -> Result<crate::checkpoint::TypedBy
 
 #[cfg(feature = "bindings")]
 impl crate::arguments::Arguments for ArrayArgs<'_> {
-    fn json(&mut self, field: &str) -> Result<serde_json::Value, Invalid> {
+    fn json(&mut self, field: &str) -> serde_json::Value {
         let v = self.next();
-        if v.is_undefined() || v.is_null() {
-            return Ok(serde_json::Value::Null);
-        }
-        let text = v.as_string().ok_or_else(|| Invalid::new(field, format!("{field} must arrive as JSON text")))?;
-        crate::input::value(field, Some(&text))
+        let read = if v.is_undefined() || v.is_null() {
+            Ok(serde_json::Value::Null)
+        } else {
+            v.as_string()
+                .ok_or_else(|| Invalid::new(field, format!("{field} must arrive as JSON text")))
+                .and_then(|text| crate::input::value(field, Some(&text)))
+        };
+        keep(&mut self.error, read)
     }
 
-    fn string(&mut self, field: &str) -> Result<String, Invalid> {
-        string(field, &self.next())
+    fn string(&mut self, field: &str) -> String {
+        let read = string(field, &self.next());
+        keep(&mut self.error, read)
     }
 
-    fn text(&mut self, field: &str) -> Result<Option<String>, Invalid> {
-        optional_string(field, &self.next())
+    fn text(&mut self, field: &str) -> Option<String> {
+        let read = optional_string(field, &self.next());
+        keep(&mut self.error, read)
     }
 
-    fn integer(&mut self, field: &str) -> Result<Option<u64>, Invalid> {
+    fn integer(&mut self, field: &str) -> Option<u64> {
         let v = self.next();
-        if v.is_undefined() || v.is_null() { Ok(None) } else { safe_integer(field, &v).map(Some) }
+        let read = if v.is_undefined() || v.is_null() { Ok(None) } else { safe_integer(field, &v).map(Some) };
+        keep(&mut self.error, read)
     }
 
-    fn number(&mut self, field: &str) -> Result<f64, Invalid> {
-        number(field, &self.next())
+    fn number(&mut self, field: &str) -> f64 {
+        let read = number(field, &self.next());
+        keep(&mut self.error, read)
     }
 
-    fn typed_bytes(&mut self, field: &str) -> Result<crate::checkpoint::TypedBytes, Invalid> {
-        typed_bytes(field, &self.next())
+    fn typed_bytes(&mut self, field: &str) -> crate::checkpoint::TypedBytes {
+        let read = typed_bytes(field, &self.next());
+        keep(&mut self.error, read)
     }
 
-    fn named_typed_bytes(&mut self, field: &str) -> Result<Vec<(String, crate::checkpoint::TypedBytes)>, Invalid> {
-        array(field, &self.next(), "an array of [channel, [type, bytes]]")?
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                let f = format!("{field}[{i}]");
-                let item = array(&f, &item, "a [channel, [type, bytes]] pair")?;
-                Ok((string(&f, &item.get(0))?, typed_bytes(&f, &item.get(1))?))
-            })
-            .collect()
+    fn named_typed_bytes(&mut self, field: &str) -> Vec<(String, crate::checkpoint::TypedBytes)> {
+        let read = array(field, &self.next(), "an array of [channel, [type, bytes]]").and_then(|items| {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let f = format!("{field}[{i}]");
+                    let item = array(&f, &item, "a [channel, [type, bytes]] pair")?;
+                    Ok((string(&f, &item.get(0))?, typed_bytes(&f, &item.get(1))?))
+                })
+                .collect()
+        });
+        keep(&mut self.error, read)
+    }
+
+    fn finish(&mut self) -> Result<(), Invalid> {
+        self.error.take().map_or(Ok(()), Err)
     }
 }

@@ -6,7 +6,6 @@
 //! itself, so NaN/Infinity anywhere in a state is refused with the path of the value
 //! instead of silently becoming null, and LangChain messages arrive through their toJSON.
 
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use js_sys::Array;
@@ -28,14 +27,13 @@ pub(super) fn state_check_options(store_name: JsValue, options: JsValue) -> JsRe
 }
 
 /// `op` of a store; `args` is `[store, options, ...the operation's arguments]`, the
-/// options and arguments as JSON text (or undefined for an absent argument).
+/// options and arguments as JSON text (or undefined for an absent argument), read as the
+/// store's `Call` declares them.
 pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
     let store = store(&args.get(0))?;
     let options = json_arg("options", &args.get(1))?;
-    let values: Vec<Value> =
-        (2..args.length()).map(|i| json_arg(&format!("args[{}]", i - 2), &args.get(i))).collect::<Result<_, _>>()?;
     let cx = Context { target: &c.target, options: &options, now_ms: js_sys::Date::now() };
-    state::operation(store, op, &values, &cx)
+    state::operation(store, op, &mut args::ArrayArgs::starting_at(args, 2), &cx)
 }
 
 /// TK9's `merge_states`: `{...state, ...updates}` after checking both.

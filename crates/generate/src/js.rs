@@ -102,6 +102,8 @@ fn names_js() -> String {
          // arguments and the results they take are held to the Rust declarations too.\n\n\
          /**\n \
           * @import { CheckpointMetrics, ThreadSummary } from \"./langgraph.d.ts\"\n \
+          * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,\n \
+          *   SessionState, WorkflowState, WorkflowSummary } from \"./state.d.ts\"\n \
           */\n\
          /** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */\n\
          /** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */\n\n",
@@ -144,7 +146,10 @@ fn names_js() -> String {
     );
     let per_store: Vec<String> = StateStore::ALL
         .iter()
-        .map(|s| format!("{}: {}", s.as_str(), table(state::operations(*s)).replace("\n", "\n  ")))
+        .map(|s| {
+            let names: Vec<&str> = state::operations(*s).iter().map(|o| o.name).collect();
+            format!("{}: {}", s.as_str(), table(&names).replace("\n", "\n  "))
+        })
         .collect();
     constant(
         &mut js,
@@ -152,6 +157,21 @@ fn names_js() -> String {
         "STATE_OP",
         format!("Object.freeze({{\n  {},\n}})", per_store.join(",\n  ")),
     );
+    let stores: Vec<String> =
+        StateStore::ALL.iter().map(|s| format!("{}: {}Calls", s.as_str(), crate::camel(s.as_str()))).collect();
+    let _ = write!(
+        js,
+        "/** Each state store's operations (its `Call`). @typedef {{{{ {} }}}} StateCalls */\n",
+        stores.join(", ")
+    );
+    for store in StateStore::ALL {
+        let name = store.as_str();
+        js.push_str(&calls_typedef(
+            &format!("The operations of the state store `{name}` (src/state/{name}/mod.rs `Call`)."),
+            &format!("{}Calls", crate::camel(name)),
+            state::operations(*store),
+        ));
+    }
     let tools: Vec<&str> = agentmem::memory::tools::TOOLS.iter().map(|t| t.name).collect();
     constant(&mut js, "The memory tools (src/memory/tools/mod.rs `TOOLS`).", "MEMORY_TOOL", table(&tools));
     let list: Vec<String> = tools.iter().map(|t| format!("\"{t}\"")).collect();

@@ -118,17 +118,18 @@ fn state_registry(root: &Path, current: &str) -> Result<String, String> {
         "\nstring_enum!(\n    /// The stores (`call`'s first argument for the capability `state`).\n    StateStore {{\n{variants}    }}\n);\n\n\
          /// The stores' migrations, one a store.\n\
          pub const MIGRATIONS: [crate::migration::Migration; {n}] = [{migrations}];\n\n\
-         /// Plans `op` of `store` with its positional arguments (JSON `null` = not given).\n\
-         pub fn plan(store: StateStore, op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {{\n    match store {{\n{plan}    }}\n}}\n\n\
+         /// Plans `op` of `store`, its arguments read as the store's `Call` declares them.\n\
+         pub fn plan(store: StateStore, op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {{\n    match store {{\n{plan}    }}\n}}\n\n\
          /// Checks a store's constructor options; returns what the facade shows of them.\n\
          pub fn check_options(store: StateStore, options: &Value) -> Result<Value, Invalid> {{\n    match store {{\n{check}    }}\n}}\n\n\
-         /// The names of `store`'s operations, for the JavaScript side (`crates/generate`).\n\
-         pub fn operations(store: StateStore) -> &'static [&'static str] {{\n    use crate::input::Choice;\n    match store {{\n{ops}    }}\n}}\n",
+         /// `store`'s operations with their parameters and results, for the JavaScript side\n\
+         /// (`crates/generate`).\n\
+         pub fn operations(store: StateStore) -> &'static [crate::arguments::Signature] {{\n    match store {{\n{ops}    }}\n}}\n",
         n = stores.len(),
         migrations = migrations.join(", "),
         plan = arms("plan(op, args, cx)"),
         check = arms("check_options(options)"),
-        ops = arms("Operation::NAMES"),
+        ops = arms("Operation::SIGNATURES"),
     );
     Ok(rs)
 }

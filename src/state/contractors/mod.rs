@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 pub use codec::{ACCOUNT_FIELDS, Kind, LEAD_FIELDS, StateLead, state_lead};
 
-use super::{Context, Op, StateError, arg, in_tenant, json_op};
+use super::{Context, Op, StateError, in_tenant, json_op};
+use crate::arguments::Arguments;
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::transport::options::{ReadOptions, RpcOptions};
@@ -64,57 +65,71 @@ fn row(v: Value, what: &str, key: &str) -> Result<Value, StateError> {
     }
 }
 
-string_enum!(
+/// The row of `table` whose `key` is the lead `lead`, or null.
+fn by_lead(
+    t: &crate::transport::target::Target,
+    lead: &Value,
+    table: &'static str,
+    columns: &str,
+    key: &'static str,
+) -> Result<Op, ErrorReport> {
+    let id = lead_id(lead)?;
+    let read = ReadOptions {
+        columns: Some(columns.into()),
+        filters: in_tenant(t, vec![value!([key, "eq", id])]),
+        maybe_single: true,
+        ..Default::default()
+    };
+    Ok(json_op(request::select(t, table, &read)?, move |v| match v {
+        Value::Null => Ok(Value::Null),
+        v => row(v, table, key),
+    }))
+}
+
+operations!(
     /// The operations of `ContractorStore` (`call`'s `op` for the capability `state`).
-    Operation {
-        BuildContractorProfile = "buildContractorProfile",
-        ConvertLead = "convertLead",
-        GetLead = "getLead",
-        ContractorForLead = "contractorForLead",
+    Operation,
+    /// A call of `ContractorStore`, its arguments as the caller gave them (JSON).
+    Call {
+        BuildContractorProfile = "buildContractorProfile" {
+            contractor_lead_id: Value = "contractorLeadId",
+            profile: Value = "profile",
+        } -> "ContractorLead",
+        ConvertLead = "convertLead" {
+            contractor_lead_id: Value = "contractorLeadId",
+            account: Value = "account",
+        } -> "Contractor",
+        GetLead = "getLead" { contractor_lead_id: Value = "contractorLeadId" } -> "ContractorLead | null",
+        ContractorForLead = "contractorForLead" { contractor_lead_id: Value = "contractorLeadId" } -> "Contractor | null",
     }
 );
 
-pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+pub fn plan(op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {
     check_options(cx.options)?;
     let t = cx.target;
     // Both writes are safe to resend: a profile merge applied twice is the same lead, and a
     // lead converts once (the repeat returns its contractor).
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
-    let op: Operation = super::op_of("ContractorStore", op)?;
-    Ok(match op {
-        Operation::BuildContractorProfile => {
-            let id = lead_id(arg(args, 0))?;
-            let profile = codec::profile(arg(args, 1))?;
+    Ok(match Call::read(super::op_of("ContractorStore", op)?, args)? {
+        Call::BuildContractorProfile { contractor_lead_id, profile } => {
+            let id = lead_id(&contractor_lead_id)?;
+            let profile = codec::profile(&profile)?;
             let args = value!({ "p_contractor_lead_id": id, "p_profile": profile });
             json_op(request::rpc(t, "build_contractor_profile", &args, &idempotent)?, |v| {
                 row(v, "contractor lead", "id")
             })
         }
-        Operation::ConvertLead => {
-            let id = lead_id(arg(args, 0))?;
-            let account = codec::account(arg(args, 1))?;
+        Call::ConvertLead { contractor_lead_id, account } => {
+            let id = lead_id(&contractor_lead_id)?;
+            let account = codec::account(&account)?;
             let args = value!({ "p_contractor_lead_id": id, "p_account": account });
             json_op(request::rpc(t, "convert_contractor_lead", &args, &idempotent)?, |v| {
                 row(v, "contractor", "contractor_lead_id")
             })
         }
-        Operation::GetLead | Operation::ContractorForLead => {
-            let id = lead_id(arg(args, 0))?;
-            let (table, columns, key) = if op == Operation::GetLead {
-                ("contractor_leads", LEAD_COLUMNS, "id")
-            } else {
-                ("contractors", CONTRACTOR_COLUMNS, "contractor_lead_id")
-            };
-            let read = ReadOptions {
-                columns: Some(columns.into()),
-                filters: in_tenant(t, vec![value!([key, "eq", id])]),
-                maybe_single: true,
-                ..Default::default()
-            };
-            json_op(request::select(t, table, &read)?, move |v| match v {
-                Value::Null => Ok(Value::Null),
-                v => row(v, table, key),
-            })
+        Call::GetLead { contractor_lead_id } => by_lead(t, &contractor_lead_id, "contractor_leads", LEAD_COLUMNS, "id")?,
+        Call::ContractorForLead { contractor_lead_id } => {
+            by_lead(t, &contractor_lead_id, "contractors", CONTRACTOR_COLUMNS, "contractor_lead_id")?
         }
     })
 }
@@ -127,7 +142,7 @@ mod tests {
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
-        plan(op, args, &Context { target: &t, options: &Value::Null, now_ms: 1.0 })
+        plan(op, &mut crate::arguments::Values::new(args), &Context { target: &t, options: &Value::Null, now_ms: 1.0 })
     }
 
     fn body(op: &Op) -> Value {
@@ -170,7 +185,7 @@ mod tests {
         let mut t = Target::new("https://x.supabase.co", "sb_secret_x", None).unwrap();
         t.act_for("3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b").unwrap();
         let op =
-            plan("contractorForLead", &[json!("lead-1")], &Context { target: &t, options: &Value::Null, now_ms: 1.0 })
+            plan("contractorForLead", &mut crate::arguments::Values::new(&[json!("lead-1")]), &Context { target: &t, options: &Value::Null, now_ms: 1.0 })
                 .unwrap();
         assert!(op.request.url.contains("/rest/v1/contractors?"), "{}", op.request.url);
         assert!(op.request.url.contains("tenant_id=eq.3f2b8a9e-1c4d-4e5f-9a0b-1c2d3e4f5a6b"), "{}", op.request.url);
@@ -192,7 +207,7 @@ mod tests {
         assert_eq!(field(run("getLead", &[Value::Null])), "contractorLeadId");
         assert_eq!(field(run("deleteLead", &[json!("l")])), "op");
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
-        let e = plan("getLead", &[json!("l")], &Context { target: &t, options: &json!({"x": 1}), now_ms: 1.0 })
+        let e = plan("getLead", &mut crate::arguments::Values::new(&[json!("l")]), &Context { target: &t, options: &json!({"x": 1}), now_ms: 1.0 })
             .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("options.x"));
     }

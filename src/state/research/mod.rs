@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 
 pub use codec::{DraftPhase, ResearchState, SessionState, merge, validate, validate_transition};
 
-use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op};
+use super::{Context, Op, StateError, delete_session, in_tenant, json_op};
+use crate::arguments::Arguments;
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::time::format_ms;
@@ -68,33 +69,39 @@ fn rows(v: &Value) -> Result<&Vec<Value>, StateError> {
     v.as_array().ok_or_else(|| StateError::Server(format!("expected rows, the server sent {}", crate::json::Text(v))))
 }
 
-string_enum!(
+operations!(
     /// The operations of `ResearchStore` (`call`'s `op` for the capability `state`).
-    Operation {
-        SaveSession = "saveSession",
-        LoadSession = "loadSession",
-        DeleteSession = "deleteSession",
-        SaveDraft = "saveDraft",
-        LoadDraft = "loadDraft",
-        ListDrafts = "listDrafts",
-        WorkflowSummary = "workflowSummary",
+    Operation,
+    /// A call of `ResearchStore`, its arguments as the caller gave them (JSON).
+    Call {
+        SaveSession = "saveSession" { session: Value = "session" } -> "SessionState",
+        LoadSession = "loadSession" { session_id: Value = "sessionId" } -> "SessionState | null",
+        DeleteSession = "deleteSession" { session_id: Value = "sessionId" } -> "boolean",
+        SaveDraft = "saveDraft" {
+            session_id: Value = "sessionId",
+            phase: Value = "phase",
+            content: Value = "content",
+            metadata: Value = "metadata",
+        } -> "DraftInfo",
+        LoadDraft = "loadDraft" { session_id: Value = "sessionId", phase: Value = "phase" } -> "Draft | null",
+        ListDrafts = "listDrafts" { session_id: Value = "sessionId", options: Value = "options" } -> "DraftInfo[]",
+        WorkflowSummary = "workflowSummary" { session_id: Value = "sessionId" } -> "WorkflowSummary",
     }
 );
 
-pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+pub fn plan(op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {
     check_options(cx.options)?;
     let t = cx.target;
     let idempotent = RpcOptions { idempotent: true, ..Default::default() };
-    let op: Operation = super::op_of("ResearchStore", op)?;
-    Ok(match op {
-        Operation::SaveSession => {
-            let session = SessionState::parse(arg(args, 0), "session", cx.now_ms.floor() as i64)?;
+    Ok(match Call::read(super::op_of("ResearchStore", op)?, args)? {
+        Call::SaveSession { session } => {
+            let session = SessionState::parse(&session, "session", cx.now_ms.floor() as i64)?;
             let req =
                 request::rpc(t, "save_research_session", &value!({ "p_session": session.to_json() }), &idempotent)?;
             json_op(req, |row| Ok(SessionState::from_row(&row)?.to_json()))
         }
-        Operation::LoadSession => {
-            let id = session_id(arg(args, 0))?;
+        Call::LoadSession { session_id: id } => {
+            let id = session_id(&id)?;
             let read = ReadOptions {
                 columns: Some(codec::SESSION_FIELDS.join(",")),
                 filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
@@ -106,14 +113,14 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(SessionState::from_row(&row)?.to_json()),
             })
         }
-        Operation::DeleteSession => {
-            let id = session_id(arg(args, 0))?;
+        Call::DeleteSession { session_id: id } => {
+            let id = session_id(&id)?;
             delete_session(t, "delete_research_session", &id)?
         }
-        Operation::SaveDraft => {
-            let id = session_id(arg(args, 0))?;
-            let phase = DraftPhase::parse(arg(args, 1), "phase")?;
-            let content = input::string(arg(args, 2), "content")?;
+        Call::SaveDraft { session_id: id, phase, content, metadata } => {
+            let id = session_id(&id)?;
+            let phase = DraftPhase::parse(&phase, "phase")?;
+            let content = input::string(&content, "content")?;
             let chars = content.chars().count();
             if chars > MAX_DRAFT_CHARS {
                 return Err(StateError::invalid(
@@ -122,7 +129,7 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 )
                 .into());
             }
-            let metadata = match arg(args, 3) {
+            let metadata = match &metadata {
                 Value::Null => Value::Object(Map::new()),
                 m => {
                     input::object(m, "metadata")?;
@@ -144,9 +151,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             });
             json_op(request::rpc(t, "save_research_draft", &args, &idempotent)?, |d| draft_info(&d))
         }
-        Operation::LoadDraft => {
-            let id = session_id(arg(args, 0))?;
-            let phase = DraftPhase::parse(arg(args, 1), "phase")?;
+        Call::LoadDraft { session_id: id, phase } => {
+            let id = session_id(&id)?;
+            let phase = DraftPhase::parse(&phase, "phase")?;
             let read = ReadOptions {
                 columns: Some(format!("{DRAFT_INFO_COLUMNS},content")),
                 filters: in_tenant(t, vec![value!(["session_id", "eq", id]), value!(["phase", "eq", phase.as_str()])]),
@@ -159,9 +166,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 Some(d) => draft_info(d),
             })
         }
-        Operation::ListDrafts => {
-            let id = session_id(arg(args, 0))?;
-            let o = arg(args, 1);
+        Call::ListDrafts { session_id: id, options } => {
+            let id = session_id(&id)?;
+            let o = &options;
             let empty = Map::new();
             let o = if o.is_null() { &empty } else { input::object(o, "options")? };
             input::only(o, "options", "option", &["phase"])?;
@@ -179,8 +186,8 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 rows(&body)?.iter().map(draft_info).collect::<Result<Vec<_>, _>>().map(Value::Array)
             })
         }
-        Operation::WorkflowSummary => {
-            let id = session_id(arg(args, 0))?;
+        Call::WorkflowSummary { session_id: id } => {
+            let id = session_id(&id)?;
             let args = value!({ "p_session_id": id });
             let req =
                 request::rpc(t, "research_workflow_summary", &args, &RpcOptions { get: true, ..Default::default() })?;
@@ -275,7 +282,7 @@ mod tests {
 
     fn run(op: &str, args: &[Value]) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
-        plan(op, args, &Context { target: &t, options: &Value::Null, now_ms: 1_700_000_000_000.0 })
+        plan(op, &mut crate::arguments::Values::new(args), &Context { target: &t, options: &Value::Null, now_ms: 1_700_000_000_000.0 })
     }
 
     fn body(op: &Op) -> Value {

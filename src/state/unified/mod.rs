@@ -19,7 +19,8 @@ use uuid::Uuid;
 pub use codec::{CHECKPOINT_FIELDS, LAST_STATE_UPDATE, MessageType, PERSISTENT_STATE_FIELDS, StoredMessage};
 
 use super::contractors::state_lead;
-use super::{Context, Op, StateError, arg, in_tenant, json_op};
+use super::{Context, Op, StateError, in_tenant, json_op};
+use crate::arguments::Arguments;
 use crate::error::{ErrorReport, Invalid};
 use crate::ids;
 use crate::input;
@@ -151,35 +152,43 @@ fn uuid_arg(v: &Value, path: &str) -> Result<String, StateError> {
         .map_err(|_| StateError::invalid(path, format!("{path} must be a UUID (got {})", crate::error::Quoted(&s))))
 }
 
-string_enum!(
+operations!(
     /// The operations of `UnifiedStateManager` (`call`'s `op` for the capability `state`).
-    Operation {
-        Save = "save",
-        Restore = "restore",
-        CreateCheckpoint = "createCheckpoint",
-        RestoreCheckpoint = "restoreCheckpoint",
-        LeadForConversation = "leadForConversation",
-        Delete = "delete",
+    Operation,
+    /// A call of `UnifiedStateManager`, its arguments as the caller gave them (JSON).
+    Call {
+        Save = "save" {
+            contractor_lead_id: Value = "contractorLeadId",
+            state: Value = "state",
+            options: Value = "options",
+        } -> "SaveStateResult",
+        Restore = "restore" { contractor_lead_id: Value = "contractorLeadId" } -> "RestoredCoiaState | null",
+        CreateCheckpoint = "createCheckpoint" {
+            contractor_lead_id: Value = "contractorLeadId",
+            state: Value = "state",
+        } -> "CoiaCheckpoint",
+        RestoreCheckpoint = "restoreCheckpoint" { contractor_lead_id: Value = "contractorLeadId" } -> "CoiaCheckpoint | null",
+        LeadForConversation = "leadForConversation" { conversation_id: Value = "conversationId" } -> "string | null",
+        Delete = "delete" { contractor_lead_id: Value = "contractorLeadId" } -> "number",
     }
 );
 
-pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+pub fn plan(op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {
     let s = Settings::parse(cx.options)?;
     let t = cx.target;
     let rpc_write = RpcOptions { idempotent: true, ..Default::default() };
     let rpc_read = RpcOptions { get: true, ..Default::default() };
-    let op: Operation = super::op_of("UnifiedStateManager", op)?;
-    Ok(match op {
-        Operation::Save => {
-            let (lead, conversation_id) = s.conversation_id(arg(args, 0))?;
-            let encoded = codec::encode(arg(args, 1), &s.fields, s.skip_empty)?;
-            let options = arg(args, 2);
+    Ok(match Call::read(super::op_of("UnifiedStateManager", op)?, args)? {
+        Call::Save { contractor_lead_id, state, options } => {
+            let (lead, conversation_id) = s.conversation_id(&contractor_lead_id)?;
+            let encoded = codec::encode(&state, &s.fields, s.skip_empty)?;
+            let options = &options;
             let empty = serde_json::Map::new();
             let o = if options.is_null() { &empty } else { input::object(options, "options")? };
             input::only(o, "options", "option", &["conversationId"])?;
             let linked = input::get(o, "conversationId").map(|v| uuid_arg(v, "options.conversationId")).transpose()?;
             let state_lead =
-                if s.contractor_leads { input::object(arg(args, 1), "state").ok().and_then(state_lead) } else { None };
+                if s.contractor_leads { input::object(&state, "state").ok().and_then(state_lead) } else { None };
             let mut args = value!({
                 "p_conversation_id": conversation_id, "p_contractor_lead_id": lead, "p_fields": encoded.fields,
                 "p_metadata": encoded.metadata, "p_linked_conversation_id": linked,
@@ -205,14 +214,14 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }))
             })
         }
-        Operation::Restore => {
-            let (_, id) = s.conversation_id(arg(args, 0))?;
+        Call::Restore { contractor_lead_id } => {
+            let (_, id) = s.conversation_id(&contractor_lead_id)?;
             let req = request::rpc(t, "restore_unified_state", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, codec::decode)
         }
-        Operation::CreateCheckpoint => {
-            let (lead, id) = s.conversation_id(arg(args, 0))?;
-            let snapshot = codec::checkpoint(arg(args, 1))?;
+        Call::CreateCheckpoint { contractor_lead_id, state } => {
+            let (lead, id) = s.conversation_id(&contractor_lead_id)?;
+            let snapshot = codec::checkpoint(&state)?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead, "p_checkpoint": snapshot });
             let req = request::rpc(t, "create_unified_checkpoint", &args, &rpc_write)?;
             json_op(req, |body| match body {
@@ -222,13 +231,13 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 }
             })
         }
-        Operation::RestoreCheckpoint => {
-            let (_, id) = s.conversation_id(arg(args, 0))?;
+        Call::RestoreCheckpoint { contractor_lead_id } => {
+            let (_, id) = s.conversation_id(&contractor_lead_id)?;
             let req = request::rpc(t, "restore_unified_checkpoint", &value!({ "p_conversation_id": id }), &rpc_read)?;
             json_op(req, Ok)
         }
-        Operation::LeadForConversation => {
-            let id = uuid_arg(arg(args, 0), "conversationId")?;
+        Call::LeadForConversation { conversation_id } => {
+            let id = uuid_arg(&conversation_id, "conversationId")?;
             let read = ReadOptions {
                 columns: Some("memory_value".into()),
                 filters: in_tenant(
@@ -245,8 +254,8 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             let req = request::select(t, "unified_conversation_memory", &read)?;
             json_op(req, |row| Ok(row.get("memory_value").cloned().filter(Value::is_string).unwrap_or(Value::Null)))
         }
-        Operation::Delete => {
-            let (lead, id) = s.conversation_id(arg(args, 0))?;
+        Call::Delete { contractor_lead_id } => {
+            let (lead, id) = s.conversation_id(&contractor_lead_id)?;
             let args = value!({ "p_conversation_id": id, "p_contractor_lead_id": lead });
             let req = request::rpc(t, "delete_unified_state", &args, &rpc_write)?;
             json_op(req, |n| match n.as_u64() {
@@ -269,7 +278,7 @@ mod tests {
 
     fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
         let t = target();
-        plan(op, args, &Context { target: &t, options: &options, now_ms: 1.0 })
+        plan(op, &mut crate::arguments::Values::new(args), &Context { target: &t, options: &options, now_ms: 1.0 })
     }
 
     fn field_of(r: Result<Op, ErrorReport>) -> String {

@@ -16,7 +16,8 @@ pub use codec::{
     REMOVED_FIELDS, Removed, Role, WorkflowContext, WorkflowStage, WorkflowState, parse_patch,
 };
 
-use super::{Context, Op, StateError, arg, delete_session, in_tenant, json_op};
+use super::{Context, Op, StateError, delete_session, in_tenant, json_op};
+use crate::arguments::Arguments;
 use crate::error::{ErrorReport, Invalid};
 use crate::input;
 use crate::transport::options::{OrderSpec, ReadOptions, RpcOptions};
@@ -80,26 +81,27 @@ fn one_state(body: Value, what: &str) -> Result<Value, StateError> {
     }
 }
 
-string_enum!(
+operations!(
     /// The operations of `WorkflowStateStore` (`call`'s `op` for the capability `state`).
-    Operation {
-        Create = "create",
-        Get = "get",
-        Update = "update",
-        List = "list",
-        Delete = "delete",
+    Operation,
+    /// A call of `WorkflowStateStore`, its arguments as the caller gave them (JSON).
+    Call {
+        Create = "create" { state: Value = "state" } -> "WorkflowState",
+        Get = "get" { session_id: Value = "sessionId" } -> "WorkflowState | null",
+        Update = "update" { session_id: Value = "sessionId", patch: Value = "patch" } -> "WorkflowState",
+        List = "list" { query: Value = "query" } -> "WorkflowState[]",
+        Delete = "delete" { session_id: Value = "sessionId" } -> "boolean",
     }
 );
 
-pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
+pub fn plan(op: &str, args: &mut dyn Arguments, cx: &Context) -> Result<Op, ErrorReport> {
     let s = Settings::parse(cx.options)?;
     let t = cx.target;
-    let op: Operation = super::op_of("WorkflowStateStore", op)?;
-    Ok(match op {
-        Operation::Create => {
+    Ok(match Call::read(super::op_of("WorkflowStateStore", op)?, args)? {
+        Call::Create { state } => {
             // The caller's clock fills missing timestamps here, not the server's, so a
             // resent create carries the same state and is recognized as the same one.
-            let state = WorkflowState::parse(arg(args, 0), "state", s.removed, cx.now_ms.floor() as i64)?;
+            let state = WorkflowState::parse(&state, "state", s.removed, cx.now_ms.floor() as i64)?;
             let id = state.session_id.clone();
             let req = request::rpc(
                 t,
@@ -109,8 +111,8 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        Operation::Get => {
-            let id = session_id(arg(args, 0))?;
+        Call::Get { session_id: id } => {
+            let id = session_id(&id)?;
             let read = ReadOptions {
                 filters: in_tenant(t, vec![value!(["session_id", "eq", id])]),
                 maybe_single: true,
@@ -121,9 +123,9 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                 row => Ok(WorkflowState::from_row(&row)?.to_json()),
             })
         }
-        Operation::Update => {
-            let id = session_id(arg(args, 0))?;
-            let patch = parse_patch(arg(args, 1), "patch", s.removed)?;
+        Call::Update { session_id: id, patch } => {
+            let id = session_id(&id)?;
+            let patch = parse_patch(&patch, "patch", s.removed)?;
             let args = value!({ "p_session_id": id, "p_patch": patch });
             // A resend after a lost answer applies the same values again; previous_stage
             // moves only on an actual stage change, so it stays right.
@@ -135,8 +137,8 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
             )?;
             json_op(req, move |body| one_state(body, &crate::error::Quoted(&id).to_string()))
         }
-        Operation::List => {
-            let q = arg(args, 0);
+        Call::List { query } => {
+            let q = &query;
             let empty = serde_json::Map::new();
             let o = if q.is_null() { &empty } else { input::object(q, "query")? };
             input::only(o, "query", "option", &["userId", "stage", "gapStatus", "templateId", "limit", "offset"])?;
@@ -172,8 +174,8 @@ pub fn plan(op: &str, args: &[Value], cx: &Context) -> Result<Op, ErrorReport> {
                     .map(Value::Array)
             })
         }
-        Operation::Delete => {
-            let id = session_id(arg(args, 0))?;
+        Call::Delete { session_id: id } => {
+            let id = session_id(&id)?;
             delete_session(t, "delete_workflow_state", &id)?
         }
     })
@@ -188,7 +190,7 @@ mod tests {
 
     fn run(op: &str, args: &[Value], options: Value) -> Result<Op, ErrorReport> {
         let t = Target::new("https://x.supabase.co", "anon-key", None).unwrap();
-        plan(op, args, &Context { target: &t, options: &options, now_ms: 1_700_000_000_123.9 })
+        plan(op, &mut crate::arguments::Values::new(args), &Context { target: &t, options: &options, now_ms: 1_700_000_000_123.9 })
     }
 
     fn body(op: &Op) -> Value {
@@ -246,7 +248,7 @@ mod tests {
         // Row-level security does not apply to the service role: the store names the tenant.
         let mut t = Target::new("https://x.supabase.co", "sb_secret_x", None).unwrap();
         let plan_with = |t: &Target, op: &str, args: &[Value]| {
-            plan(op, args, &Context { target: t, options: &Value::Null, now_ms: 0.0 }).unwrap().request.url
+            plan(op, &mut crate::arguments::Values::new(args), &Context { target: t, options: &Value::Null, now_ms: 0.0 }).unwrap().request.url
         };
         let service = "tenant_id=eq.00000000-0000-0000-0000-000000000000";
         // (A delete goes through rpc/delete_workflow_state, which keeps to the caller's tenant.)
