@@ -159,9 +159,9 @@ fn names_js() -> String {
     );
     let stores: Vec<String> =
         StateStore::ALL.iter().map(|s| format!("{}: {}Calls", s.as_str(), crate::camel(s.as_str()))).collect();
-    let _ = write!(
+    let _ = writeln!(
         js,
-        "/** Each state store's operations (its `Call`). @typedef {{{{ {} }}}} StateCalls */\n",
+        "/** Each state store's operations (its `Call`). @typedef {{{{ {} }}}} StateCalls */",
         stores.join(", ")
     );
     for store in StateStore::ALL {
