@@ -10,6 +10,7 @@ import { call, checkClientOptions, inspectToken, prim, unreadable } from "./wasm
  * @import { AgentmemClient as Declared, ClientOptions, FilteredWriteOptions, Result, RpcOptions, SelectOptions,
  *   TokenInfo, UpsertOptions, WriteOptions } from "./client.d.ts"
  * @import { ClientState } from "./wasm.js"
+ * @import { ClientCalls } from "./names.js"
  */
 
 // What each client hands the module on every call: `{ options, fetch }`, the options as
@@ -165,7 +166,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   select(table, options) {
-    return request(this.#state, CLIENT_OP.select, table, "payload", undefined, options);
+    return request(this.#state, CLIENT_OP.select, () => [prim(table), undefined, toJson("options", options)]);
   }
   /**
    * @template [T=null]
@@ -175,7 +176,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   insert(table, rows, options) {
-    return request(this.#state, CLIENT_OP.insert, table, "rows", rows, options);
+    return request(this.#state, CLIENT_OP.insert, () => [prim(table), toJson("rows", rows), toJson("options", options)]);
   }
   /**
    * @template [T=null]
@@ -185,7 +186,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   upsert(table, rows, options) {
-    return request(this.#state, CLIENT_OP.upsert, table, "rows", rows, options);
+    return request(this.#state, CLIENT_OP.upsert, () => [prim(table), toJson("rows", rows), toJson("options", options)]);
   }
   /**
    * @template [T=null]
@@ -195,7 +196,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   update(table, patch, options) {
-    return request(this.#state, CLIENT_OP.update, table, "patch", patch, options);
+    return request(this.#state, CLIENT_OP.update, () => [prim(table), toJson("patch", patch), toJson("options", options)]);
   }
   /**
    * @template [T=null]
@@ -204,7 +205,7 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   delete(table, options) {
-    return request(this.#state, CLIENT_OP.delete, table, "payload", undefined, options);
+    return request(this.#state, CLIENT_OP.delete, () => [prim(table), undefined, toJson("options", options)]);
   }
   /**
    * @template [T=unknown]
@@ -214,22 +215,20 @@ export class AgentmemClient {
    * @returns {Promise<Result<T>>}
    */
   rpc(fn, args, options) {
-    return request(this.#state, CLIENT_OP.rpc, fn, "args", args, options);
+    return request(this.#state, CLIENT_OP.rpc, () => [prim(fn), toJson("args", args), toJson("options", options)]);
   }
 }
 
-/** One request of the client; `payload` and `options` are caller values, converted inside
- *  the tracked call so that a conversion error rejects the promise instead of throwing.
+/** One request of the client; `args` makes its arguments from the caller's values inside the
+ *  tracked call, so that a conversion error rejects the promise instead of throwing.
+ * @template {keyof ClientCalls} K
  * @param {Readonly<ClientState>} state
- * @param {typeof CLIENT_OP[keyof typeof CLIENT_OP]} op
- * @param {string} name
- * @param {string} field
- * @param {unknown} payload
- * @param {unknown} options
- * @returns {Promise<any>} the module's `{ data, count, status }`
+ * @param {K} op
+ * @param {() => ClientCalls[K]["args"]} args
+ * @returns {Promise<ClientCalls[K]["result"]>} the module's `{ data, count, status }`
  */
-function request(state, op, name, field, payload, options) {
-  return call(state, CAPABILITY.client, op, () => [prim(name), toJson(field, payload), toJson("options", options)]);
+function request(state, op, args) {
+  return call(state, CAPABILITY.client, op, args);
 }
 
 /**

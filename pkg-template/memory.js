@@ -12,6 +12,7 @@ import { call, checkMemoryOptions, memoryDefinitions, memoryId, prim, unreadable
  *   MemoryToolName, MemoryToolResult, MemoryTools as Declared, MemoryToolsOptions, SearchMemoriesInput,
  *   ToolDefinition, ToolFormat, UpdateMemoryInput } from "./memory.d.ts"
  * @import { ClientState } from "./wasm.js"
+ * @import { MemoryCall } from "./names.js"
  */
 
 // Enough for any conversation; old entries only cost a possible extra embedding call.
@@ -170,7 +171,10 @@ export class MemoryTools {
     const plain = text === undefined ? undefined : JSON.parse(text);
     // Keyed as the module reads ids, so an id in another form still finds what was seen.
     const id = name === MEMORY_TOOL.update_memory ? memoryId(plain?.memory_id) : undefined;
-    const result = await call(this.#client, CAPABILITY.memory, prim(name), [this.#options, text, id && this.#known.get(id)], this.#embed);
+    /** @type {MemoryCall["args"]} */
+    const args = [this.#options, text, id && this.#known.get(id)];
+    /** @type {MemoryCall["result"]} */
+    const result = await call(this.#client, CAPABILITY.memory, prim(name), args, this.#embed);
     this.#remember(name, plain, result);
     return result;
   }
@@ -178,9 +182,10 @@ export class MemoryTools {
   /**
    * @param {string} name
    * @param {any} input the tool input as JSON read it back
-   * @param {{ memories?: Memory[], memory?: Memory }} result
+   * @param {MemoryToolResult} answer
    */
-  #remember(name, input, result) {
+  #remember(name, input, answer) {
+    const result = /** @type {{ memories?: Memory[], memory?: Memory }} */ (answer);
     if (name === MEMORY_TOOL.delete_memory) {
       const id = memoryId(input?.memory_id);
       if (id !== undefined) this.#known.delete(id);

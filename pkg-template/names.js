@@ -7,7 +7,9 @@
 // arguments and the results they take are held to the Rust declarations too.
 
 /**
+ * @import { Result } from "./client.d.ts"
  * @import { CheckpointMetrics, ThreadSummary } from "./langgraph.d.ts"
+ * @import { MemoryToolResult } from "./memory.d.ts"
  * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,
  *   SessionState, WorkflowState, WorkflowSummary } from "./state.d.ts"
  */
@@ -50,6 +52,17 @@ export const CLIENT_OP = Object.freeze({
   delete: "delete",
   rpc: "rpc",
 });
+/**
+ * Each operation of the client: what `call` takes and answers for it (src/client.rs `ClientCall`).
+ * @typedef {{
+ *   select: { args: [table: unknown, payload?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ *   insert: { args: [table: unknown, rows?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ *   upsert: { args: [table: unknown, rows?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ *   update: { args: [table: unknown, patch?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ *   delete: { args: [table: unknown, payload?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ *   rpc: { args: [function: unknown, args?: JsonText | undefined, options?: JsonText | undefined], result: Result<any> },
+ * }} ClientCalls
+ */
 /** The saver's operations against the database (src/checkpoint/ops.rs `CheckpointOp`). */
 export const CHECKPOINT_OP = Object.freeze({
   getTuple: "getTuple",
@@ -161,3 +174,4 @@ export const MEMORY_TOOL = Object.freeze({
 });
 /** The memory tools in the order of their definitions. */
 export const MEMORY_TOOLS = Object.freeze(/** @type {const} */ (["create_memory", "search_memories", "update_memory", "delete_memory", "get_memory_context"]));
+/** A memory tool's call, the same for every tool (src/memory/mod.rs `ToolCall`). @typedef {{ args: [options?: JsonText | undefined, input?: JsonText | undefined, knownContent?: unknown], result: MemoryToolResult }} MemoryCall */

@@ -110,6 +110,25 @@ impl Param for f64 {
     }
 }
 
+/// JSON text that the code it is for parses itself (with its own rule for "not given").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JsonText(pub String);
+
+impl JsonText {
+    /// The text of an argument that may be left out.
+    pub fn of(given: &Option<JsonText>) -> Option<&str> {
+        given.as_ref().map(|t| t.0.as_str())
+    }
+}
+
+impl Param for Option<JsonText> {
+    const TS: &'static str = "JsonText | undefined";
+    const OPTIONAL: bool = true;
+    fn read(args: &mut dyn Arguments, field: &str) -> Self {
+        args.text(field).map(JsonText)
+    }
+}
+
 /// One operation as [`operations!`] declares it, for the generated JavaScript types: its
 /// name, its parameters (`(name, TypeScript type, may be left out)`, in order) and its
 /// result's type.
@@ -172,6 +191,15 @@ macro_rules! operations {
             }
         }
 
+        impl $calls {
+            /// The operation this is a call of.
+            pub fn op(&self) -> $names {
+                match self {
+                    $( $calls::$variant { .. } => $names::$variant ),+
+                }
+            }
+        }
+
         impl $names {
             /// Each operation's parameters and result, for the generated JavaScript types.
             pub const SIGNATURES: &'static [$crate::arguments::Signature] = &[
@@ -185,6 +213,42 @@ macro_rules! operations {
                     result: $result,
                 } ),+
             ];
+        }
+    };
+}
+
+/// The parameters every operation of a capability shares, as one struct: the same reader,
+/// check and generated types as [`operations!`], for one signature.
+macro_rules! parameters {
+    (
+        $(#[$doc:meta])* $name:ident {
+            $( $(#[$field_doc:meta])* $field:ident : $ty:ty = $js:literal ),* $(,)?
+        } -> $result:literal
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name {
+            $( $(#[$field_doc])* pub $field: $ty ),*
+        }
+
+        impl $name {
+            /// The arguments read from `args` in the declared order.
+            pub fn read(args: &mut dyn $crate::arguments::Arguments) -> Result<$name, $crate::error::Invalid> {
+                let read = $name { $( $field: <$ty as $crate::arguments::Param>::read(args, $js) ),* };
+                args.finish()?;
+                Ok(read)
+            }
+
+            /// The parameters and the result, for the generated JavaScript types.
+            pub const SIGNATURE: $crate::arguments::Signature = $crate::arguments::Signature {
+                name: stringify!($name),
+                params: &[ $( (
+                    $js,
+                    <$ty as $crate::arguments::Param>::TS,
+                    <$ty as $crate::arguments::Param>::OPTIONAL,
+                ) ),* ],
+                result: $result,
+            };
         }
     };
 }

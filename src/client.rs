@@ -7,6 +7,7 @@
 //! scopes agentmem's functions only, so a table read or write would reach every tenant's
 //! rows. Its `rpc` stays, and so do the typed stores, which name the tenant themselves.
 
+use crate::arguments::JsonText;
 use crate::error::ErrorReport;
 use crate::input;
 use crate::op::{Op, Output, Step};
@@ -14,49 +15,74 @@ use crate::transport::options::{ReadOptions, RpcOptions, WriteOptions};
 use crate::transport::request;
 use crate::transport::target::Target;
 
-string_enum!(
+operations!(
     /// The client's operations (`call`'s `op` for the capability `client`).
-    ClientOp {
-        Select = "select",
-        Insert = "insert",
-        Upsert = "upsert",
-        Update = "update",
-        Delete = "delete",
-        Rpc = "rpc",
+    ClientOp,
+    /// A client call: the table or function, the payload (rows, a patch or RPC arguments)
+    /// and the options, as JSON text, left out where an operation has none.
+    ClientCall {
+        Select = "select" {
+            table: String = "table",
+            payload: Option<JsonText> = "payload",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
+        Insert = "insert" {
+            table: String = "table",
+            rows: Option<JsonText> = "rows",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
+        Upsert = "upsert" {
+            table: String = "table",
+            rows: Option<JsonText> = "rows",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
+        Update = "update" {
+            table: String = "table",
+            patch: Option<JsonText> = "patch",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
+        Delete = "delete" {
+            table: String = "table",
+            payload: Option<JsonText> = "payload",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
+        Rpc = "rpc" {
+            function: String = "function",
+            args: Option<JsonText> = "args",
+            options: Option<JsonText> = "options",
+        } -> "Result<any>",
     }
 );
 
-/// Plans `op` on the table or function `name`; `payload` (rows, a patch or RPC arguments)
-/// and `options` are JSON text, `None` when not given.
-pub fn plan(
-    target: &Target,
-    op: &str,
-    name: &str,
-    payload: Option<&str>,
-    options: Option<&str>,
-) -> Result<Step, ErrorReport> {
+/// Plans a client call: one request.
+pub fn plan(target: &Target, call: ClientCall) -> Result<Step, ErrorReport> {
     let t = target;
-    let op: ClientOp = crate::boundary::named("op", "operation", op)?;
-    let req = match op {
-        ClientOp::Select => request::select(t, name, &input::options(options, ReadOptions::parse)?),
-        ClientOp::Insert => {
-            request::insert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
+    let op = call.op();
+    let text = JsonText::of;
+    let write = |options: &Option<JsonText>| input::options(text(options), WriteOptions::parse);
+    let (name, req) = match &call {
+        ClientCall::Select { table, options, .. } => {
+            (table, request::select(t, table, &input::options(text(options), ReadOptions::parse)?))
         }
-        ClientOp::Upsert => {
-            request::upsert(t, name, &input::given("rows", payload)?, &input::options(options, WriteOptions::parse)?)
+        ClientCall::Insert { table, rows, options } => {
+            (table, request::insert(t, table, &input::given("rows", text(rows))?, &write(options)?))
         }
-        ClientOp::Update => {
-            request::update(t, name, &input::given("patch", payload)?, &input::options(options, WriteOptions::parse)?)
+        ClientCall::Upsert { table, rows, options } => {
+            (table, request::upsert(t, table, &input::given("rows", text(rows))?, &write(options)?))
         }
-        ClientOp::Delete => request::delete(t, name, &input::options(options, WriteOptions::parse)?),
-        ClientOp::Rpc => {
-            let args = match input::value("args", payload)? {
+        ClientCall::Update { table, patch, options } => {
+            (table, request::update(t, table, &input::given("patch", text(patch))?, &write(options)?))
+        }
+        ClientCall::Delete { table, options, .. } => (table, request::delete(t, table, &write(options)?)),
+        ClientCall::Rpc { function, args, options } => {
+            let args = match input::value("args", text(args))? {
                 serde_json::Value::Null => value!({}),
                 args => args,
             };
-            request::rpc(t, name, &args, &input::options(options, RpcOptions::parse)?)
+            (function, request::rpc(t, function, &args, &input::options(text(options), RpcOptions::parse)?))
         }
-    }?;
+    };
+    let req = req?;
     if op != ClientOp::Rpc && t.acting_for.is_some() {
         return Err(acting_for_table(op.as_str(), name));
     }
@@ -88,6 +114,20 @@ mod tests {
         let mut t = Target::new("https://x.co", SERVICE, None).unwrap();
         t.act_for(USER_ID).unwrap();
         t
+    }
+
+    /// A call as the facade makes it: `[name, payload, options]`, each text or not given.
+    fn plan(
+        t: &Target,
+        op: &str,
+        name: &str,
+        payload: Option<&str>,
+        options: Option<&str>,
+    ) -> Result<Step, ErrorReport> {
+        let given = |v: Option<&str>| v.map_or(serde_json::Value::Null, |v| serde_json::Value::String(v.into()));
+        let args = [serde_json::Value::String(name.into()), given(payload), given(options)];
+        let op = crate::boundary::named("op", "operation", op)?;
+        super::plan(t, ClientCall::read(op, &mut crate::arguments::Values::new(&args))?)
     }
 
     fn request(step: Step) -> crate::transport::request::HttpRequest {

@@ -13,6 +13,7 @@ pub mod tools;
 
 use serde_json::Value;
 
+use crate::arguments::JsonText;
 use crate::error::{ErrorCode, ErrorReport, Invalid};
 use crate::input;
 use crate::op::{Embed, Op, Step};
@@ -196,6 +197,19 @@ impl Plan {
         self.call.result(data)
     }
 }
+
+parameters!(
+    /// A memory tool's call (`call`'s `args` for the capability `memory`): every tool takes
+    /// the same three arguments.
+    ToolCall {
+        /// `MemoryTools` options, checked by [`Settings::parse`].
+        options: Option<JsonText> = "options",
+        /// The tool's input as the model gave it (not given: `{}`).
+        input: Value = "input",
+        /// What the caller last saw of an `update_memory`'s memory (see [`operation`]).
+        known_content: Option<String> = "knownContent",
+    } -> "MemoryToolResult"
+);
 
 /// One tool call as an operation: embed (when the call needs a vector), then ONE RPC,
 /// then the tool's result. `known_content` is what the caller last saw of an

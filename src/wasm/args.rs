@@ -83,6 +83,23 @@ pub fn string_array(field: &str, value: &JsValue) -> Result<Vec<String>, Invalid
     array.iter().enumerate().map(|(i, item)| string(&format!("{field}[{i}]"), &item)).collect()
 }
 
+/// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
+/// every caller value into JSON text before calling in, so the module never reads a
+/// caller's object (whose getters or Proxy traps could throw through wasm frames).
+#[cfg(feature = "bindings")]
+pub fn json_text(field: &str, v: &JsValue) -> Result<Option<String>, Invalid> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string().map(Some).ok_or_else(|| Invalid::new(field, format!("{field} must arrive as JSON text")))
+}
+
+/// JSON text from a facade as a value (not given: JSON null).
+#[cfg(feature = "bindings")]
+pub fn json(field: &str, v: &JsValue) -> Result<serde_json::Value, Invalid> {
+    crate::input::value(field, json_text(field, v)?.as_deref())
+}
+
 /// What a JS value is, as messages name it (`Given`).
 pub fn type_name(value: &JsValue) -> String {
     let string = value.as_string();
@@ -155,14 +172,7 @@ fn typed_bytes(field: &str, pair: &JsValue) -> Result<crate::checkpoint::TypedBy
 #[cfg(feature = "bindings")]
 impl crate::arguments::Arguments for ArrayArgs<'_> {
     fn json(&mut self, field: &str) -> serde_json::Value {
-        let v = self.next();
-        let read = if v.is_undefined() || v.is_null() {
-            Ok(serde_json::Value::Null)
-        } else {
-            v.as_string()
-                .ok_or_else(|| Invalid::new(field, format!("{field} must arrive as JSON text")))
-                .and_then(|text| crate::input::value(field, Some(&text)))
-        };
+        let read = json(field, &self.next());
         keep(&mut self.error, read)
     }
 

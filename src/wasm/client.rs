@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::{JsResult, args, js_error, set, text, to_js};
-use crate::client::ClientOp;
+use super::{JsResult, args, js_error, set, to_js};
+use crate::client::ClientCall;
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::transport::client::RetryPolicy;
@@ -91,11 +91,10 @@ pub(super) fn check_client_options(state: JsValue) -> JsResult<String> {
     Ok(client(&state)?.target.rest_url)
 }
 
-/// `args`: `[table or function, payload (JSON text), options (JSON text)]`.
+/// `args`: as `ClientCall` declares them (src/client.rs).
 pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
-    let name = args::string(if op == ClientOp::Rpc.as_str() { "function" } else { "table" }, &args.get(0))?;
-    let payload = text(if op == ClientOp::Rpc.as_str() { "args" } else { "rows" }, &args.get(1))?;
-    crate::client::plan(&c.target, op, &name, payload.as_deref(), text("options", &args.get(2))?.as_deref())
+    let op = crate::boundary::named("op", "operation", op)?;
+    crate::client::plan(&c.target, ClientCall::read(op, &mut super::args::ArrayArgs::new(args))?)
 }
 
 /// A PostgREST answer as `{ data, count, status }`, `data` parsed by the engine's JSON.

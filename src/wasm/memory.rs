@@ -5,9 +5,10 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::client::{Client, client};
-use super::{JsResult, args, json_arg, text, to_js};
+use super::{JsResult, args, text, to_js};
+use crate::arguments::JsonText;
 use crate::error::ErrorReport;
-use crate::memory::{self, Settings};
+use crate::memory::{self, Settings, ToolCall};
 use crate::op::Step;
 
 /// The five tool definitions in `"anthropic"`, `"openai"` or `"openai-responses"` format;
@@ -30,15 +31,13 @@ pub(super) fn memory_id(id: JsValue) -> JsResult<JsValue> {
     Ok(id.as_string().and_then(|id| memory::tools::memory_id(&id)).map_or(JsValue::UNDEFINED, JsValue::from))
 }
 
-/// One tool call; `op` is the tool's name, `args` `[options, input, knownContent]`: the
-/// options and the input as JSON text, and the content the facade last saw of an
-/// `update_memory`'s memory (or undefined).
+/// One tool call; `tool` is the tool's name, `args` as `ToolCall` declares them.
 pub(super) fn plan(c: &Client, tool: &str, args: &Array) -> Result<Step, ErrorReport> {
-    let (settings, _) = Settings::parse(text("options", &args.get(0))?.as_deref(), &c.target, js_sys::Date::now())?;
-    let input = match json_arg("input", &args.get(1))? {
+    let call = ToolCall::read(&mut args::ArrayArgs::new(args))?;
+    let (settings, _) = Settings::parse(JsonText::of(&call.options), &c.target, js_sys::Date::now())?;
+    let input = match call.input {
         serde_json::Value::Null => serde_json::Value::Object(Default::default()),
         input => input,
     };
-    let known = args::optional_string("knownContent", &args.get(2))?;
-    memory::operation(&c.target, settings, tool, input, known.as_deref())
+    memory::operation(&c.target, settings, tool, input, call.known_content.as_deref())
 }

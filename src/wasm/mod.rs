@@ -101,24 +101,9 @@ fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
 /// carries no JSON writer.
 use args::set;
 
-/// JSON text from a facade: `undefined` / `null` mean "not given". The facades turn
-/// every caller value into JSON text before calling in, so the module never reads a
-/// caller's object (whose getters or Proxy traps could throw through wasm frames).
+/// JSON text from a facade (`args::json_text`, `args::json`).
 #[cfg(feature = "bindings")]
-fn text(field: &str, v: &JsValue) -> Result<Option<String>, ErrorReport> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.as_string()
-        .map(Some)
-        .ok_or_else(|| ErrorReport::invalid_input(field, format!("{field} must arrive as JSON text")))
-}
-
-/// JSON text from a facade as a value (not given: JSON null).
-#[cfg(feature = "bindings")]
-fn json_arg(field: &str, v: &JsValue) -> Result<serde_json::Value, ErrorReport> {
-    Ok(crate::input::value(field, text(field, v)?.as_deref())?)
-}
+use args::{json as json_arg, json_text as text};
 
 /// Starts one operation of any capability: plans it (`capability` names the planner, `op`
 /// the operation, `args` its arguments as the facade made them) and runs it until it needs

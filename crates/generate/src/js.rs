@@ -62,27 +62,27 @@ fn table(names: &[&str]) -> String {
     if line.len() <= 100 { line } else { format!("Object.freeze({{\n  {},\n}})", entries.join(",\n  ")) }
 }
 
-/// A JSDoc typedef of operations' signatures: `{ op: { args: [name: type, …], result } }`.
-/// A parameter's label is its name's last segment (`config.configurable`: `configurable`);
-/// those a call may leave out at its end are optional.
-fn calls_typedef(doc: &str, name: &str, signatures: &[Signature]) -> String {
-    let ops: Vec<String> = signatures
+/// One signature as a type: `{ args: [name: type, …], result }`. A parameter's label is
+/// its name's last segment (`config.configurable`: `configurable`); those a call may leave
+/// out at its end are optional.
+fn signature_type(s: &Signature) -> String {
+    // Only trailing parameters may be left out of a tuple.
+    let required = s.params.iter().rposition(|(_, _, optional)| !optional).map_or(0, |i| i + 1);
+    let params: Vec<String> = s
+        .params
         .iter()
-        .map(|s| {
-            // Only trailing parameters may be left out of a tuple.
-            let required = s.params.iter().rposition(|(_, _, optional)| !optional).map_or(0, |i| i + 1);
-            let params: Vec<String> = s
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, (js, ts, _))| {
-                    let optional = if i >= required { "?" } else { "" };
-                    format!("{}{optional}: {ts}", js.rsplit('.').next().unwrap_or(js))
-                })
-                .collect();
-            format!(" *   {}: {{ args: [{}], result: {} }},", s.name, params.join(", "), s.result)
+        .enumerate()
+        .map(|(i, (js, ts, _))| {
+            let optional = if i >= required { "?" } else { "" };
+            format!("{}{optional}: {ts}", js.rsplit('.').next().unwrap_or(js))
         })
         .collect();
+    format!("{{ args: [{}], result: {} }}", params.join(", "), s.result)
+}
+
+/// A JSDoc typedef of operations' signatures: `{ op: { args, result } }`.
+fn calls_typedef(doc: &str, name: &str, signatures: &[Signature]) -> String {
+    let ops: Vec<String> = signatures.iter().map(|s| format!(" *   {}: {},", s.name, signature_type(s))).collect();
     format!("/**\n * {doc}\n * @typedef {{{{\n{}\n * }}}} {name}\n */\n", ops.join("\n"))
 }
 
@@ -101,7 +101,9 @@ fn names_js() -> String {
          // failure at run time. The operations' signatures are typedefs, so the facades'\n\
          // arguments and the results they take are held to the Rust declarations too.\n\n\
          /**\n \
+          * @import { Result } from \"./client.d.ts\"\n \
           * @import { CheckpointMetrics, ThreadSummary } from \"./langgraph.d.ts\"\n \
+          * @import { MemoryToolResult } from \"./memory.d.ts\"\n \
           * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,\n \
           *   SessionState, WorkflowState, WorkflowSummary } from \"./state.d.ts\"\n \
           */\n\
@@ -127,6 +129,11 @@ fn names_js() -> String {
         table(Action::NAMES),
     );
     constant(&mut js, "The client's operations (src/client.rs `ClientOp`).", "CLIENT_OP", table(ClientOp::NAMES));
+    js.push_str(&calls_typedef(
+        "Each operation of the client: what `call` takes and answers for it (src/client.rs `ClientCall`).",
+        "ClientCalls",
+        ClientOp::SIGNATURES,
+    ));
     constant(
         &mut js,
         "The saver's operations against the database (src/checkpoint/ops.rs `CheckpointOp`).",
@@ -180,6 +187,11 @@ fn names_js() -> String {
         "The memory tools in the order of their definitions.",
         "MEMORY_TOOLS",
         format!("Object.freeze(/** @type {{const}} */ ([{}]))", list.join(", ")),
+    );
+    let _ = writeln!(
+        js,
+        "/** A memory tool's call, the same for every tool (src/memory/mod.rs `ToolCall`). @typedef {{{}}} MemoryCall */",
+        signature_type(&agentmem::memory::ToolCall::SIGNATURE)
     );
     js
 }
