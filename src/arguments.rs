@@ -253,15 +253,16 @@ macro_rules! parameters {
     };
 }
 
-/// Arguments given as JSON values, for the native tests of the planners.
-#[cfg(test)]
+/// Arguments given as JSON values (a JSON string for a string argument), for planning a
+/// call without JavaScript: the tests of the planners (not in the module JavaScript loads).
+#[cfg(any(test, not(feature = "bindings")))]
 pub struct Values<'a> {
     values: &'a [Value],
     next: usize,
     error: Option<Invalid>,
 }
 
-#[cfg(test)]
+#[cfg(any(test, not(feature = "bindings")))]
 impl<'a> Values<'a> {
     pub fn new(values: &'a [Value]) -> Self {
         Values { values, next: 0, error: None }
@@ -281,7 +282,7 @@ impl<'a> Values<'a> {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, not(feature = "bindings")))]
 impl Arguments for Values<'_> {
     fn json(&mut self, _: &str) -> Value {
         self.next()

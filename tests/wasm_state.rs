@@ -3,6 +3,7 @@
 //! crypto through JS) and 64-bit integers, which JS callers see as numbers.
 #![cfg(target_arch = "wasm32")]
 
+use agentmem::arguments::Values;
 use agentmem::state::workflow::{Removed, WorkflowState};
 use agentmem::state::{Context, StateStore, plan};
 use agentmem::transport::target::Target;
@@ -14,7 +15,9 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 fn draft_id(t: &Target) -> String {
     let cx = Context { target: t, options: &Value::Null, now_ms: 0.0 };
-    let op = plan(StateStore::Research, "saveDraft", &[json!("s"), json!("writing"), json!("x")], &cx).unwrap();
+    let op =
+        plan(StateStore::Research, "saveDraft", &mut Values::new(&[json!("s"), json!("writing"), json!("x")]), &cx)
+            .unwrap();
     let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
     body["p_id"].as_str().unwrap().to_owned()
 }
@@ -45,8 +48,13 @@ fn millisecond_timestamps_up_to_2_pow_53_survive_the_codec() {
 fn unified_saves_use_pythons_conversation_id_on_wasm_too() {
     let t = Target::new("https://x.supabase.co", "anon", None).unwrap();
     let cx = Context { target: &t, options: &Value::Null, now_ms: 0.0 };
-    let op = plan(StateStore::Unified, "save", &[json!("landing-abc123def456"), json!({"company_name": "Acme"})], &cx)
-        .unwrap();
+    let op = plan(
+        StateStore::Unified,
+        "save",
+        &mut Values::new(&[json!("landing-abc123def456"), json!({"company_name": "Acme"})]),
+        &cx,
+    )
+    .unwrap();
     let body: Value = serde_json::from_str(op.request.body.as_deref().unwrap()).unwrap();
     assert_eq!(body["p_conversation_id"], json!("1636806e-18db-5536-b0d9-dcd21dd1699b"));
 }
