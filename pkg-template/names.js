@@ -6,16 +6,15 @@
 // failure at run time. The operations' signatures are typedefs, so the facades'
 // arguments and the results they take are held to the Rust declarations too.
 
+/** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */
+/** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */
+
 /**
  * @import { Result } from "./client.d.ts"
  * @import { CheckpointMetrics, ThreadSummary } from "./langgraph.d.ts"
  * @import { MemoryToolResult } from "./memory.d.ts"
- * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,
- *   SessionState, WorkflowState, WorkflowSummary } from "./state.d.ts"
+ * @import { CoiaCheckpoint, Contractor, ContractorLead, Draft, DraftInfo, RestoredCoiaState, SaveStateResult, SessionState, WorkflowState, WorkflowSummary } from "./state.d.ts"
  */
-/** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */
-/** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */
-
 /** The capabilities of `call` (src/boundary.rs `Capability`). */
 export const CAPABILITY = Object.freeze({ client: "client", memory: "memory", state: "state", checkpoint: "checkpoint" });
 /** The functions of `callSync` (src/boundary.rs `SyncFunction`). */

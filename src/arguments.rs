@@ -132,6 +132,7 @@ impl Param for Option<JsonText> {
 /// One operation as [`operations!`] declares it, for the generated JavaScript types: its
 /// name, its parameters (`(name, TypeScript type, may be left out)`, in order) and its
 /// result's type.
+#[derive(Clone)]
 pub struct Signature {
     pub name: &'static str,
     pub params: &'static [(&'static str, &'static str, bool)],

@@ -86,6 +86,36 @@ fn calls_typedef(doc: &str, name: &str, signatures: &[Signature]) -> String {
     format!("/**\n * {doc}\n * @typedef {{{{\n{}\n * }}}} {name}\n */\n", ops.join("\n"))
 }
 
+/// The types the results name, imported from the `.d.ts` of their capability (whose
+/// facade declares them): so a new result type is declared in that file and nowhere else.
+fn result_imports() -> String {
+    let state: Vec<Signature> = StateStore::ALL.iter().flat_map(|s| state::operations(*s).iter().cloned()).collect();
+    let modules: [(&str, Vec<Signature>); 4] = [
+        ("client.d.ts", ClientOp::SIGNATURES.to_vec()),
+        ("langgraph.d.ts", CheckpointOp::SIGNATURES.to_vec()),
+        ("memory.d.ts", vec![agentmem::memory::ToolCall::SIGNATURE]),
+        ("state.d.ts", state),
+    ];
+    let mut lines = Vec::new();
+    for (module, signatures) in modules {
+        let mut names: Vec<&str> = signatures.iter().flat_map(|s| type_names(s.result)).collect();
+        names.sort();
+        names.dedup();
+        if !names.is_empty() {
+            lines.push(format!(" * @import {{ {} }} from \"./{module}\"", names.join(", ")));
+        }
+    }
+    format!("/**\n{}\n */\n", lines.join("\n"))
+}
+
+/// The type names in a TypeScript type (identifiers that start upper-case), but for
+/// TypeScript's own and those names.js declares.
+fn type_names(ts: &'static str) -> impl Iterator<Item = &'static str> {
+    const OWN: [&str; 5] = ["JsonText", "ReadAnswer", "Omit", "Uint8Array", "Record"];
+    ts.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()) && !OWN.contains(w))
+}
+
 /// `/** doc */ export const name = value;`
 fn constant(js: &mut String, doc: &str, name: &str, value: String) {
     let _ = write!(js, "/** {doc} */\nexport const {name} = {value};\n");
@@ -100,16 +130,10 @@ fn names_js() -> String {
          // name the module does not know is a type error (tests/facades/check.sh), not a\n\
          // failure at run time. The operations' signatures are typedefs, so the facades'\n\
          // arguments and the results they take are held to the Rust declarations too.\n\n\
-         /**\n \
-          * @import { Result } from \"./client.d.ts\"\n \
-          * @import { CheckpointMetrics, ThreadSummary } from \"./langgraph.d.ts\"\n \
-          * @import { MemoryToolResult } from \"./memory.d.ts\"\n \
-          * @import { Contractor, ContractorLead, CoiaCheckpoint, Draft, DraftInfo, RestoredCoiaState, SaveStateResult,\n \
-          *   SessionState, WorkflowState, WorkflowSummary } from \"./state.d.ts\"\n \
-          */\n\
          /** JSON text a facade made of a caller's value (json.js `toJson`). @typedef {string} JsonText */\n\
          /** A read's answer: its JSON text and the byte buffers the text refers to by index. @typedef {[text: string, blobs: Uint8Array[]]} ReadAnswer */\n\n",
     );
+    js.push_str(&result_imports());
     constant(
         &mut js,
         "The capabilities of `call` (src/boundary.rs `Capability`).",
