@@ -5,7 +5,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::client::{Client, client};
-use super::{JsResult, args, text, to_js};
+use super::{JsResult, args, to_js};
 use crate::arguments::JsonText;
 use crate::error::ErrorReport;
 use crate::memory::{self, Settings, ToolCall};
@@ -15,14 +15,14 @@ use crate::op::Step;
 /// `options.strict` makes them fit the vendor's strict mode.
 pub(super) fn memory_definitions(format: JsValue, options: JsValue) -> JsResult<JsValue> {
     let format = args::optional_string("format", &format)?.unwrap_or_else(|| "anthropic".into());
-    let strict = memory::definitions::strict_option(text("options", &options)?.as_deref())?;
+    let strict = memory::definitions::strict_option(args::json_text("options", &options)?.as_deref())?;
     to_js(&memory::definitions::definitions(&format, strict).map_err(ErrorReport::from)?)
 }
 
 /// Validates `MemoryTools` options up front; returns the user id the tools act for.
 pub(super) fn check_memory_options(client_options: JsValue, options: JsValue) -> JsResult<String> {
     let c = client(&client_options)?;
-    Ok(Settings::parse(text("options", &options)?.as_deref(), &c.target, js_sys::Date::now())?.1)
+    Ok(Settings::parse(args::json_text("options", &options)?.as_deref(), &c.target, js_sys::Date::now())?.1)
 }
 
 /// A memory id as the tools read it (`memory::tools::memory_id`), or `undefined` for

@@ -101,10 +101,6 @@ fn to_js(value: &serde_json::Value) -> JsResult<JsValue> {
 /// carries no JSON writer.
 use args::set;
 
-/// JSON text from a facade (`args::json_text`, `args::json`).
-#[cfg(feature = "bindings")]
-use args::{json as json_arg, json_text as text};
-
 /// Starts one operation of any capability: plans it (`capability` names the planner, `op`
 /// the operation, `args` its arguments as the facade made them) and runs it until it needs
 /// the host: `[id, action]` (a request for the client's fetch, a wait, a text for the

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use js_sys::Array;
 
 use super::client::Client;
-use super::{JsResult, args, json_arg, to_js};
+use super::{JsResult, args, to_js};
 use crate::error::ErrorReport;
 use crate::op::Step;
 use crate::state::{self, Context, StateStore, research, workflow};
@@ -22,7 +22,7 @@ fn store(name: &JsValue) -> Result<StateStore, ErrorReport> {
 
 /// Checks a store's constructor options (JSON text); returns what the facade shows.
 pub(super) fn state_check_options(store_name: JsValue, options: JsValue) -> JsResult<JsValue> {
-    let options = json_arg("options", &options)?;
+    let options = args::json("options", &options)?;
     to_js(&state::check_options(store(&store_name)?, &options).map_err(ErrorReport::from)?)
 }
 
@@ -31,34 +31,35 @@ pub(super) fn state_check_options(store_name: JsValue, options: JsValue) -> JsRe
 /// store's `Call` declares them.
 pub(super) fn plan(c: &Client, op: &str, args: &Array) -> Result<Step, ErrorReport> {
     let store = store(&args.get(0))?;
-    let options = json_arg("options", &args.get(1))?;
+    let options = args::json("options", &args.get(1))?;
     let cx = Context { target: &c.target, options: &options, now_ms: js_sys::Date::now() };
     state::operation(store, op, &mut args::ArrayArgs::starting_at(args, 2), &cx)
 }
 
 /// TK9's `merge_states`: `{...state, ...updates}` after checking both.
 pub(super) fn research_merge_state(state: JsValue, updates: JsValue) -> JsResult<JsValue> {
-    let (state, updates) = (json_arg("state", &state)?, json_arg("updates", &updates)?);
+    let (state, updates) = (args::json("state", &state)?, args::json("updates", &updates)?);
     to_js(&research::merge(&state, &updates).map_err(ErrorReport::from)?)
 }
 
 /// TK9's `validate_state`, with reasons: `{ valid, missing, errors }`.
 pub(super) fn research_validate_state(state: JsValue) -> JsResult<JsValue> {
-    to_js(&research::validate(&json_arg("state", &state)?).map_err(ErrorReport::from)?)
+    to_js(&research::validate(&args::json("state", &state)?).map_err(ErrorReport::from)?)
 }
 
 /// TK9's `validate_transition`: `{ valid, required, missing }`.
 pub(super) fn research_validate_transition(from: JsValue, to: JsValue, state: JsValue) -> JsResult<JsValue> {
-    let (from, to, state) = (json_arg("fromPhase", &from)?, json_arg("toPhase", &to)?, json_arg("state", &state)?);
+    let (from, to, state) =
+        (args::json("fromPhase", &from)?, args::json("toPhase", &to)?, args::json("state", &state)?);
     to_js(&research::validate_transition(&from, &to, &state).map_err(ErrorReport::from)?)
 }
 
 /// A whole `WorkflowState`, checked and with the WorkflowState defaults filled in (timestamps
 /// default to now).
 pub(super) fn workflow_normalize_state(state: JsValue, options: JsValue) -> JsResult<JsValue> {
-    let settings = workflow::Settings::parse(&json_arg("options", &options)?).map_err(ErrorReport::from)?;
+    let settings = workflow::Settings::parse(&args::json("options", &options)?).map_err(ErrorReport::from)?;
     let now = js_sys::Date::now().floor() as i64;
-    let parsed = workflow::WorkflowState::parse(&json_arg("state", &state)?, "state", settings.removed, now)
+    let parsed = workflow::WorkflowState::parse(&args::json("state", &state)?, "state", settings.removed, now)
         .map_err(ErrorReport::from)?;
     to_js(&parsed.to_json())
 }
