@@ -1,4 +1,4 @@
-//! An operation's parameters, declared once: [`operations!`] names each operation of a
+//! An operation's parameters, declared once: `operations!` names each operation of a
 //! capability with its parameters (each a Rust type and the name errors give it) and its
 //! result, beside the code that plans it. From that one declaration come the enum of the
 //! operation names, the enum of the calls with their typed arguments, the reader that
@@ -129,7 +129,7 @@ impl Param for Option<JsonText> {
     }
 }
 
-/// One operation as [`operations!`] declares it, for the generated JavaScript types: its
+/// One operation as `operations!` declares it, for the generated JavaScript types: its
 /// name, its parameters (`(name, TypeScript type, may be left out)`, in order) and its
 /// result's type.
 #[derive(Clone)]
@@ -219,7 +219,7 @@ macro_rules! operations {
 }
 
 /// The parameters every operation of a capability shares, as one struct: the same reader,
-/// check and generated types as [`operations!`], for one signature.
+/// check and generated types as `operations!`, for one signature.
 macro_rules! parameters {
     (
         $(#[$doc:meta])* $name:ident {

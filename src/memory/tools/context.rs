@@ -14,10 +14,7 @@ pub const TOOL: Definition = Definition {
     migration: None,
 };
 
-/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
-/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks). The registry joins the tools' into one text
-/// (`DEFINITIONS`).
+/// What a model is told of it.
 pub const DEFINITION: &str = r#"{
   "description": "Load the most important memories about this user, within a size budget, to ground the start of a session or a new task. Give a query to prefer memories relevant to the task at hand.",
   "input_schema": {

@@ -14,10 +14,7 @@ pub const TOOL: Definition = Definition {
     migration: None,
 };
 
-/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
-/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks). The registry joins the tools' into one text
-/// (`DEFINITIONS`).
+/// What a model is told of it.
 pub const DEFINITION: &str = r#"{
   "description": "Store something worth remembering about this user for future conversations. Use it whenever the user states a preference (\"I prefer US-based vendors\"), makes a decision, or shares a fact or context that will matter later; do not tell the user you will remember something without calling this tool. One memory per distinct piece of information, written as a clear standalone sentence. Importance: preference 0.9, decision 0.7, fact 0.6, context 0.5, conversation 0.3 (the defaults when omitted).",
   "input_schema": {

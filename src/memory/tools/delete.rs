@@ -12,10 +12,7 @@ pub const TOOL: Definition = Definition {
     migration: None,
 };
 
-/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
-/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks). The registry joins the tools' into one text
-/// (`DEFINITIONS`).
+/// What a model is told of it.
 pub const DEFINITION: &str = r#"{
   "description": "Forget a memory that is wrong or obsolete, or that the user asks you to forget.",
   "input_schema": {

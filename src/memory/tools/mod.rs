@@ -4,7 +4,10 @@
 //!
 //! A tool is its file here: its [`Definition`] (`TOOL`: its name, the fields it reads and
 //! how, the SQL it needs when that is a migration of its own), what a model is told of it
-//! (`DEFINITION`), its reading of the input and its [`Tool`] impl. `registry.rs`, which
+//! (`DEFINITION`: Anthropic's shape but the name, from which `definitions` writes the other
+//! vendors'; when to call it and the schema of its input, whose properties its `FIELDS`
+//! must list exactly, as a test checks; the registry joins them into [`DEFINITIONS`]),
+//! its reading of the input and its [`Tool`] impl. `registry.rs`, which
 //! `scripts/generate.sh` writes from the files of this folder, lists them in [`TOOLS`];
 //! the JavaScript names and the `.d.ts` union of tool names are written from that list.
 

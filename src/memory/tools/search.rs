@@ -13,10 +13,7 @@ pub const TOOL: Definition = Definition {
     migration: None,
 };
 
-/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
-/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks). The registry joins the tools' into one text
-/// (`DEFINITIONS`).
+/// What a model is told of it.
 pub const DEFINITION: &str = r#"{
   "description": "Search what you remember about this user by meaning. Use it at the start of a new session, whenever the user refers to earlier preferences or decisions (\"as I said before\", \"my usual vendors\"), and before making recommendations, so your answer reflects what you already know.",
   "input_schema": {

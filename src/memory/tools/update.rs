@@ -14,10 +14,7 @@ pub const TOOL: Definition = Definition {
     migration: None,
 };
 
-/// What a model is told of it (Anthropic's shape but the name; `definitions` writes the
-/// other vendors' from it): when to call it and the schema of its input, which [`FIELDS`]
-/// must list exactly (a test checks). The registry joins the tools' into one text
-/// (`DEFINITIONS`).
+/// What a model is told of it.
 pub const DEFINITION: &str = r#"{
   "description": "Correct or refine a memory you found with search_memories or get_memory_context, e.g. when the user changes a preference. Pass the memory_id and only the fields that change.",
   "input_schema": {
