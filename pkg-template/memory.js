@@ -85,7 +85,8 @@ export class MemoryTools {
    * @returns {ToolDefinition<F>[]}
    */
   static definitions(format = /** @type {F} */ ("anthropic"), options) {
-    return memoryDefinitions(format, options);
+    // The module answers the definitions of the format it was given: F's.
+    return /** @type {ToolDefinition<F>[]} */ (memoryDefinitions(format, options));
   }
 
   /**
@@ -95,7 +96,8 @@ export class MemoryTools {
    * @returns {ToolDefinition<F>[]}
    */
   definitions(format = /** @type {F} */ ("anthropic"), options) {
-    return memoryDefinitions(format, options);
+    // The module answers the definitions of the format it was given: F's.
+    return /** @type {ToolDefinition<F>[]} */ (memoryDefinitions(format, options));
   }
 
   /**

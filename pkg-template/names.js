@@ -40,6 +40,31 @@ export const SYNC = Object.freeze({
   workflowNormalizeState: "workflowNormalizeState",
   checkpointCheck: "checkpointCheck",
 });
+/**
+ * Each function of `callSync`: what it takes and answers (src/boundary.rs `SyncCall`).
+ * @typedef {{
+ *   uuid5: { args: [name: unknown, namespace: unknown], result: string },
+ *   uuid5Batch: { args: [names: unknown, namespace: unknown], result: string[] },
+ *   conversationId: { args: [contractorLeadId: unknown, namespace: unknown], result: string },
+ *   coiaThread: { args: [flow: unknown, id: unknown], result: import("./ids.d.ts").ThreadConfig },
+ *   cimThreadId: { args: [dealId: unknown, cimId: unknown], result: string },
+ *   supervisorThreadId: { args: [dealId: unknown, timestampMs: unknown], result: string },
+ *   parseThreadId: { args: [threadId: unknown], result: import("./ids.d.ts").ParsedThreadId },
+ *   extractDealId: { args: [threadId: unknown], result: string | null },
+ *   checkClientOptions: { args: [state: unknown], result: string },
+ *   hasIdentity: { args: [state: unknown], result: boolean },
+ *   inspectToken: { args: [token: unknown], result: import("./client.d.ts").TokenInfo },
+ *   memoryDefinitions: { args: [format: unknown, options: JsonText | undefined], result: import("./memory.d.ts").ToolDefinition<import("./memory.d.ts").ToolFormat>[] },
+ *   checkMemoryOptions: { args: [clientState: unknown, options: JsonText | undefined], result: string },
+ *   memoryId: { args: [id: unknown], result: string | undefined },
+ *   stateCheckOptions: { args: [store: unknown, options: JsonText | undefined], result: { fields: string[], namespace: string } },
+ *   researchMergeState: { args: [state: JsonText | undefined, updates: JsonText | undefined], result: import("./state.d.ts").ResearchState },
+ *   researchValidateState: { args: [state: JsonText | undefined], result: ReturnType<typeof import("./state.d.ts").validateState> },
+ *   researchValidateTransition: { args: [fromPhase: JsonText | undefined, toPhase: JsonText | undefined, state: JsonText | undefined], result: ReturnType<typeof import("./state.d.ts").validateTransition> },
+ *   workflowNormalizeState: { args: [state: JsonText | undefined, options: JsonText | undefined], result: import("./state.d.ts").WorkflowState },
+ *   checkpointCheck: { args: [op: unknown, args: unknown[]], result: boolean },
+ * }} SyncCalls
+ */
 /** What a run waiting on the host asks for: an action's first element (src/boundary.rs `Action`). */
 export const ACTION = Object.freeze({ fetch: "fetch", sleep: "sleep", embed: "embed" });
 /** The client's operations (src/client.rs `ClientOp`). */

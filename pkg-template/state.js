@@ -349,7 +349,8 @@ export class ResearchStore {
  * @returns {S}
  */
 export function mergeState(state, updates) {
-  return researchMergeState(toJson("state", state), toJson("updates", updates));
+  // The merge keeps every key of `state` (S's), with the updates over them.
+  return /** @type {S} */ (researchMergeState(toJson("state", state), toJson("updates", updates)));
 }
 
 /**

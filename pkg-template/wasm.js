@@ -22,7 +22,7 @@ import { ACTION, SYNC } from "./names.js";
 /** @import * as Declared from "./index.d.ts" */
 /** @import { EmbedFn } from "./index.d.ts" */
 /** @import { FetchLike, TokenSource } from "./io.js" */
-/** @import { CAPABILITY, CheckpointCalls } from "./names.js" */
+/** @import { CAPABILITY, CheckpointCalls, SyncCalls } from "./names.js" */
 /** @typedef {typeof SYNC[keyof typeof SYNC]} SyncFunction */
 /** @typedef {typeof CAPABILITY[keyof typeof CAPABILITY]} Capability */
 
@@ -145,18 +145,16 @@ function primArray(field, v) {
 /**
  * The module's synchronous function `name` (src/wasm/mod.rs `callSync`, one export for
  * all of them) on `args`, once the module is loaded, whatever it throws as an
- * AgentmemError.
- * @param {SyncFunction} name
- * @param {...unknown} args
- * @returns {any}
+ * AgentmemError; its parameters and result as src/boundary.rs `SyncCall` declares them.
+ * @type {<K extends SyncFunction>(name: K, ...args: SyncCalls[K]["args"]) => SyncCalls[K]["result"]}
  */
-function callSync(name, ...args) {
+const callSync = (name, ...args) => {
   try {
     return enter(() => glue.callSync(name, args));
   } catch (e) {
     throw asAgentmemError(e);
   }
-}
+};
 
 // Set when a trap left the module: its instance is discarded, and the next call starts a
 // fresh one. `instances` counts them: a run of a discarded instance must not resume on the
@@ -286,21 +284,25 @@ function perform(state, embed, action) {
   }
 }
 
+/**
+ * A function of `callSync` whose arguments the facades pass on as they have them (JSON
+ * text they made, a client's state), as `SyncCall` declares it.
+ * @type {<K extends SyncFunction>(name: K) => (...args: SyncCalls[K]["args"]) => SyncCalls[K]["result"]}
+ */
+const sync = (name) => (...args) => callSync(name, ...args);
+
 // Transport: `state` is a client's `{ options: JSON text, fetch }` (client.js).
-/** @type {(state: unknown) => string} */
-export const checkClientOptions = (state) => callSync(SYNC.checkClientOptions, state);
+export const checkClientOptions = sync(SYNC.checkClientOptions);
 /**
  * Whether a client has a key space to act in (the module's rule, which MemoryTools follows
  * there): not the anonymous key alone.
- * @type {(state: unknown) => boolean}
  */
-export const hasIdentity = (state) => callSync(SYNC.hasIdentity, state);
+export const hasIdentity = sync(SYNC.hasIdentity);
 
 // Memory tools: options as JSON text (memory.js).
 /**
  * @param {unknown} format
  * @param {unknown} options
- * @returns {any} the definitions of that format (memory.d.ts ToolDefinition)
  */
 export const memoryDefinitions = (format, options) =>
   callSync(SYNC.memoryDefinitions, prim(format), toJson("options", options));
@@ -310,20 +312,14 @@ export const memoryDefinitions = (format, options) =>
  * @type {(id: unknown) => string | undefined}
  */
 export const memoryId = (id) => callSync(SYNC.memoryId, prim(id));
-/** @type {(clientState: unknown, options: unknown) => string} */
-export const checkMemoryOptions = (clientState, options) => callSync(SYNC.checkMemoryOptions, clientState, options);
+export const checkMemoryOptions = sync(SYNC.checkMemoryOptions);
 
 // State stores: every argument is already JSON text (state.js).
-/** @type {(store: unknown, options: unknown) => any} */
-export const stateCheckOptions = (store, options) => callSync(SYNC.stateCheckOptions, store, options);
-/** @type {(state: unknown, updates: unknown) => any} */
-export const researchMergeState = (state, updates) => callSync(SYNC.researchMergeState, state, updates);
-/** @type {(state: unknown) => any} */
-export const researchValidateState = (state) => callSync(SYNC.researchValidateState, state);
-/** @type {(fromPhase: unknown, toPhase: unknown, state: unknown) => any} */
-export const researchValidateTransition = (fromPhase, toPhase, state) => callSync(SYNC.researchValidateTransition, fromPhase, toPhase, state);
-/** @type {(state: unknown, options: unknown) => any} */
-export const workflowNormalizeState = (state, options) => callSync(SYNC.workflowNormalizeState, state, options);
+export const stateCheckOptions = sync(SYNC.stateCheckOptions);
+export const researchMergeState = sync(SYNC.researchMergeState);
+export const researchValidateState = sync(SYNC.researchValidateState);
+export const researchValidateTransition = sync(SYNC.researchValidateTransition);
+export const workflowNormalizeState = sync(SYNC.workflowNormalizeState);
 
 // Checkpoints: the memory backend's check of a call, with the database backend's rules
 // (`args` as for `call`).

@@ -40,7 +40,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "bindings")]
-use crate::boundary::{Capability, SyncFunction, named};
+use crate::boundary::{Capability, SyncCall, named};
 use crate::error::ErrorReport;
 #[cfg(feature = "bindings")]
 use crate::op::Output;
@@ -151,32 +151,32 @@ pub fn resume(id: JsValue, outcome: JsValue) -> JsResult<JsValue> {
 #[cfg(feature = "bindings")]
 #[wasm_bindgen(js_name = callSync)]
 pub fn call_sync(name: JsValue, args: js_sys::Array) -> JsResult<JsValue> {
-    let arg = |i: u32| args.get(i);
     let text = |v: String| JsValue::from(v);
-    use SyncFunction as F;
-    Ok(match named("name", "function", &args::string("name", &name)?)? {
-        F::Uuid5 => text(ids::uuid5(arg(0), arg(1))?),
-        F::Uuid5Batch => {
-            ids::uuid5_batch(arg(0), arg(1))?.into_iter().map(JsValue::from).collect::<js_sys::Array>().into()
+    let f = named("name", "function", &args::string("name", &name)?)?;
+    use SyncCall as C;
+    Ok(match SyncCall::read(f, |i| args.get(i)) {
+        C::Uuid5 { name, namespace } => text(ids::uuid5(name, namespace)?),
+        C::Uuid5Batch { names, namespace } => {
+            ids::uuid5_batch(names, namespace)?.into_iter().map(JsValue::from).collect::<js_sys::Array>().into()
         }
-        F::ConversationId => text(ids::conversation_id(arg(0), arg(1))?),
-        F::CoiaThread => ids::coia_thread(arg(0), arg(1))?,
-        F::CimThreadId => text(ids::cim_thread_id(arg(0), arg(1))?),
-        F::SupervisorThreadId => text(ids::supervisor_thread_id(arg(0), arg(1))?),
-        F::ParseThreadId => ids::parse_thread_id(arg(0))?,
-        F::ExtractDealId => ids::extract_deal_id(arg(0))?,
-        F::CheckClientOptions => text(client::check_client_options(arg(0))?),
-        F::HasIdentity => JsValue::from_bool(client::client(&arg(0))?.target.has_identity()),
-        F::InspectToken => client::inspect_token(arg(0))?,
-        F::MemoryDefinitions => memory::memory_definitions(arg(0), arg(1))?,
-        F::CheckMemoryOptions => text(memory::check_memory_options(arg(0), arg(1))?),
-        F::MemoryId => memory::memory_id(arg(0))?,
-        F::StateCheckOptions => state::state_check_options(arg(0), arg(1))?,
-        F::ResearchMergeState => state::research_merge_state(arg(0), arg(1))?,
-        F::ResearchValidateState => state::research_validate_state(arg(0))?,
-        F::ResearchValidateTransition => state::research_validate_transition(arg(0), arg(1), arg(2))?,
-        F::WorkflowNormalizeState => state::workflow_normalize_state(arg(0), arg(1))?,
-        F::CheckpointCheck => JsValue::from_bool(checkpoint::checkpoint_check(arg(0), arg(1))?),
+        C::ConversationId { lead, namespace } => text(ids::conversation_id(lead, namespace)?),
+        C::CoiaThread { flow, id } => ids::coia_thread(flow, id)?,
+        C::CimThreadId { deal_id, cim_id } => text(ids::cim_thread_id(deal_id, cim_id)?),
+        C::SupervisorThreadId { deal_id, timestamp_ms } => text(ids::supervisor_thread_id(deal_id, timestamp_ms)?),
+        C::ParseThreadId { thread_id } => ids::parse_thread_id(thread_id)?,
+        C::ExtractDealId { thread_id } => ids::extract_deal_id(thread_id)?,
+        C::CheckClientOptions { state } => text(client::check_client_options(state)?),
+        C::HasIdentity { state } => JsValue::from_bool(client::client(&state)?.target.has_identity()),
+        C::InspectToken { token } => client::inspect_token(token)?,
+        C::MemoryDefinitions { format, options } => memory::memory_definitions(format, options)?,
+        C::CheckMemoryOptions { state, options } => text(memory::check_memory_options(state, options)?),
+        C::MemoryId { id } => memory::memory_id(id)?,
+        C::StateCheckOptions { store, options } => state::state_check_options(store, options)?,
+        C::ResearchMergeState { state, updates } => state::research_merge_state(state, updates)?,
+        C::ResearchValidateState { state } => state::research_validate_state(state)?,
+        C::ResearchValidateTransition { from, to, state } => state::research_validate_transition(from, to, state)?,
+        C::WorkflowNormalizeState { state, options } => state::workflow_normalize_state(state, options)?,
+        C::CheckpointCheck { op, args } => JsValue::from_bool(checkpoint::checkpoint_check(op, args)?),
     })
 }
 

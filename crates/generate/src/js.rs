@@ -146,6 +146,11 @@ fn names_js() -> String {
         "SYNC",
         table(SyncFunction::NAMES),
     );
+    js.push_str(&calls_typedef(
+        "Each function of `callSync`: what it takes and answers (src/boundary.rs `SyncCall`).",
+        "SyncCalls",
+        SyncFunction::SIGNATURES,
+    ));
     constant(
         &mut js,
         "What a run waiting on the host asks for: an action's first element (src/boundary.rs `Action`).",
