@@ -85,7 +85,8 @@ up() {
       ${AGENTMEM_GATEWAY_ARGS:-} >"$GW_DIR/stdout" 2>"$GW_DIR/log" &
     echo $! >"$GW_DIR/pid"
     for _ in $(seq 1 100); do
-      [ -s "$GW_DIR/stdout" ] && break
+      # The gateway writes its settings as one JSON line: read only once it is whole.
+      [ -s "$GW_DIR/stdout" ] && json url >/dev/null 2>&1 && break
       gateway_running || { cat "$GW_DIR/log" >&2; echo "stack.sh: the gateway did not start" >&2; exit 1; }
       sleep 0.05
     done
