@@ -37,15 +37,15 @@ import { call, checkpointCheck, hasIdentity, prim, unreadable } from "./wasm.js"
  */
 /**
  * A checkpoint tuple as the module decodes it, its values still serialized
- * (src/wasm/checkpoint.rs `read_result`, then `readAnswer`); `type` null is an "empty" channel.
+ * (src/checkpoint/answer.rs, then `readAnswer`); `type` null is an "empty" channel.
  * @typedef {{
  *   config: RunnableConfig & { configurable: { thread_id: string, checkpoint_ns: string, checkpoint_id: string } },
  *   parentConfig?: RunnableConfig,
  *   checkpoint: Omit<Checkpoint, "channel_values">,
  *   metadata: string,
- *   values: [channel: string, version: string, type: string | null, data: Uint8Array | string | null][],
+ *   values: [channel: string, version: string, type: string | null, data: Uint8Array | null][],
  *   refs: [channel: string, version: string][],
- *   pendingWrites: [taskId: string, channel: string, type: string, data: Uint8Array | string][],
+ *   pendingWrites: [taskId: string, channel: string, type: string, data: Uint8Array][],
  *   pendingSends?: Serialized[],
  * }} Row
  */
@@ -65,8 +65,8 @@ function database(client, op, args) {
 
 /**
  * A read's answer, `{ rows, count }`, from what the module sends: the JSON text of it and
- * the stored values' bytes beside it, a value's data in the text being either text or the
- * index of its Uint8Array in `blobs` (src/wasm/checkpoint.rs `read_result`).
+ * the stored values' bytes beside it, a value's data in the text being the index of its
+ * Uint8Array in `blobs` (src/checkpoint/answer.rs).
  * @param {[text: string, blobs: Uint8Array[]]} answer
  * @returns {{ rows: Row[], count: number | null }}
  */

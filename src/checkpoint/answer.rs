@@ -14,7 +14,7 @@ use crate::op::Output;
 ///    values: [[channel, version, type | null (an "empty" channel), data | null]],
 ///    refs: [[channel, version]] (values an earlier row of the same answer carried),
 ///    pendingWrites: [[taskId, channel, type, data]], pendingSends?: [[type, data]] }`,
-/// where `data` is text, or the index of its bytes among the buffers (langgraph.js
+/// where `data` is the index of the value's bytes among the buffers (langgraph.js
 /// `readAnswer`). The bytes move out of the tuples: nothing is copied here.
 pub fn answer(mut tuples: Vec<Tuple>, count: Option<u64>) -> Output {
     let mut buffers = Vec::new();
@@ -86,19 +86,17 @@ fn config_json(out: &mut String, config: &TupleConfig) {
     out.push_str("}}");
 }
 
-/// `"type",data` of a stored value: `data` is a JSON string for a value stored as text
-/// (which the serializer's `loadsTyped` takes as well), else the index of its bytes among
-/// `buffers`.
+/// `"type",data` of a stored value: `data` is the index of its bytes among `buffers`, a
+/// value stored as text too (its UTF-8 bytes, which the serializer's `loadsTyped` takes as
+/// it takes the bytes it made): written into the text, a long value would be escaped here
+/// and scanned again by the engine's `JSON.parse`, where its bytes cross as they are.
 fn typed_json(out: &mut String, v: &mut TypedValue, buffers: &mut Vec<Vec<u8>>) {
     write_str(out, &v.type_);
-    out.push(',');
-    match &mut v.data {
-        Payload::Text(t) => write_str(out, t),
-        Payload::Bytes(b) => {
-            let _ = write!(out, "{}", buffers.len());
-            buffers.push(std::mem::take(b));
-        }
-    }
+    let _ = write!(out, ",{}", buffers.len());
+    buffers.push(match std::mem::replace(&mut v.data, Payload::Bytes(Vec::new())) {
+        Payload::Text(t) => t.into_bytes(),
+        Payload::Bytes(b) => b,
+    });
 }
 
 /// `"a","b"`: the two texts that open a value's, a ref's or a write's array.
@@ -157,12 +155,12 @@ mod tests {
         assert_eq!(
             text,
             format!(
-                r#"{{"rows":[{{"config":{},"parentConfig":{},"checkpoint":{{}},"metadata":"{{}}","values":[["a","1","bytes",0],["b","1",null,null],["c","1","json","\"x\""]],"refs":[["d","2"]],"pendingWrites":[["k","e","msgpack",1]],"pendingSends":[["msgpack",2]]}}],"count":null}}"#,
+                r#"{{"rows":[{{"config":{},"parentConfig":{},"checkpoint":{{}},"metadata":"{{}}","values":[["a","1","bytes",0],["b","1",null,null],["c","1","json",1]],"refs":[["d","2"]],"pendingWrites":[["k","e","msgpack",2]],"pendingSends":[["msgpack",3]]}}],"count":null}}"#,
                 c("2"),
                 c("1")
             )
         );
-        assert_eq!(buffers, [vec![1, 2], vec![3], vec![4, 5, 6]]);
+        assert_eq!(buffers, [vec![1, 2], b"\"x\"".to_vec(), vec![3], vec![4, 5, 6]]);
         let Output::Buffers(text, buffers) = answer(Vec::new(), Some(0)) else { panic!("not buffers") };
         assert_eq!((text.as_str(), buffers.len()), (r#"{"rows":[],"count":0}"#, 0));
     }

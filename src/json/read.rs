@@ -48,6 +48,9 @@ impl Parser<'_> {
         SyntaxError { message, line, column }
     }
 
+    // Inlined: called once per byte, and at the size-optimized level a call each would be
+    // most of a long string's cost.
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -169,9 +172,14 @@ impl Parser<'_> {
         loop {
             // The run up to the next quote, escape or control character, copied as is.
             let start = self.pos;
-            while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
-                self.pos += 1;
+            let mut end = start;
+            while let Some(&b) = self.bytes.get(end) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                end += 1;
             }
+            self.pos = end;
             // Stops only at ASCII bytes, so both ends are character boundaries.
             out.push_str(&self.text[start..self.pos]);
             let Some(b) = self.peek() else { return Err(self.error("EOF while parsing a string")) };

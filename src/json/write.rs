@@ -5,10 +5,17 @@ use serde_json::{Map, Value};
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: quote, backslash and
 /// control characters only (the short forms where JSON has them, else `\u00XX`).
 pub fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     // Runs without an escape are copied whole: most texts (ids, types, header values) are one.
+    // Indexed rather than iterated: at the size-optimized level the iterator's `next` stays
+    // a call per byte.
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        i += 1;
         let escape = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -20,7 +27,7 @@ pub fn write_str(out: &mut String, s: &str) {
             0..0x20 => "",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.push_str(&s[start..i - 1]);
         if escape.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
@@ -29,7 +36,7 @@ pub fn write_str(out: &mut String, s: &str) {
         } else {
             out.push_str(escape);
         }
-        start = i + 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
