@@ -8,7 +8,7 @@
 //
 // A row is a checkpoint as the inspector loads it: {checkpoint_ns, checkpoint_id,
 // parent_checkpoint_id, checkpoint: {id, channel_versions, versions_seen}, metadata,
-// writes: [{task_id, task_path, idx, channel, ...}], values: {channel: decoded}}, where a
+// writes: [{task_id, channel, type, text, blob, task_path}] in LangGraph's order, values: {channel: decoded}}, where a
 // decoded value is {kind: "value", value} | {kind: "empty"} | {kind: "opaque", ...}.
 
 export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";

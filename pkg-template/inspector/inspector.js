@@ -367,7 +367,10 @@ async function loadThread(threadId) {
       const b = stored.get(JSON.stringify([row.checkpoint_ns, channel, String(version)]));
       values[channel] = b ? decode(b) : { kind: "opaque", type: "missing", bytes: 0 };
     }
-    return { ...row, values };
+    // A pending write arrives as [task_id, channel, type, text, blob, task_path] (the SQL's
+    // agentmem.langgraph_write); the views read it by name.
+    const writes = row.writes.map(([task_id, channel, type, text, blob, task_path]) => ({ task_id, channel, type, text, blob, task_path }));
+    return { ...row, writes, values };
   });
   return { rows, total };
 }

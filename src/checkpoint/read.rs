@@ -140,6 +140,30 @@ fn max_version(versions: &Map<String, Value>) -> Value {
         .unwrap_or(Value::from(1))
 }
 
+/// A pending write as the SQL sends it (`agentmem.langgraph_write`): `[task_id, channel,
+/// type, text, blob, task_path]`, the value as text or as base64, the other null (the
+/// task path is for readers of the rows; LangGraph gets the writes in its order).
+fn pending_write(w: &Value) -> Result<PendingWrite> {
+    let shape = || malformed(input::expected("write", "[task_id, channel, type, text, blob, task_path]", w));
+    let Some([task_id, channel, type_, text, blob, _]) = w.as_array().map(Vec::as_slice) else { return Err(shape()) };
+    let (Some(task_id), Some(channel), Some(type_)) = (task_id.as_str(), channel.as_str(), type_.as_str()) else {
+        return Err(shape());
+    };
+    let data = match (text.as_str(), blob.as_str()) {
+        (Some(text), None) => Payload::Text(text.to_owned()),
+        (None, Some(blob)) => Payload::Bytes(
+            crate::base64::decode(blob)
+                .map_err(|e| CheckpointError::MalformedRow(format!("write.blob is not standard base64: {e}")))?,
+        ),
+        _ => return Err(shape()),
+    };
+    Ok(PendingWrite {
+        task_id: task_id.to_owned(),
+        channel: channel.to_owned(),
+        value: TypedValue { type_: type_.to_owned(), data },
+    })
+}
+
 fn decode_row(row: &Value) -> Result<Tuple> {
     let r = Fields::of(row, "row")?;
     let (thread_id, checkpoint_ns) = (r.str("thread_id")?, r.str("checkpoint_ns")?);
@@ -171,18 +195,7 @@ fn decode_row(row: &Value) -> Result<Tuple> {
     // Already in LangGraph's (task_path, task_id, idx) order: the SQL sorts them, and its
     // key columns use the "C" collation, which is code point order for UTF-8. (Not sorted
     // again here: that would compile a sort routine into the module for no change.)
-    let pending_writes = r
-        .array("writes")?
-        .iter()
-        .map(|w| {
-            let w = Fields::of(w, "write")?;
-            Ok(PendingWrite {
-                task_id: w.str("task_id")?.to_owned(),
-                channel: w.str("channel")?.to_owned(),
-                value: w.typed()?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let pending_writes = r.array("writes")?.iter().map(pending_write).collect::<Result<Vec<_>>>()?;
 
     // LangGraph < v4 kept pending sends on the parent checkpoint's writes; v4 expects them
     // as the __pregel_tasks channel. The SQL returns them only for such checkpoints.
@@ -251,10 +264,10 @@ mod tests {
                       {"channel": "b", "version": "2", "type": "empty", "blob": null},
                       {"channel": "c", "version": "3", "type": "json", "text": "\"é\""}],
             "refs": [{"channel": "d", "version": "4"}],
-            "writes": [{"task_id": "t2", "channel": "x", "type": "json", "blob": "Mg==", "idx": 0, "task_path": "~a"},
-                       {"task_id": "t1", "channel": "y", "type": "bytes", "blob": "", "idx": 1, "task_path": "~a"},
-                       {"task_id": "t9", "channel": "z", "type": "json", "blob": "Mw==", "idx": 5, "task_path": ""},
-                       {"task_id": "t1", "channel": "__error__", "type": "json", "blob": "NA==", "idx": -1, "task_path": "~a"}],
+            "writes": [["t2", "x", "json", null, "Mg==", "~a"],
+                       ["t1", "y", "bytes", null, "", "~a"],
+                       ["t9", "z", "json", null, "Mw==", ""],
+                       ["t1", "__error__", "json", null, "NA==", "~a"]],
         })))
         .unwrap()
         .remove(0);
@@ -329,7 +342,10 @@ mod tests {
         assert!(server(json!([{"thread_id": "t"}])));
         assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": null}]}))));
         assert!(server(row(json!({"blobs": [{"channel": "a", "version": "1", "type": "json", "blob": "*"}]}))));
-        assert!(server(row(json!({"writes": [{"task_id": "t", "channel": "c", "type": null, "blob": "", "idx": 0}]}))));
+        assert!(server(row(json!({"writes": [["t", "c", null, null, "", ""]]}))));
+        assert!(server(row(json!({"writes": [["t", "c", "json", "1", "MQ==", ""]]}))));
+        assert!(server(row(json!({"writes": [["t", "c", "json", null, ""]]}))));
+        assert!(server(row(json!({"writes": [{"task_id": "t", "channel": "c", "type": "json", "blob": ""}]}))));
         assert!(server(row(json!({"metadata": null}))));
         assert!(server(row(json!({"checkpoint": []}))));
         assert!(server(row(json!({"thread_id": 1}))));

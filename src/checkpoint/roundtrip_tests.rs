@@ -98,14 +98,9 @@ impl Db {
         rows.sort_by(|((_, ta, ia), (pa, _)), ((_, tb, ib), (pb, _))| (pa, ta, ia).cmp(&(pb, tb, ib)));
         let writes: Vec<Value> = rows
             .into_iter()
-            .map(|((_, task, idx), (path, w))| {
-                let mut row =
-                    json!({"task_id": task, "channel": w.channel, "type": w.type_, "idx": idx, "task_path": path});
-                match &w.text {
-                    Some(t) => row["text"] = json!(t),
-                    None => row["blob"] = json!(w.blob),
-                }
-                row
+            // agentmem.langgraph_write: [task_id, channel, type, text, blob, task_path].
+            .map(|((_, task, _), (path, w))| {
+                json!([task, w.channel, w.type_, w.text, w.text.is_none().then_some(&w.blob), path])
             })
             .collect();
         json!({

@@ -16,6 +16,10 @@ pub fn write_str(out: &mut String, s: &str) {
     while i < bytes.len() {
         let b = bytes[i];
         i += 1;
+        // Most bytes need no escape: three comparisons rather than the match's eight.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         let escape = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -24,8 +28,7 @@ pub fn write_str(out: &mut String, s: &str) {
             b'\t' => "\\t",
             0x08 => "\\b",
             0x0c => "\\f",
-            0..0x20 => "",
-            _ => continue,
+            _ => "",
         };
         out.push_str(&s[start..i - 1]);
         if escape.is_empty() {

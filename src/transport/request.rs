@@ -171,9 +171,25 @@ fn check_no_nul(field: &str, body: &str) -> Result<(), TransportError> {
     // A `\u0000` escape, not text that merely reads so (`\\u0000`: an escaped backslash,
     // then "u0000", as in JSON text carried inside a string): the backslashes before it
     // must be an odd run.
-    let nul = body
-        .match_indices("\\u0000")
-        .any(|(i, _)| body.as_bytes()[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0);
+    // One pass over the runs of backslashes (a substring search for each candidate costs a
+    // searcher per call at the size-optimized level).
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut nul = false;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let run = i;
+        while i < bytes.len() && bytes[i] == b'\\' {
+            i += 1;
+        }
+        if (i - run) % 2 == 1 && bytes[i..].starts_with(b"u0000") {
+            nul = true;
+            break;
+        }
+    }
     if nul {
         return Err(TransportError::invalid(
             field,

@@ -2,7 +2,8 @@
 --
 -- Creates: tables langgraph_checkpoints, langgraph_checkpoint_blobs,
 --          langgraph_checkpoint_writes, langgraph_threads; the RPCs below; helpers
---          agentmem.langgraph_value, agentmem.langgraph_tuples, agentmem.langgraph_tuple, and
+--          agentmem.langgraph_value, agentmem.langgraph_write, agentmem.langgraph_tuples,
+--          agentmem.langgraph_tuple, and
 --          the triggers that keep langgraph_threads.
 -- Needs:   20261121000100_tenancy.sql.
 --
@@ -286,6 +287,23 @@ as $$
               else jsonb_build_object('blob', translate(encode(p_blob, 'base64'), E'\n', '')) end
 $$;
 
+-- A pending write as a read answers it: [task_id, channel, type, text, blob, task_path],
+-- the value as text (a value stored as text) or base64 (else), the other null. An array
+-- rather than an object: a checkpoint may carry hundreds of writes, and an object's keys
+-- cost both sides (jsonb sorts them here, the client builds a map of them) for no
+-- information; idx only orders them, which the aggregate does.
+create or replace function agentmem.langgraph_write(p_task_id text, p_channel text, p_type text, p_blob bytea, p_utf8 boolean,
+                                                    p_task_path text)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_array(p_task_id, p_channel, p_type,
+                           case when p_utf8 then convert_from(p_blob, 'UTF8') end,
+                           case when not p_utf8 then translate(encode(p_blob, 'base64'), E'\n', '') end,
+                           p_task_path)
+$$;
+
 -- The pending sends of checkpoints older than format v4: the '__pregel_tasks' writes of
 -- their parent, in task order.
 create or replace function agentmem.langgraph_pending_sends(p_thread_key text, p_checkpoint_ns text, p_parent_id text)
@@ -349,9 +367,7 @@ as $$
         from versions v
        where v.n = p.n and v.nth > 1), '[]'::jsonb),
     'writes', coalesce((
-      select jsonb_agg(jsonb_build_object(
-               'task_id', w.task_id, 'channel', w.channel, 'type', w.type, 'idx', w.idx, 'task_path', w.task_path)
-               || agentmem.langgraph_value(w.blob, w.utf8)
+      select jsonb_agg(agentmem.langgraph_write(w.task_id, w.channel, w.type, w.blob, w.utf8, w.task_path)
              order by w.task_path, w.task_id, w.idx)
         from public.langgraph_checkpoint_writes w
        where w.thread_key = (p.c).thread_key
@@ -404,9 +420,7 @@ as $$
            limit 1) b), '[]'::jsonb),
     'refs', '[]'::jsonb,
     'writes', coalesce((
-      select jsonb_agg(jsonb_build_object(
-               'task_id', w.task_id, 'channel', w.channel, 'type', w.type, 'idx', w.idx, 'task_path', w.task_path)
-               || agentmem.langgraph_value(w.blob, w.utf8)
+      select jsonb_agg(agentmem.langgraph_write(w.task_id, w.channel, w.type, w.blob, w.utf8, w.task_path)
              order by w.task_path, w.task_id, w.idx)
         from public.langgraph_checkpoint_writes w
        where w.thread_key = p_row.thread_key
@@ -1005,6 +1019,7 @@ select agentmem.expose(
   'agentmem.langgraph_conflict(text)',
   'agentmem.langgraph_check_key(text, text, text[])',
   'agentmem.langgraph_value(bytea, boolean)',
+  'agentmem.langgraph_write(text, text, text, bytea, boolean, text)',
   'agentmem.langgraph_pending_sends(text, text, text)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',
   'agentmem.langgraph_tuple(public.langgraph_checkpoints, text)',

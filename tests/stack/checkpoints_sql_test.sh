@@ -239,7 +239,7 @@ expect "a blob with both blob and text is 22023" 22023 "$(as_api authenticated "
 \\echo :SQLSTATE")"
 expect "put_writes: text values stored as text and sent back as text; neither blob nor text is 22023" '"w"|22023' \
   "$(as_api authenticated "$A" "select langgraph_put_writes('$TT', '', 'c3', 'tt', '', '[{\"channel\":\"x\",\"type\":\"json\",\"text\":\"\\\"w\\\"\"}]');" commit >/dev/null
-     as_api authenticated "$A" "select langgraph_get_tuple('$TT', '', 'c3') -> 'writes' -> 0 ->> 'text';")|$(as_api authenticated "$A" "select langgraph_put_writes('$TT', '', 'c3', 'tt', '', '[{\"channel\":\"x\",\"type\":\"json\"}]');
+     as_api authenticated "$A" "select langgraph_get_tuple('$TT', '', 'c3') -> 'writes' -> 0 ->> 3;")|$(as_api authenticated "$A" "select langgraph_put_writes('$TT', '', 'c3', 'tt', '', '[{\"channel\":\"x\",\"type\":\"json\"}]');
 \\echo :SQLSTATE" | tail -n 1)"
 
 # --- put_writes -----------------------------------------------------------------------------
@@ -247,22 +247,24 @@ W1=$(b64 '"w1"'); W2=$(b64 '"w2"'); E1=$(b64 '"err1"'); E2=$(b64 '"err2"')
 expect "put_writes (normal channels) inserts" 2 "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":1,\"channel\":\"y\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)"
 expect "put_writes again (normal), the same values (a retry): insert-once, nothing changes" 0 "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":1,\"channel\":\"y\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit)"
 expect "put_writes again (normal), other values: 23505, never a silent keep-the-first" 23505 "$(st authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W2\"},{\"idx\":1,\"channel\":\"y\",\"type\":\"json\",\"blob\":\"$W2\"}]")" commit)"
-expect "normal write kept its first value" "$W1" "$(as_api authenticated "$A" "select w ->> 'blob' from jsonb_array_elements(langgraph_get_tuple('$T1') -> 'writes') w where w ->> 'channel' = 'x';")"
+expect "normal write kept its first value" "$W1" "$(as_api authenticated "$A" "select w ->> 4 from jsonb_array_elements(langgraph_get_tuple('$T1') -> 'writes') w where w ->> 1 = 'x';")"
 expect "put_writes (special channel) upserts" "1|1" "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$E1\"}]")
 $(put_writes "$T1" "" "$ID2" task-b "" "[{\"idx\":-1,\"channel\":\"__error__\",\"type\":\"json\",\"blob\":\"$E2\"}]")" commit | paste -sd'|')"
-expect "special write holds the last value" "$E2|1" "$(as_api authenticated "$A" "select string_agg(w ->> 'blob', ',') || '|' || count(*) from jsonb_array_elements(langgraph_get_tuple('$T1') -> 'writes') w where w ->> 'channel' = '__error__';")"
+expect "special write holds the last value" "$E2|1" "$(as_api authenticated "$A" "select string_agg(w ->> 4, ',') || '|' || count(*) from jsonb_array_elements(langgraph_get_tuple('$T1') -> 'writes') w where w ->> 1 = '__error__';")"
 expect "mixed special + normal: insert-once for all" "2|0" "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-c "" "[{\"idx\":-3,\"channel\":\"__interrupt__\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"z\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(put_writes "$T1" "" "$ID2" task-c "" "[{\"idx\":-3,\"channel\":\"__interrupt__\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"z\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit | paste -sd'|')"
 expect "idx defaults: WRITES_IDX_MAP for special channels, position otherwise" "-4|-2" "$(as_api authenticated "$A" "$(quiet put_writes "$T1" "" "$ID2" task-d "" "[{\"channel\":\"__resume__\",\"type\":\"json\",\"blob\":\"$W1\"},{\"channel\":\"__scheduled__\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 select string_agg(idx::text, '|' order by idx) from langgraph_checkpoint_writes where thread_key = '$A/$T1' and task_id = 'task-d';" commit)"
 # Ordering by (task_path, task_id, idx), by code point: 'B' < 'a'; task_path first.
 as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" a "~1" "[{\"idx\":0,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"}]")
-$(put_writes "$T1" "" "$ID2" B "~1" "[{\"idx\":1,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"}]")
+$(put_writes "$T1" "" "$ID2" B "~1" "[{\"idx\":1,\"channel\":\"o1\",\"type\":\"json\",\"blob\":\"$W1\"},{\"idx\":0,\"channel\":\"o0\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(put_writes "$T1" "" "$ID2" zz "" "[{\"idx\":0,\"channel\":\"o\",\"type\":\"json\",\"blob\":\"$W1\"}]")" commit >/dev/null
+# (Each write names its task path, task and channel: task_path '' before '~1', then 'B' before 'a', then idx.)
 expect "writes ordered by task_path, task_id, idx (code points)" \
-  ":task-b:-1,:task-b:0,:task-b:1,:task-c:-3,:task-c:0,:task-d:-4,:task-d:-2,:zz:0,~1:B:0,~1:B:1,~1:a:0" \
-  "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1');" | js '",".join("%s:%s:%s" % (w["task_path"], w["task_id"], w["idx"]) for w in d["writes"])')"
-expect "write keys" "blob,channel,idx,task_id,task_path,type" "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1');" | js '",".join(sorted(d["writes"][0]))')"
+  ":task-b:__error__,:task-b:x,:task-b:y,:task-c:__interrupt__,:task-c:z,:task-d:__resume__,:task-d:__scheduled__,:zz:o,~1:B:o0,~1:B:o1,~1:a:o" \
+  "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1');" | js '",".join("%s:%s:%s" % (w[5], w[0], w[1]) for w in d["writes"])')"
+expect "a write is [task_id, channel, type, text, blob, task_path]" "6|task-b|__error__|json|None|$E2|" \
+  "$(as_api authenticated "$A" "select langgraph_get_tuple('$T1');" | js '"|".join(str(x) for x in [len(d["writes"][0])] + d["writes"][0])')"
 expect "put_writes without checkpoint id is 22023" 22023 "$(as_api authenticated "$A" "select langgraph_put_writes('$T1', '', null, 't', '', '[]');
 \\echo :SQLSTATE")"
 expect "put_writes of nothing" 0 "$(as_api authenticated "$A" "$(put_writes "$T1" "" "$ID2" task-e "" "[]")")"
