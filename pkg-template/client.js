@@ -66,10 +66,9 @@ function snapshot(options) {
   } catch (e) {
     throw unreadable("options", e);
   }
+  // `fetch` is not JSON: it travels beside the options, and the module checks it
+  // (src/wasm/client.rs `client`, when the client is made).
   const { fetch, ...rest } = own;
-  if (fetch !== undefined && fetch !== null && typeof fetch !== "function") {
-    throw new AgentmemError("invalid_input", "fetch must be a function like the global fetch", { field: "fetch" });
-  }
   const get = rest.accessToken;
   if (typeof get !== "function") return { options: optionsJson(rest), fetch: fetch ?? platform.fetch };
   // A token that follows a session: asked before each operation (io.js `withToken`); the

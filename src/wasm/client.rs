@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Reflect};
+use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::{JsResult, args, js_error, set, to_js};
@@ -74,14 +74,16 @@ pub(super) fn client(state: &JsValue) -> Result<Client, ErrorReport> {
     // A client whose token comes from a function, as made (client.js): each call's state
     // carries the token instead (io.js `withToken`).
     target.token_from_function = Reflect::get(state, &"token".into()).is_ok_and(|t| !t.is_undefined());
-    let fetch = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
-    let fetch = if fetch.is_undefined() || fetch.is_null() {
-        Reflect::get(&js_sys::global(), &"fetch".into()).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        fetch
-    };
-    if !fetch.is_instance_of::<Function>() {
-        return Err(ErrorReport::invalid_input("fetch", "fetch must be a function (no global fetch in this runtime?)"));
+    // The one check of a client's fetch (client.js hands on what the caller gave): `typeof`,
+    // which no Proxy trap can run.
+    let given = Reflect::get(state, &"fetch".into()).unwrap_or(JsValue::UNDEFINED);
+    if given.is_undefined() || given.is_null() {
+        if !Reflect::get(&js_sys::global(), &"fetch".into()).is_ok_and(|f| f.is_function()) {
+            return Err(ErrorReport::invalid_input("fetch", "no fetch: this runtime has no global fetch, so pass one (createClient({ fetch }))"));
+        }
+    } else if !given.is_function() {
+        let got = args::type_name(&given);
+        return Err(ErrorReport::invalid_input("fetch", format!("fetch must be a function like the global fetch, got {got}")));
     }
     Ok(Client { target, policy })
 }
