@@ -140,7 +140,8 @@ Deno.test("3. keys are immutable, and insert-once values never silently keep som
     assert.equal((await write('"first"')).status, 200);
     const other = await write('"other"');
     assert.equal(other.status, 409, JSON.stringify(other.body));
-    assert.equal(atob((await tuple(b.token, own)).body.writes[0].blob), '"first"');
+    // A pending write reads back as [task_id, channel, type, text, blob, task_path].
+    assert.equal(atob((await tuple(b.token, own)).body.writes[0][4]), '"first"');
   });
 });
 
