@@ -152,7 +152,9 @@ $$;
 -- stops them. SECURITY DEFINER: the API roles cannot read auth.users. It answers only the
 -- questions agentmem.tenant() asks, so it is no oracle of user ids: the service role about
 -- anyone, a signed-in user about their own sub (false otherwise). agentmem.tenant() remembers the last user it found for the rest of the
--- transaction (agentmem.known_user), so a request looks the user up once.
+-- transaction (agentmem.known_user), so a request looks the user up once. The sub is compared
+-- first: for a signed-in user (nearly every request) it is true, and the OR then skips
+-- agentmem.is_service()'s lookup in pg_roles, the dearest part of the check.
 create or replace function agentmem.user_exists(p_id uuid)
 returns boolean
 language sql
@@ -160,9 +162,9 @@ stable
 security definer
 set search_path = ''
 as $$
-  select coalesce((agentmem.is_service()
-                   or p_id::text operator(pg_catalog.=)
-                      pg_catalog.lower(nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))
+  select coalesce((p_id::text operator(pg_catalog.=)
+                      pg_catalog.lower(nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')
+                   or agentmem.is_service())
                   and exists (select 1 from auth.users u
                                where u.id operator(pg_catalog.=) p_id and u.deleted_at is null
                                  and (u.banned_until is null or u.banned_until operator(pg_catalog.<=) pg_catalog.now())),

@@ -505,6 +505,11 @@ as $$
 declare
   v_ns text := coalesce(p_checkpoint_ns, '');
   v_key text;
+  v_malformed boolean;
+  v_off_version boolean;
+  v_twice boolean;
+  v_chars integer;
+  v_bytes integer;
 begin
   if p_thread_id is null or p_thread_id = '' then
     raise exception 'langgraph_put: p_thread_id is required' using errcode = '22023';
@@ -525,22 +530,31 @@ begin
   if p_blobs is not null and jsonb_typeof(p_blobs) <> 'array' then
     raise exception 'langgraph_put: p_blobs must be a JSON array' using errcode = '22023';
   end if;
-  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
-              where jsonb_typeof(b) <> 'object'
-                 or jsonb_typeof(b -> 'channel') is distinct from 'string'
-                 or coalesce(jsonb_typeof(b -> 'version'), '') not in ('string', 'number')
-                 or jsonb_typeof(b -> 'type') is distinct from 'string'
-                 or coalesce(jsonb_typeof(b -> 'blob'), 'null') not in ('string', 'null')
-                 or coalesce(jsonb_typeof(b -> 'text'), 'null') not in ('string', 'null')
-                 or (b ->> 'blob' is not null and b ->> 'text' is not null)) then
+  -- Every check of the p_blobs elements in one pass over them (each is a statement of its
+  -- own otherwise, the most of a small put's validation); the errors are raised below in
+  -- the order the checks are listed. (->> of a key is null, never an error, on an
+  -- element that is no object.)
+  select coalesce(bool_or(jsonb_typeof(b) <> 'object'
+                          or jsonb_typeof(b -> 'channel') is distinct from 'string'
+                          or coalesce(jsonb_typeof(b -> 'version'), '') not in ('string', 'number')
+                          or jsonb_typeof(b -> 'type') is distinct from 'string'
+                          or coalesce(jsonb_typeof(b -> 'blob'), 'null') not in ('string', 'null')
+                          or coalesce(jsonb_typeof(b -> 'text'), 'null') not in ('string', 'null')
+                          or (b ->> 'blob' is not null and b ->> 'text' is not null)), false),
+         -- A value is stored for the version the checkpoint gives its channel, and only
+         -- with that checkpoint: no blob waits at a version no checkpoint refers to (it
+         -- would make a later put of that version a conflict).
+         coalesce(bool_or((p_checkpoint -> 'channel_versions' ->> (b ->> 'channel')) is distinct from (b ->> 'version')), false),
+         count(*) <> count(distinct (b ->> 'channel', b ->> 'version')),
+         coalesce(max(greatest(char_length(b ->> 'channel'), char_length(b ->> 'version'))), 0),
+         coalesce(max(octet_length(b ->> 'channel') + octet_length(b ->> 'version')), 0)
+    into v_malformed, v_off_version, v_twice, v_chars, v_bytes
+    from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b;
+  if v_malformed then
     raise exception 'langgraph_put: every p_blobs element needs channel, version, type (and blob: base64 or null, or text)'
       using errcode = '22023';
   end if;
-  -- A value is stored for the version the checkpoint gives its channel, and only with that
-  -- checkpoint: no blob waits at a version no checkpoint refers to (it would make a later
-  -- put of that version a conflict).
-  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
-              where (p_checkpoint -> 'channel_versions' ->> (b ->> 'channel')) is distinct from (b ->> 'version')) then
+  if v_off_version then
     raise exception 'langgraph_put: every p_blobs element must be at the version p_checkpoint.channel_versions gives its channel'
       using errcode = '22023';
   end if;
@@ -553,13 +567,18 @@ begin
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_write_key(p_thread_id);
-  perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns, 'p_checkpoint_id', p_checkpoint_id);
-  perform agentmem.check_id('langgraph_put: p_parent_checkpoint_id', coalesce(p_parent_checkpoint_id, ''));
-  perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns,
-                                       'channel', b ->> 'channel', 'version', b ->> 'version')
-     from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b;
-  if exists (select 1 from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b
-              group by b ->> 'channel', b ->> 'version' having count(*) > 1) then
+  -- The bounds of the ids, from the lengths gathered above; only when one is over do the
+  -- checks of each id run, in order, to name it.
+  if char_length(v_ns) > 255 or char_length(p_checkpoint_id) > 255 or char_length(p_parent_checkpoint_id) > 255
+     or v_chars > 255
+     or octet_length(v_key) + octet_length(v_ns) + greatest(octet_length(p_checkpoint_id), v_bytes) > 2400 then
+    perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns, 'p_checkpoint_id', p_checkpoint_id);
+    perform agentmem.check_id('langgraph_put: p_parent_checkpoint_id', coalesce(p_parent_checkpoint_id, ''));
+    perform agentmem.langgraph_check_key('langgraph_put', v_key, 'p_checkpoint_ns', v_ns,
+                                         'channel', b ->> 'channel', 'version', b ->> 'version')
+       from jsonb_array_elements(coalesce(p_blobs, '[]'::jsonb)) b;
+  end if;
+  if v_twice then
     raise exception 'langgraph_put: p_blobs names one channel at one version twice' using errcode = '22023';
   end if;
 
@@ -620,6 +639,9 @@ declare
   v_path text := coalesce(p_task_path, '');
   v_special constant text[] := array['__error__', '__scheduled__', '__interrupt__', '__resume__'];
   v_all_special boolean;
+  v_malformed boolean;
+  v_twice boolean;
+  v_chars integer;
   v_key text;
   v_count integer;
 begin
@@ -635,27 +657,39 @@ begin
   if p_writes is null or jsonb_typeof(p_writes) <> 'array' then
     raise exception 'langgraph_put_writes: p_writes must be a JSON array' using errcode = '22023';
   end if;
-  if exists (select 1 from jsonb_array_elements(p_writes) w
-              where jsonb_typeof(w) <> 'object'
-                 or jsonb_typeof(w -> 'channel') is distinct from 'string'
-                 or coalesce(jsonb_typeof(w -> 'type'), 'null') not in ('string', 'null')
-                 or (jsonb_typeof(w -> 'blob') is distinct from 'string') = (jsonb_typeof(w -> 'text') is distinct from 'string')
-                 or coalesce(jsonb_typeof(w -> 'idx'), 'null') not in ('number', 'null')) then
+  -- Every check of the p_writes elements in one pass over them, as in langgraph_put. Two
+  -- writes at one idx are found with the idx as numeric, which no JSON number fails to be;
+  -- the idx as integer (what the rows store) is checked again below only when there are.
+  select coalesce(bool_or(jsonb_typeof(w) <> 'object'
+                          or jsonb_typeof(w -> 'channel') is distinct from 'string'
+                          or coalesce(jsonb_typeof(w -> 'type'), 'null') not in ('string', 'null')
+                          or (jsonb_typeof(w -> 'blob') is distinct from 'string') = (jsonb_typeof(w -> 'text') is distinct from 'string')
+                          or coalesce(jsonb_typeof(w -> 'idx'), 'null') not in ('number', 'null')), false),
+         bool_and((w ->> 'channel') = any (v_special)),
+         count(*) <> count(distinct coalesce(case when jsonb_typeof(w -> 'idx') = 'number' then (w ->> 'idx')::numeric end,
+                                             -array_position(v_special, w ->> 'channel'), o - 1)),
+         coalesce(max(char_length(w ->> 'channel')), 0)
+    into v_malformed, v_all_special, v_twice, v_chars
+    from jsonb_array_elements(p_writes) with ordinality as e(w, o);
+  if v_malformed then
     raise exception 'langgraph_put_writes: every p_writes element needs channel, type, blob (base64) or text, and optionally idx'
       using errcode = '22023';
   end if;
   v_key := agentmem.thread_write_key(p_thread_id);
-  perform agentmem.langgraph_check_key('langgraph_put_writes', v_key, 'p_checkpoint_ns', v_ns,
-                                       'p_checkpoint_id', p_checkpoint_id, 'p_task_id', p_task_id);
-  perform agentmem.check_id('langgraph_put_writes: p_task_path', v_path, 2000);
-  perform agentmem.check_id('langgraph_put_writes: channel', w ->> 'channel')
-     from jsonb_array_elements(p_writes) w;
+  -- The bounds, from the lengths gathered above; only when one is over do the checks of
+  -- each id run, in order, to name it.
+  if char_length(v_ns) > 255 or char_length(p_checkpoint_id) > 255 or char_length(p_task_id) > 255
+     or octet_length(v_key) + octet_length(v_ns) + octet_length(p_checkpoint_id) + octet_length(p_task_id) > 2400
+     or char_length(v_path) > 2000 or v_chars > 255 then
+    perform agentmem.langgraph_check_key('langgraph_put_writes', v_key, 'p_checkpoint_ns', v_ns,
+                                         'p_checkpoint_id', p_checkpoint_id, 'p_task_id', p_task_id);
+    perform agentmem.check_id('langgraph_put_writes: p_task_path', v_path, 2000);
+    perform agentmem.check_id('langgraph_put_writes: channel', w ->> 'channel')
+       from jsonb_array_elements(p_writes) w;
+  end if;
   if jsonb_array_length(p_writes) = 0 then
     return 0;
   end if;
-
-  select bool_and((w ->> 'channel') = any (v_special)) into v_all_special
-    from jsonb_array_elements(p_writes) w;
 
   if v_all_special then
     insert into public.langgraph_checkpoint_writes
@@ -676,9 +710,9 @@ begin
       utf8 = excluded.utf8,
       task_path = excluded.task_path;
   else
-    if exists (select 1 from jsonb_array_elements(p_writes) with ordinality as e(w, o)
-                group by coalesce((w ->> 'idx')::integer, -array_position(v_special, w ->> 'channel'), (o - 1)::integer)
-               having count(*) > 1) then
+    if v_twice and exists (select 1 from jsonb_array_elements(p_writes) with ordinality as e(w, o)
+                            group by coalesce((w ->> 'idx')::integer, -array_position(v_special, w ->> 'channel'), (o - 1)::integer)
+                           having count(*) > 1) then
       raise exception 'langgraph_put_writes: p_writes has two writes at one idx' using errcode = '22023';
     end if;
     insert into public.langgraph_checkpoint_writes as x
