@@ -383,6 +383,10 @@ stable
 -- only for the caller's own tenant.
 security definer
 set search_path = ''
+-- Its statements planned once per connection: left to choose, the plan cache planned the
+-- listing again on every call (its estimate of a generic plan for a key range it cannot
+-- see is above a custom plan's), 40-70 µs a call, as much as the scan of 100 items.
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_condition jsonb;
@@ -391,6 +395,7 @@ declare
   v_suffix    text[] collate "C";
   v_merged    text[];
   v_fixed     text[] collate "C";
+  v_after     text[] collate "C";
   v_n         integer;
   v_result    jsonb;
 begin
@@ -425,11 +430,23 @@ begin
   if pg_catalog.array_position(v_prefix, '*') is null then
     v_prefix := null;
   end if;
+  v_after := agentmem.langgraph_store_after(v_fixed);
+  -- The usual call (a prefix without wildcards, no suffix, no depth): a statement without
+  -- the tests it does not need, whose generic plan walks the key range in order (the
+  -- general one sorts its rows first).
+  if v_prefix is null and v_suffix is null and p_max_depth is null then
+    select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
+      from (select distinct i.namespace as ns
+              from public.langgraph_store_items i
+             where i.tenant_id = p_tenant and i.namespace >= v_fixed and i.namespace < v_after
+               and (i.expires_at is null or i.expires_at > pg_catalog.now())) n;
+    return v_result;
+  end if;
   select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
     from (select distinct case when p_max_depth is null then i.namespace else i.namespace[1:p_max_depth] end as ns
             from public.langgraph_store_items i
            where i.tenant_id = p_tenant
-             and i.namespace >= v_fixed and i.namespace < agentmem.langgraph_store_after(v_fixed)
+             and i.namespace >= v_fixed and i.namespace < v_after
              and (i.expires_at is null or i.expires_at > pg_catalog.now())
              and (v_prefix is null
                   or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_prefix)
