@@ -169,12 +169,13 @@ async function dumps(serde, field, value) {
 
 /** `serde.loadsTyped(type, bytes)`; a stored value the serializer cannot read is `server`
  *  (the database holds something this serializer does not understand), naming the value,
- *  and in `details` the thread, namespace and checkpoint it belongs to.
+ *  and in `details` the thread, namespace and checkpoint it belongs to. Both names are
+ *  functions, called only then: a list reads many values, and names no failure.
  * @param {SerializerProtocol} serde
- * @param {string} what
+ * @param {() => string} what
  * @param {string} type
  * @param {Uint8Array | string} bytes
- * @param {string} [where] the checkpoint's thread, namespace and id
+ * @param {() => string} where the checkpoint's thread, namespace and id
  * @returns {Promise<any>}
  */
 async function loads(serde, what, type, bytes, where) {
@@ -182,8 +183,9 @@ async function loads(serde, what, type, bytes, where) {
     return await serde.loadsTyped(type, bytes);
   } catch (e) {
     if (e instanceof AgentmemError) throw e;
-    const message = `the stored ${what}${where ? ` of ${where}` : ""} could not be deserialized: ${messageOf(e)}`;
-    throw new AgentmemError("server", message, { cause: e, details: where });
+    const place = where();
+    const message = `the stored ${what()} of ${place} could not be deserialized: ${messageOf(e)}`;
+    throw new AgentmemError("server", message, { cause: e, details: place });
   }
 }
 
@@ -364,7 +366,8 @@ export class AgentmemSaver extends BaseCheckpointSaver {
     try {
       configurable = ids(config);
       optionsJson = listOptions(options);
-      checkpointCheck(CHECKPOINT_OP.list, [configurable, optionsJson]); // for both backends
+      // The database backend's call checks the same way, in the module's one entry.
+      if (this.#memory) checkpointCheck(CHECKPOINT_OP.list, [configurable, optionsJson]);
     } catch (e) {
       throw asAgentmemError(e);
     }
@@ -576,15 +579,17 @@ export class AgentmemSaver extends BaseCheckpointSaver {
       if (value === undefined) return this.getTuple(row.config);
       if (value !== null) stored.push([channel, ...value]);
     }
-    const { thread_id, checkpoint_ns, checkpoint_id } = row.config.configurable;
-    const where = `thread ${JSON.stringify(thread_id)}, namespace ${JSON.stringify(checkpoint_ns)}, checkpoint ${JSON.stringify(checkpoint_id)}`;
+    const where = () => {
+      const { thread_id, checkpoint_ns, checkpoint_id } = row.config.configurable;
+      return `thread ${JSON.stringify(thread_id)}, namespace ${JSON.stringify(checkpoint_ns)}, checkpoint ${JSON.stringify(checkpoint_id)}`;
+    };
     const [metadata, values, pendingWrites, sends] = await Promise.all([
-      loads(serde, "metadata", "json", row.metadata, where),
-      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, `value of channel ${JSON.stringify(channel)}`, type, data, where)])),
+      loads(serde, () => "metadata", "json", row.metadata, where),
+      Promise.all(stored.map(async ([channel, type, data]) => [channel, await loads(serde, () => `value of channel ${JSON.stringify(channel)}`, type, data, where)])),
       Promise.all(row.pendingWrites.map(async ([taskId, channel, type, bytes]) =>
-        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, `write to channel ${JSON.stringify(channel)}`, type, bytes, where)])
+        /** @type {[string, string, unknown]} */ ([taskId, channel, await loads(serde, () => `write to channel ${JSON.stringify(channel)}`, type, bytes, where)])
       )),
-      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, "pending send", type, bytes, where))),
+      row.pendingSends && Promise.all(row.pendingSends.map(([type, bytes]) => loads(serde, () => "pending send", type, bytes, where))),
     ]);
     const channel_values = Object.fromEntries(values);
     if (sends) channel_values[TASKS] = sends;
