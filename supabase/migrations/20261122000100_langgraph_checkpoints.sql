@@ -866,6 +866,24 @@ begin
 end
 $$;
 
+-- A thread's row as langgraph_list_threads answers it. (Inlined where it is called: one
+-- definition for the two statements that page the threads.)
+create or replace function agentmem.langgraph_thread_summary(p public.langgraph_threads)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'threadId', p.thread_id,
+    'checkpointId', p.checkpoint_id,
+    'metadata', p.metadata,
+    'checkpointCount', p.checkpoint_count,
+    'lastHumanMessage', p.last_human,
+    'lastAiMessage', p.last_ai,
+    'createdAt', p.created_at,
+    'updatedAt', p.updated_at)
+$$;
+
 -- RPC: list_threads ----------------------------------------------------------------------
 -- The caller's threads (and those of the scopes shared with them), most recently written
 -- first (then by id): each with its latest checkpoint and that checkpoint's metadata, how
@@ -903,39 +921,23 @@ begin
   -- The usual page (the caller's own threads, no prefix, no filter): one static statement.
   if cardinality(v_tenants) = 1 and p_prefix is null and p_filter is null then
     return query
-      select jsonb_build_object(
-               'threadId', t.thread_id,
-               'checkpointId', t.checkpoint_id,
-               'metadata', t.metadata,
-               'checkpointCount', t.checkpoint_count,
-               'lastHumanMessage', t.last_human,
-               'lastAiMessage', t.last_ai,
-               'createdAt', t.created_at,
-               'updatedAt', t.updated_at)
-        from (select * from public.langgraph_threads t where t.tenant_id = v_tenants[1]
-               order by t.updated_at desc, t.thread_key limit coalesce(p_limit, 50) offset coalesce(p_offset, 0)) t
-       order by t.updated_at desc, t.thread_key;
+      select agentmem.langgraph_thread_summary(x.t)
+        from (select t from public.langgraph_threads t where t.tenant_id = v_tenants[1]
+               order by t.updated_at desc, t.thread_key limit coalesce(p_limit, 50) offset coalesce(p_offset, 0)) x
+       order by (x.t).updated_at desc, (x.t).thread_key;
     return;
   end if;
   -- Only the predicates in use (as langgraph_list), the caller's own tenant as an equality
   -- when it is the only one, so the page is one range of langgraph_threads_recent_idx; the
   -- answer's JSON is built for the page's rows only.
   return query execute
-    'select jsonb_build_object(
-             ''threadId'', t.thread_id,
-             ''checkpointId'', t.checkpoint_id,
-             ''metadata'', t.metadata,
-             ''checkpointCount'', t.checkpoint_count,
-             ''lastHumanMessage'', t.last_human,
-             ''lastAiMessage'', t.last_ai,
-             ''createdAt'', t.created_at,
-             ''updatedAt'', t.updated_at)
-       from (select * from public.langgraph_threads t where '
+    'select agentmem.langgraph_thread_summary(x.t)
+       from (select t from public.langgraph_threads t where '
     || case when cardinality(v_tenants) = 1 then 't.tenant_id = $1[1]' else 't.tenant_id = any ($1)' end
     || case when p_prefix is not null then ' and starts_with(t.thread_id, $2)' else '' end
     || case when p_filter is not null then ' and t.metadata @> $3' else '' end
-    || ' order by t.updated_at desc, t.thread_key limit $4 offset $5) t
-      order by t.updated_at desc, t.thread_key'
+    || ' order by t.updated_at desc, t.thread_key limit $4 offset $5) x
+      order by (x.t).updated_at desc, (x.t).thread_key'
     using v_tenants, p_prefix, p_filter, coalesce(p_limit, 50), coalesce(p_offset, 0);
 end
 $$;
@@ -1104,6 +1106,7 @@ select agentmem.expose(
   'agentmem.langgraph_pending_sends(text, text, text)',
   'agentmem.langgraph_tuples(public.langgraph_checkpoints[], text)',
   'agentmem.langgraph_tuple(public.langgraph_checkpoints, text)',
+  'agentmem.langgraph_thread_summary(public.langgraph_threads)',
   'public.langgraph_put(text, text, text, text, text, jsonb, jsonb, jsonb, jsonb)',
   'public.langgraph_list_threads(text, jsonb, integer, integer)',
   'public.langgraph_put_writes(text, text, text, text, text, jsonb)',
