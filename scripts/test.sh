@@ -35,13 +35,14 @@ trap '"$ROOT/scripts/stack.sh" down >/dev/null 2>&1 || true' EXIT
 
 log "layer 1: native cargo test (crate, gateway against the stack)"
 cargo test --quiet --workspace
-log "layer 1: Postgres script checks (stack shape, SQL files re-runnable, checkpoint SQL, memory SQL, state SQL, contractors SQL)"
+log "layer 1: Postgres script checks (stack shape, SQL files re-runnable, checkpoint SQL, memory SQL, state SQL, contractors SQL, cached plans)"
 "$ROOT/tests/stack/postgres_test.sh"
 "$ROOT/tests/stack/migrations_test.sh"
 "$ROOT/tests/stack/checkpoints_sql_test.sh"
 "$ROOT/tests/stack/memories_sql_test.sh"
 "$ROOT/tests/stack/state_sql_test.sh"
 "$ROOT/tests/stack/contractors_sql_test.sh"
+"$ROOT/tests/stack/plans_sql_test.sh"
 log "layer 1: memory search at scale (the search contract at 36,000 memories, stale and fresh statistics)"
 "$ROOT/tests/stack/memory_scale_test.sh"
 log "layer 1: gateway conformance (supabase-js from npm against the gateway, PostgREST's answers)"

@@ -850,7 +850,10 @@ begin
     delete from public.langgraph_store_items i
      where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
     -- Every living item of a namespace has the namespace's ns_order: the first one found
-    -- is enough (a scan of the namespace per put would make a batch quadratic).
+    -- is enough (a scan of the namespace per put would make a batch quadratic). In key
+    -- order, so that the plan is the primary key's range: without an order, the plan
+    -- cached for every later put (a generic one) was a scan of the whole table, every
+    -- tenant's items, until a living item of the namespace turned up.
     insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes,
                                                    search_text, search_config, search_vector, ns_order)
     values (v_tenant, v_ns, v_key, v_value,
@@ -860,6 +863,7 @@ begin
             (select l.ns_order from public.langgraph_store_items l
               where l.tenant_id = v_tenant and l.namespace = v_ns
                 and (l.expires_at is null or l.expires_at > now())
+              order by l.key
               limit 1))
     on conflict (tenant_id, namespace, key) do update
       set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes,
