@@ -371,6 +371,11 @@ describe("AgentmemStore", () => {
     await store.put(["t"], "short", { v: 1 }, undefined, { ttl: 0.001 }); // 60 ms
     await store.put(["t"], "default", { v: 2 });
     await store.put(["t"], "forever", { v: 3 }, undefined, { ttl: null });
+    // Namespaces whose items all expired, before, between and after living ones (the
+    // listing steps from namespace to namespace in key order).
+    for (const label of ["a", "c", "c2", "e"]) await store.put(["t", label], "gone", { v: 0 }, undefined, { ttl: 0.001 });
+    await store.put(["t", "c"], "gone too", { v: 0 }, undefined, { ttl: 0.001 });
+    for (const label of ["b", "d"]) await store.put(["t", label], "here", { v: 0 }, undefined, { ttl: null });
     // As the service role (which row-level security does not narrow): this user's rows only.
   const db = async (key) =>
     (await service().select("langgraph_store_items", { columns: "key,expires_at,updated_at", filters: [["tenant_id", "eq", user.id], ["key", "eq", key]] })).data[0];
@@ -379,13 +384,14 @@ describe("AgentmemStore", () => {
     expect((await db("forever")).expires_at).toBeNull();
     await new Promise((r) => setTimeout(r, 150));
     expect(await store.get(["t"], "short")).toBeNull();
-    expect((await store.search(["t"])).map((i) => i.key)).toEqual(["default", "forever"]);
+    expect((await store.search(["t"])).map((i) => i.key)).toEqual(["default", "forever", "here", "here"]);
+    expect(await store.listNamespaces({ prefix: ["t"] })).toEqual([["t"], ["t", "b"], ["t", "d"]]);
     await new Promise((r) => setTimeout(r, 20));
     await store.get(["t"], "default");
     const after = await db("default");
     expect(new Date(after.expires_at).getTime()).toBeGreaterThan(new Date(before.expires_at).getTime());
     expect(after.updated_at, "a refresh is not an update").toBe(before.updated_at);
-    expect(await store.sweepExpiredItems()).toBe(1);
+    expect(await store.sweepExpiredItems()).toBe(6);
     expect(await db("short")).toBeUndefined();
     // A put over an expired item makes a new one.
     await store.put(["t"], "again", { v: 1 }, undefined, { ttl: 0.001 });
