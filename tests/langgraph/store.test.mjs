@@ -488,6 +488,12 @@ describe("AgentmemStore", () => {
     // An embedder that fails: embedding_failed, nothing written.
     const failing = new AgentmemStore(client, { index: { dims: DIMS, embed: () => { throw new Error("quota"); } } });
     await expect(failing.put(["ns"], "k", { text: "x" })).rejects.toMatchObject({ code: "embedding_failed" });
+    // Components that are no finite 32-bit float (as stored): embedding_failed, naming one.
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1e39]) {
+      const odd = new AgentmemStore(client, { index: { dims: DIMS, embed: (t) => t.map(() => Array.from({ length: DIMS }, (_, i) => (i === 5 ? bad : 0.5))) } });
+      await expect(odd.put(["ns"], "k", { text: "x" })).rejects.toMatchObject({ code: "embedding_failed", message: `embedding 0[5] is ${bad}, not a finite number` });
+      await expect(odd.search(["ns"], { query: "x" })).rejects.toMatchObject({ code: "embedding_failed" });
+    }
     const wrongDims = new AgentmemStore(client, { index: { dims: 3, embed: (t) => t.map(() => [1, 2, 3]) } });
     await expect(wrongDims.setup()).rejects.toMatchObject({ code: "dimension_mismatch" });
     // Past setup(), the database's refusal of a vector of another size is the same code,

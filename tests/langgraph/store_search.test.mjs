@@ -258,6 +258,12 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
       [[{ op: "search", prefix: [], mode: "vector" }], /needs the query's vector/],
       [[{ op: "search", prefix: [], mode: "text" }], /needs the query text/],
       [[{ op: "search", prefix: [], mode: "hybrid", query: "x", vector: Array(DIMS).fill(1), vectorWeight: 1.5 }], /vectorWeight must be a number from 0 to 1/],
+      // A vector as its text is counted before it is built, and bounded by its count.
+      [[{ op: "search", prefix: [], vector: `[${Array(DIMS - 1).fill(1)}]` }], new RegExp(`query embedding has ${DIMS - 1} dimensions`)],
+      [[{ op: "search", prefix: [], vector: `[${" ".repeat(30 * DIMS)}${Array(DIMS).fill(1)}]` }], /query embedding has no valid dimensions/],
+      [[{ op: "search", prefix: [], vector: 7 }], /query embedding has no valid dimensions/],
+      [[put({ vectors: [{ field: "a", embedding: `[${Array(DIMS + 1).fill(1)}]` }] })], new RegExp(`an embedding does not have ${DIMS} dimensions`)],
+      [[put({ vectors: [{ field: "a", embedding: { x: 1 } }] })], new RegExp(`an embedding does not have ${DIMS} dimensions`)],
     ]) {
       const e = await call(ops);
       expect(e, String(message)).toBeInstanceOf(AgentmemError);
@@ -266,6 +272,12 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
     expect(await new AgentmemStore(user.client).get(["b"], "k")).toBeNull();
     // A schema-qualified configuration is found.
     expect(await call([put({ text: "x", config: "pg_catalog.simple" })])).toBeNull();
+    // A vector as a JSON array or as its text: the same vector.
+    const unit = (i) => Array.from({ length: DIMS }, (_, j) => (j === i ? 1 : 0));
+    expect(await call([put({ vectors: [{ field: "a", embedding: unit(0) }] }), { ...put({ vectors: [{ field: "a", embedding: `[${unit(1)}]` }] }), key: "k2" }])).toBeNull();
+    const { data: found } = await user.client.rpc("langgraph_store_batch", { p_ops: [
+      { op: "search", prefix: ["b"], vector: `[${unit(1)}]`, limit: 1, offset: 0 }, { op: "search", prefix: ["b"], vector: unit(0), limit: 1, offset: 0 }] });
+    expect(found.map((rows) => [rows[0].key, rows[0].score])).toEqual([["k2", 1], ["k", 1]]);
   });
 
   test("modes as PostgresStore names them, its errors, and a mode without a query lists the items", async () => {
