@@ -426,46 +426,39 @@ begin
   -- The prefix's labels before its first wildcard narrow the scan to one key range.
   v_fixed := coalesce(v_prefix[1:coalesce(pg_catalog.array_position(v_prefix, '*') - 1, pg_catalog.cardinality(v_prefix))], '{}');
   -- That range holds exactly the namespaces that start with those labels: a prefix without
-  -- a wildcard needs no test per item (a function call each, the most of a listing's time).
+  -- a wildcard needs no test (a function call per namespace).
   if pg_catalog.array_position(v_prefix, '*') is null then
     v_prefix := null;
   end if;
   v_after := agentmem.langgraph_store_after(v_fixed);
-  -- The usual call (a prefix without wildcards, no suffix, no depth): a statement without
-  -- the tests it does not need, which steps from one namespace to the next in the primary
-  -- key (one index probe per namespace) instead of reading every item: 0.3 ms for a
-  -- namespace of 5,000 items instead of 2.8 (about 40 µs more for 10 namespaces of 10).
-  if v_prefix is null and v_suffix is null and p_max_depth is null then
-    with recursive n(ns) as (
-      select (select i.namespace from public.langgraph_store_items i
-               where i.tenant_id = p_tenant and i.namespace >= v_fixed and i.namespace < v_after
-                 and (i.expires_at is null or i.expires_at > pg_catalog.now())
-               order by i.namespace limit 1)
-      union all
-      select (select i.namespace from public.langgraph_store_items i
-               where i.tenant_id = p_tenant and i.namespace > n.ns and i.namespace < v_after
-                 and (i.expires_at is null or i.expires_at > pg_catalog.now())
-               order by i.namespace limit 1)
-        from n where n.ns is not null
-    )
-    select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
-      from n where n.ns is not null;
-    return v_result;
-  end if;
-  select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(n.ns)), '[]'::jsonb) into v_result
-    from (select distinct case when p_max_depth is null then i.namespace else i.namespace[1:p_max_depth] end as ns
-            from public.langgraph_store_items i
-           where i.tenant_id = p_tenant
-             and i.namespace >= v_fixed and i.namespace < v_after
-             and (i.expires_at is null or i.expires_at > pg_catalog.now())
+  -- The namespaces of that range, stepping from one to the next in the primary key (one
+  -- index probe per namespace, not a read of every item: 0.3 ms for a namespace of 5,000
+  -- items instead of 2.8, about 40 µs more for 10 namespaces of 10), then the tests of
+  -- the pattern and the depth on each namespace once.
+  with recursive n(ns) as (
+    select (select i.namespace from public.langgraph_store_items i
+             where i.tenant_id = p_tenant and i.namespace >= v_fixed and i.namespace < v_after
+               and (i.expires_at is null or i.expires_at > pg_catalog.now())
+             order by i.namespace limit 1)
+    union all
+    select (select i.namespace from public.langgraph_store_items i
+             where i.tenant_id = p_tenant and i.namespace > n.ns and i.namespace < v_after
+               and (i.expires_at is null or i.expires_at > pg_catalog.now())
+             order by i.namespace limit 1)
+      from n where n.ns is not null
+  )
+  select coalesce(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(d.ns)), '[]'::jsonb) into v_result
+    from (select distinct case when p_max_depth is null then n.ns else n.ns[1:p_max_depth] end as ns
+            from n
+           where n.ns is not null
              and (v_prefix is null
-                  or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_prefix)
-                      and agentmem.langgraph_store_like(i.namespace[1:pg_catalog.cardinality(v_prefix)], v_prefix)))
+                  or (pg_catalog.cardinality(n.ns) >= pg_catalog.cardinality(v_prefix)
+                      and agentmem.langgraph_store_like(n.ns[1:pg_catalog.cardinality(v_prefix)], v_prefix)))
              and (v_suffix is null
-                  or (pg_catalog.cardinality(i.namespace) >= pg_catalog.cardinality(v_suffix)
+                  or (pg_catalog.cardinality(n.ns) >= pg_catalog.cardinality(v_suffix)
                       and agentmem.langgraph_store_like(
-                            i.namespace[pg_catalog.cardinality(i.namespace) - pg_catalog.cardinality(v_suffix) + 1:],
-                            v_suffix)))) n;
+                            n.ns[pg_catalog.cardinality(n.ns) - pg_catalog.cardinality(v_suffix) + 1:],
+                            v_suffix)))) d;
   return v_result;
 end;
 $$;
