@@ -1057,6 +1057,10 @@ language plpgsql
 stable
 security invoker
 set search_path = ''
+-- One statement for a thread and for all of the caller's: planned with each call's values,
+-- so that a thread's is its key range and all of them the tenant's (a generic plan for
+-- both would be a scan of every tenant's rows).
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_key text;

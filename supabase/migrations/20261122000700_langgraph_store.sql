@@ -764,6 +764,7 @@ declare
   v_whole   boolean;
   v_cfgname text;
   v_config  regconfig;
+  v_writes  boolean := false;
 begin
   if pg_catalog.jsonb_typeof(p_ops) is distinct from 'array' then
     raise exception 'langgraph_store_batch takes an array of operations' using errcode = '22023';
@@ -830,13 +831,16 @@ begin
         from public.langgraph_store_items i
        where i.tenant_id = v_tenant;
     when 'put' then
-      null;
+      v_writes := true;
     else
       raise exception 'operation %: unknown op %', v_at, coalesce(v_op ->> 'op', 'null') using errcode = '22023';
     end case;
     v_results := v_results || v_result;
   end loop;
 
+  if not v_writes then
+    return to_jsonb(v_results);
+  end if;
   -- Writes, in order, each namespace under its lock: all of them taken first, in the
   -- order of their lock keys, so two batches never wait for each other in a circle.
   perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), l.k)
@@ -965,6 +969,8 @@ select agentmem.expose(
   'public.langgraph_store_batch(jsonb)',
   'public.langgraph_store_sweep()');
 select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)', 'public.set_embedding_dimensions(integer)');
+-- Called by the batch function only, which runs as the owner.
+select agentmem.keep_private('agentmem.langgraph_store_vector_length(jsonb)');
 -- Called only by langgraph_store_batch, as the owner.
 select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()', 'agentmem.langgraph_store_refresh(uuid, jsonb)');
 
