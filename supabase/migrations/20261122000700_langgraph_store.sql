@@ -387,6 +387,10 @@ set search_path = ''
 -- listing again on every call (its estimate of a generic plan for a key range it cannot
 -- see is above a custom plan's), 40-70 µs a call, as much as the scan of 100 items.
 set plan_cache_mode = force_generic_plan
+-- Each step to the next namespace is a walk of the primary key that stops at its first
+-- item; a sequential or bitmap scan would read the whole range at every step.
+set enable_seqscan = off
+set enable_bitmapscan = off
 as $$
 declare
   v_condition jsonb;
@@ -721,6 +725,119 @@ begin
 end;
 $$;
 
+-- The writes of a batch (its puts and deletes, in order), for langgraph_store_batch only,
+-- which has checked the tenant: as the owner, never for an API role (agentmem.keep_private).
+-- Its lookups are primary-key lookups and ranges, planned so whatever the statistics say.
+-- The namespace-order lookup in particular: the plan cached for it (a generic one, from a
+-- connection's sixth put on) read the table sequentially, or the namespace's whole range
+-- through a bitmap and sorted it, where a walk of the primary key stops at the first item:
+-- every tenant's items read per put, or a batch of puts into one namespace quadratic.
+create or replace function agentmem.langgraph_store_write(p_tenant uuid, p_ops jsonb)
+returns void
+language plpgsql
+volatile
+set search_path = ''
+set enable_seqscan = off
+set enable_bitmapscan = off
+as $$
+declare
+  v_tenant  uuid := p_tenant;
+  v_op      jsonb;
+  -- In the columns' collation, so that comparisons with them can use the primary key.
+  v_ns      text[] collate "C";
+  v_key     text collate "C";
+  v_dims    integer;
+  v_ttl     double precision;
+  v_value   jsonb;
+  v_text    text;
+  v_whole   boolean;
+  v_cfgname text;
+  v_config  regconfig;
+begin
+  -- Writes, in order, each namespace under its lock: all of them taken first, in the
+  -- order of their lock keys, so two batches never wait for each other in a circle.
+  perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), l.k)
+     from (select distinct hashtext(v_tenant::text || (e -> 'namespace')::text) as k
+             from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put') l
+    order by l.k;
+  for v_op in select e from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put' loop
+    v_ns := agentmem.langgraph_store_labels(v_op -> 'namespace', 'put');
+    v_key := v_op ->> 'key';
+    if v_key is null then
+      raise exception 'put: key must be a string' using errcode = '22023';
+    end if;
+    v_value := v_op -> 'value';
+    if jsonb_typeof(v_value) is distinct from 'object' then
+      delete from public.langgraph_store_items i
+       where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
+      continue;
+    end if;
+    if agentmem.langgraph_store_size(v_ns, v_key) > 2048 then
+      raise exception 'put: namespace and key take % bytes (their UTF-8 bytes plus 8 per label); at most 2048',
+        agentmem.langgraph_store_size(v_ns, v_key) using errcode = '22023';
+    end if;
+    if pg_column_size(v_value) > 1048576 / 6 and octet_length(v_value::text) > 1048576 then
+      raise exception 'put: the value is % bytes of JSON text; at most 1 MiB (1048576)', octet_length(v_value::text)
+        using errcode = '22023';
+    end if;
+    v_ttl := (v_op ->> 'ttl')::double precision;
+    v_text := null;
+    -- "text": the document's text, or true: the value's own JSON text.
+    v_whole := coalesce((v_op -> 'text') = 'true'::jsonb, false);
+    if jsonb_typeof(v_op -> 'text') = 'string' or v_whole then
+      v_text := case when v_whole then v_value::text else v_op ->> 'text' end;
+      -- A value's indexed texts: at most the value's bound twice over (a field listed
+      -- under two paths), which keeps the tsvector within its own limit.
+      if octet_length(v_text) > 2097152 then
+        raise exception 'put: the indexed text is % bytes; at most 2 MiB (2097152)', octet_length(v_text) using errcode = '22023';
+      end if;
+      if v_cfgname is distinct from coalesce(v_op ->> 'config', 'english') then
+        v_cfgname := coalesce(v_op ->> 'config', 'english');
+        v_config := agentmem.langgraph_store_config(v_cfgname);
+      end if;
+    end if;
+    -- An expired item is gone: a put under its key creates a new one.
+    delete from public.langgraph_store_items i
+     where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
+    -- Every living item of a namespace has the namespace's ns_order: the first one found
+    -- in the primary key is enough (a scan of the namespace per put would make a batch
+    -- quadratic; see the function's settings).
+    insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes,
+                                                   search_text, search_config, search_vector, ns_order)
+    values (v_tenant, v_ns, v_key, v_value,
+            now() + v_ttl * interval '1 minute', v_ttl,
+            case when not v_whole then v_text end, case when v_text is not null then v_config end,
+            case when v_text is not null then to_tsvector(v_config, v_text) end,
+            (select l.ns_order from public.langgraph_store_items l
+              where l.tenant_id = v_tenant and l.namespace = v_ns
+                and (l.expires_at is null or l.expires_at > now())
+              order by l.key
+              limit 1))
+    on conflict (tenant_id, namespace, key) do update
+      set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes,
+          search_text = excluded.search_text, search_config = excluded.search_config, search_vector = excluded.search_vector;
+    delete from public.langgraph_store_vectors v
+     where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
+    if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
+      v_dims := coalesce(v_dims, agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding'));
+      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
+                  where agentmem.langgraph_store_vector_length(x -> 'embedding') is distinct from v_dims) then
+        raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
+          using errcode = '22023';
+      end if;
+      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
+                  where jsonb_typeof(x -> 'field') <> 'string' or octet_length(x ->> 'field') > 256) then
+        raise exception 'put: an indexed field path is not a string of at most 256 bytes' using errcode = '22023';
+      end if;
+      insert into public.langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
+      select v_tenant, v_ns, v_key, x ->> 'field', (x ->> 'embedding')::extensions.vector
+        from jsonb_array_elements(v_op -> 'vectors') x
+      on conflict (tenant_id, namespace, key, field) do update set embedding = excluded.embedding;
+    end if;
+  end loop;
+end;
+$$;
+
 -- langgraph_store_batch: one BaseStore.batch(). p_ops is an array of
 --   {"op": "get", "namespace": [..], "key": k, "refresh": bool}
 --   {"op": "search", "prefix": [..], "filter": {..}|null, "limit": n, "offset": n,
@@ -758,12 +875,6 @@ declare
   v_offset  integer;
   v_vector  extensions.vector;
   v_dims    integer;
-  v_ttl     double precision;
-  v_value   jsonb;
-  v_text    text;
-  v_whole   boolean;
-  v_cfgname text;
-  v_config  regconfig;
   v_writes  boolean := false;
 begin
   if pg_catalog.jsonb_typeof(p_ops) is distinct from 'array' then
@@ -838,92 +949,9 @@ begin
     v_results := v_results || v_result;
   end loop;
 
-  if not v_writes then
-    return to_jsonb(v_results);
+  if v_writes then
+    perform agentmem.langgraph_store_write(v_tenant, p_ops);
   end if;
-  -- Writes, in order, each namespace under its lock: all of them taken first, in the
-  -- order of their lock keys, so two batches never wait for each other in a circle.
-  perform pg_advisory_xact_lock(hashtext('agentmem.langgraph_store'), l.k)
-     from (select distinct hashtext(v_tenant::text || (e -> 'namespace')::text) as k
-             from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put') l
-    order by l.k;
-  for v_op in select e from jsonb_array_elements(p_ops) e where e ->> 'op' = 'put' loop
-    v_ns := agentmem.langgraph_store_labels(v_op -> 'namespace', 'put');
-    v_key := v_op ->> 'key';
-    if v_key is null then
-      raise exception 'put: key must be a string' using errcode = '22023';
-    end if;
-    v_value := v_op -> 'value';
-    if jsonb_typeof(v_value) is distinct from 'object' then
-      delete from public.langgraph_store_items i
-       where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key;
-      continue;
-    end if;
-    if agentmem.langgraph_store_size(v_ns, v_key) > 2048 then
-      raise exception 'put: namespace and key take % bytes (their UTF-8 bytes plus 8 per label); at most 2048',
-        agentmem.langgraph_store_size(v_ns, v_key) using errcode = '22023';
-    end if;
-    if pg_column_size(v_value) > 1048576 / 6 and octet_length(v_value::text) > 1048576 then
-      raise exception 'put: the value is % bytes of JSON text; at most 1 MiB (1048576)', octet_length(v_value::text)
-        using errcode = '22023';
-    end if;
-    v_ttl := (v_op ->> 'ttl')::double precision;
-    v_text := null;
-    -- "text": the document's text, or true: the value's own JSON text.
-    v_whole := coalesce((v_op -> 'text') = 'true'::jsonb, false);
-    if jsonb_typeof(v_op -> 'text') = 'string' or v_whole then
-      v_text := case when v_whole then v_value::text else v_op ->> 'text' end;
-      -- A value's indexed texts: at most the value's bound twice over (a field listed
-      -- under two paths), which keeps the tsvector within its own limit.
-      if octet_length(v_text) > 2097152 then
-        raise exception 'put: the indexed text is % bytes; at most 2 MiB (2097152)', octet_length(v_text) using errcode = '22023';
-      end if;
-      if v_cfgname is distinct from coalesce(v_op ->> 'config', 'english') then
-        v_cfgname := coalesce(v_op ->> 'config', 'english');
-        v_config := agentmem.langgraph_store_config(v_cfgname);
-      end if;
-    end if;
-    -- An expired item is gone: a put under its key creates a new one.
-    delete from public.langgraph_store_items i
-     where i.tenant_id = v_tenant and i.namespace = v_ns and i.key = v_key and i.expires_at <= now();
-    -- Every living item of a namespace has the namespace's ns_order: the first one found
-    -- is enough (a scan of the namespace per put would make a batch quadratic). In key
-    -- order, so that the plan is the primary key's range: without an order, the plan
-    -- cached for every later put (a generic one) was a scan of the whole table, every
-    -- tenant's items, until a living item of the namespace turned up.
-    insert into public.langgraph_store_items as i (tenant_id, namespace, key, value, expires_at, ttl_minutes,
-                                                   search_text, search_config, search_vector, ns_order)
-    values (v_tenant, v_ns, v_key, v_value,
-            now() + v_ttl * interval '1 minute', v_ttl,
-            case when not v_whole then v_text end, case when v_text is not null then v_config end,
-            case when v_text is not null then to_tsvector(v_config, v_text) end,
-            (select l.ns_order from public.langgraph_store_items l
-              where l.tenant_id = v_tenant and l.namespace = v_ns
-                and (l.expires_at is null or l.expires_at > now())
-              order by l.key
-              limit 1))
-    on conflict (tenant_id, namespace, key) do update
-      set value = excluded.value, expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes,
-          search_text = excluded.search_text, search_config = excluded.search_config, search_vector = excluded.search_vector;
-    delete from public.langgraph_store_vectors v
-     where v.tenant_id = v_tenant and v.namespace = v_ns and v.key = v_key;
-    if jsonb_typeof(v_op -> 'vectors') = 'array' and jsonb_array_length(v_op -> 'vectors') > 0 then
-      v_dims := coalesce(v_dims, agentmem.vector_dimensions('public.langgraph_store_vectors', 'embedding'));
-      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
-                  where agentmem.langgraph_store_vector_length(x -> 'embedding') is distinct from v_dims) then
-        raise exception 'put: an embedding does not have % dimensions (langgraph_store_vectors.embedding)', v_dims
-          using errcode = '22023';
-      end if;
-      if exists (select 1 from jsonb_array_elements(v_op -> 'vectors') x
-                  where jsonb_typeof(x -> 'field') <> 'string' or octet_length(x ->> 'field') > 256) then
-        raise exception 'put: an indexed field path is not a string of at most 256 bytes' using errcode = '22023';
-      end if;
-      insert into public.langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
-      select v_tenant, v_ns, v_key, x ->> 'field', (x ->> 'embedding')::extensions.vector
-        from jsonb_array_elements(v_op -> 'vectors') x
-      on conflict (tenant_id, namespace, key, field) do update set embedding = excluded.embedding;
-    end if;
-  end loop;
   return to_jsonb(v_results);
 end;
 $$;
@@ -970,7 +998,7 @@ select agentmem.expose(
   'public.langgraph_store_sweep()');
 select agentmem.expose_to_service('public.set_langgraph_store_dimensions(integer)', 'public.set_embedding_dimensions(integer)');
 -- Called by the batch function only, which runs as the owner.
-select agentmem.keep_private('agentmem.langgraph_store_vector_length(jsonb)');
+select agentmem.keep_private('agentmem.langgraph_store_vector_length(jsonb)', 'agentmem.langgraph_store_write(uuid, jsonb)');
 -- Called only by langgraph_store_batch, as the owner.
 select agentmem.keep_private('agentmem.langgraph_store_bookkeeping()', 'agentmem.langgraph_store_refresh(uuid, jsonb)');
 
