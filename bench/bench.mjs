@@ -751,7 +751,8 @@ async function stores(ctx) {
   const floorRows = [];
   for (const [name, ops, call] of [
     ["get", [{ op: "get", namespace: [...floorNs, "n1"], key: "seed-1", refresh: true }], () => floorStore.get([...floorNs, "n1"], "seed-1")],
-    ["search (query, limit 10)", [{ op: "search", prefix: floorNs, limit: 10, offset: 0, refresh: true, vector: queryVector }], () => floorStore.search(floorNs, { query: "vendors pricing", limit: 10 })],
+    // The vector as AgentmemStore sends it: as its text.
+    ["search (query, limit 10)", [{ op: "search", prefix: floorNs, limit: 10, offset: 0, refresh: true, vector: `[${queryVector.join(",")}]` }], () => floorStore.search(floorNs, { query: "vendors pricing", limit: 10 })],
     ["listNamespaces", [{ op: "list", conditions: [{ type: "prefix", path: floorNs }], maxDepth: null }], () => floorStore.listNamespaces({ prefix: floorNs })],
   ]) {
     const sql = asUser(ops);
