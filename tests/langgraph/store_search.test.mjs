@@ -269,6 +269,11 @@ describe("AgentmemStore search modes, metrics and thresholds", () => {
       expect(e, String(message)).toBeInstanceOf(AgentmemError);
       expect([e.code, e.pgrstCode, e.message], String(message)).toEqual(["invalid_input", "22023", expect.stringMatching(message)]);
     }
+    // A text with the right count but a number that is none: the vector type's own error,
+    // nothing written.
+    const malformed = await call([put({ vectors: [{ field: "a", embedding: `[${Array(DIMS - 1).fill(1)},x]` }] })]);
+    expect(malformed).toBeInstanceOf(AgentmemError);
+    expect([malformed.pgrstCode, malformed.message]).toEqual(["22P02", expect.stringMatching(/invalid input syntax for type vector/)]);
     expect(await new AgentmemStore(user.client).get(["b"], "k")).toBeNull();
     // A schema-qualified configuration is found.
     expect(await call([put({ text: "x", config: "pg_catalog.simple" })])).toBeNull();

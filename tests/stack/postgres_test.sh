@@ -237,6 +237,12 @@ expect "the agentmem schema: no usage for anon or PUBLIC" "f|f|t" \
 expect "no function of public or agentmem is executable by anon or PUBLIC" 0 \
   "$(q -c "select count(*) from pg_proc p where p.pronamespace in ('public'::regnamespace, 'agentmem'::regnamespace)
            and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('public', p.oid, 'execute'))")"
+# Helpers that take a tenant or run only inside another function as its owner: no API role
+# executes them (agentmem.keep_private), not even the service role.
+expect "the store's private helpers (its writes take a tenant) are executable by no API role" "f" \
+  "$(q -c "select bool_or(has_function_privilege(r, f, 'execute'))
+           from unnest(array['authenticated', 'service_role', 'anon', 'public']) r,
+                unnest(array['agentmem.langgraph_store_write(uuid, jsonb)', 'agentmem.langgraph_store_vector_length(jsonb)']::regprocedure[]) f")"
 # SECURITY DEFINER: the writers (the tables' one door for the API roles) and a few helpers;
 # each checks its caller itself (not only through grants).
 expect "the SECURITY DEFINER functions are exactly these" \
