@@ -106,6 +106,13 @@ comment on table public.unified_conversation_memory is
 create index if not exists unified_conversations_contractor_lead_id_idx on public.unified_conversations (tenant_id, contractor_lead_id);
 create index if not exists unified_conversations_updated_idx on public.unified_conversations (tenant_id, updated_at desc);
 -- The unique constraint's index serves lookups by conversation_id (+ memory_type).
+-- The links to a lead (delete_unified_state removes them with the lead's conversation),
+-- by a hash of the value: a btree entry holds at most 2,704 bytes, and memory_value is
+-- any JSON a server's own code may store; the hash is checked against the value itself.
+-- Without it, that delete read every memory row of the caller's conversations.
+create index if not exists unified_conversation_memory_lead_links_idx
+  on public.unified_conversation_memory (tenant_id, hashtext(memory_value::text))
+  where memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id';
 
 -- Row-level security and grants -----------------------------------------------------------
 select agentmem.protect('public.unified_conversations', 'tenant_id');
@@ -360,20 +367,25 @@ as $$
 declare
   v_tenant uuid := agentmem.tenant();
   v_memory integer;
+  v_links integer;
   v_conversations integer;
 begin
   if p_conversation_id is null or p_contractor_lead_id is null then
     raise exception 'conversation_id and contractor_lead_id are required' using errcode = '22023';
   end if;
+  -- Two statements, one per index (one with an OR of both read the caller's every row).
+  delete from public.unified_conversation_memory
+  where tenant_id = v_tenant and conversation_id = p_conversation_id;
+  get diagnostics v_memory = row_count;
   delete from public.unified_conversation_memory
   where tenant_id = v_tenant
-    and (conversation_id = p_conversation_id
-         or (memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id'
-             and memory_value = to_jsonb(p_contractor_lead_id)));
-  get diagnostics v_memory = row_count;
+    and memory_type = 'contractor_mapping' and memory_key = 'contractor_lead_id'
+    and hashtext(memory_value::text) = hashtext(to_jsonb(p_contractor_lead_id)::text)
+    and memory_value = to_jsonb(p_contractor_lead_id);
+  get diagnostics v_links = row_count;
   delete from public.unified_conversations where tenant_id = v_tenant and id = p_conversation_id;
   get diagnostics v_conversations = row_count;
-  return v_memory + v_conversations;
+  return v_memory + v_links + v_conversations;
 end;
 $$;
 

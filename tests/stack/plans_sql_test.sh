@@ -146,9 +146,12 @@ q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, check
         select '$O', 'seed-' || (i % 2000 + 1), '1_browsing', i, 'draft', 0 from generate_series(1, 20000) i;
       insert into public.contractors (tenant_id, contractor_lead_id, company_name)
         select '$O', 'seed-lead-' || i, 'Seed ' || i from generate_series(1, 20000) i;
-      -- and one large namespace of the caller's own, which their puts add to
+      -- and one large namespace of the caller's own, which their puts add to, and many
+      -- conversations of their own, beside the ones their calls delete
       insert into public.langgraph_store_items (tenant_id, namespace, key, value)
-        select '$A', array['big', 'n'], 'k' || i, jsonb_build_object('i', i) from generate_series(1, 20000) i;"
+        select '$A', array['big', 'n'], 'k' || i, jsonb_build_object('i', i) from generate_series(1, 20000) i;
+      insert into public.unified_conversation_memory (tenant_id, conversation_id, memory_type, memory_key, memory_value)
+        select '$A', md5('own-conv-' || (i / 10))::uuid, 'coia_state', 'field-' || (i % 10), '1' from generate_series(1, 20000) i;"
 q -c "$(stats set)"
 pages=""
 for t in "${TABLE_NAMES[@]}"; do
@@ -238,11 +241,15 @@ done
 # The sequential scans the transaction made on the tables (first, before any query of the test's own).
 SCANS="select coalesce(string_agg(relname || ' ' || seq_scan, ', ' order by relname), 'none')
   from pg_stat_xact_user_tables where schemaname = 'public' and relname in ($TABLES) and seq_scan > 0;
-  select case when idx_tup_fetch < 2000 then 'few' else idx_tup_fetch::text end
-    from pg_stat_xact_user_tables where relid = 'public.langgraph_store_items'::regclass;"
-# (The second line: the rows the calls fetched from the store's items through an index. Eight puts
-# into a namespace of 20,000 items read a few each; a plan that reads the namespace's
-# range, through a bitmap or in an index scan that does not stop, reads it all per put.)
+  select 'store ' || case when s.idx_tup_fetch < 2000 then 'few' else s.idx_tup_fetch::text end
+         || ', conversations ' || case when m.idx_tup_fetch < 2000 then 'few' else m.idx_tup_fetch::text end
+    from pg_stat_xact_user_tables s, pg_stat_xact_user_tables m
+   where s.relid = 'public.langgraph_store_items'::regclass and m.relid = 'public.unified_conversation_memory'::regclass;"
+# (The second line: the rows the calls fetched through an index from the store's items and from
+# the conversations' memory. Eight puts into a namespace of 20,000 items read a few each; a
+# plan that reads the namespace's range, through a bitmap or in an index scan that does not
+# stop, reads it all per put. Eight deletes of a conversation read its rows and its lead's
+# links; until 2026-11-29 each read all 20,000 rows of the caller's other conversations.)
 # What the calls left, seen before the rollback (as the user: row-level security shows their rows only).
 WORK="select concat_ws('|',
   (select count(*) from public.langgraph_checkpoints where thread_id = 'mine'),
@@ -274,7 +281,8 @@ expect "as a user: eight calls of each RPC in one connection (the later ones on 
 # checkpoints|writes|threads (the deleted ones gone)|items|memories updated|deleted ones|counters|search
 # copies|access log|conversations deleted|mapping rows left|workflow states updated|and left|sessions
 # and drafts deleted|draft versions|leads not converted (the state's)|contractors|leads enriched|restored
-expect "as a user: the store's calls fetch a few of its rows, not a large namespace's range per put" "few" "$(sed -n 2p <<<"$out")"
+expect "as a user: the calls fetch a few rows, not a large namespace's range per put nor the caller's every conversation per delete" \
+  "store few, conversations few" "$(sed -n 2p <<<"$out")"
 expect "as a user: the calls did their work" "16|8|1|8|8|0|8|8|8|0|1|8|8|1|8|1|8|8|t" "$(sed -n 3p <<<"$out")"
 # A server acting for the user: the same calls as the service role, which row-level security
 # does not filter (the RPCs' own keys are all there is), in a connection of its own.
@@ -282,7 +290,7 @@ expect "as a user: the calls did their work" "16|8|1|8|8|0|8|8|8|0|1|8|8|1|8|1|8
 out=$(API_ERR=$ERRORS acting_for "$A" as_api service_role "" "$calls
 $SCANS")
 expect "as the service role acting for the user: no call failed" "" "$(head -c 2000 "$ERRORS")"
-expect "as the service role acting for the user: no sequential scan either, and few rows fetched" "none|few" "$(paste -sd'|' <<<"$out")"
+expect "as the service role acting for the user: no sequential scan either, and few rows fetched" "none|store few, conversations few" "$(paste -sd'|' <<<"$out")"
 
 # The other way round: statistics in which every key looks like one row.
 q -c "$(stats many)"
@@ -290,7 +298,7 @@ q -c "$(stats many)"
 out=$(API_ERR=$ERRORS as_api authenticated "$A" "$calls
 $SCANS")
 expect "with statistics of tiny tenants: no call failed" "" "$(head -c 2000 "$ERRORS")"
-expect "with statistics of tiny tenants: no sequential scan, and few rows fetched" "none|few" "$(paste -sd'|' <<<"$out")"
+expect "with statistics of tiny tenants: no sequential scan, and few rows fetched" "none|store few, conversations few" "$(paste -sd'|' <<<"$out")"
 
 log "plans SQL test: $checks checks, $failed failed"
 [ "$failed" = 0 ]
