@@ -342,10 +342,11 @@ for (const kind of kinds) {
 
 // ----------------------------------------------------------------------------------------
 // Every endpoint refuses callers without a valid identity.
+const tables = ["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references",
+  "memory_access_log", "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
+  "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors", "langgraph_threads"];
 const endpoints: [string, string, unknown][] = [
-  ...["langgraph_checkpoints", "langgraph_checkpoint_blobs", "langgraph_checkpoint_writes", "agent_memories", "memory_references", "memory_access_log",
-    "unified_conversations", "unified_conversation_memory", "workflow_agent_states", "research_sessions", "research_drafts",
-    "contractor_leads", "contractors", "langgraph_store_items", "langgraph_store_vectors", "langgraph_threads"]
+  ...tables
     .flatMap((table): [string, string, unknown][] => [["GET", `${table}?limit=1`, undefined], ["POST", table, {}]]),
   ...[
     ["langgraph_put", checkpoint(`x-${run}`, "m")], ["langgraph_put_writes", { p_thread_id: "x", p_checkpoint_ns: "", p_checkpoint_id: "c", p_task_id: "t", p_task_path: "", p_writes: [] }],
@@ -368,6 +369,36 @@ const endpoints: [string, string, unknown][] = [
 ];
 
 Deno.test("tenancy matrix: callers without a valid identity are refused by every table and RPC", async (t) => {
+  // A token that names no user is refused by a table's policy, whose agentmem.tenant() runs
+  // for the first row the policy tests: an empty table answers it 200 [] (nothing to refuse,
+  // nothing shown). So every table first holds a row, of a user of this test's own, checked:
+  // the refusals below are tested where there is something to refuse, whatever ran before
+  // (alone on a fresh stack, memory_references was empty and answered 200).
+  const seed = await user();
+  for (const kind of kinds) {
+    const created = await kind.create(seed.token, freshId(kind.name), "seed");
+    assert.ok(created.status < 300, `seed ${kind.name}: ${JSON.stringify(created)}`);
+  }
+  const memory = await rpc(seed.token, "create_agent_memory", {
+    p_agent_id: "seed", p_content: "seed", p_memory_type: "fact", p_embedding: `[${vec}]`,
+    p_reference: { reference_type: "rfp", reference_id: crypto.randomUUID() },
+  });
+  assert.equal(memory.status, 200, `seed memory: ${JSON.stringify(memory)}`);
+  const seeded = [
+    await rpc(seed.token, "update_memory_access", { p_memory_ids: [(memory.body as { id: string }).id] }),
+    await rpc(seed.token, "langgraph_put", checkpoint(`seed-${run}`, "seed")),
+    await rpc(seed.token, "langgraph_put_writes", { p_thread_id: `seed-${run}`, p_checkpoint_ns: "", p_checkpoint_id: "c1", p_task_id: "t", p_task_path: "",
+      p_writes: [{ channel: "text", type: "json", text: "1" }] }),
+    await rpc(seed.token, "build_contractor_profile", { p_contractor_lead_id: `seed-${run}`, p_profile: { company_name: "seed" } }),
+    await rpc(seed.token, "convert_contractor_lead", { p_contractor_lead_id: `seed-${run}` }),
+  ];
+  seeded.forEach((r, i) => assert.ok(r.status < 300, `seed call ${i}: ${JSON.stringify(r)}`));
+  const empty = [];
+  for (const table of tables) {
+    const r = await api(env.SUPABASE_SERVICE_ROLE_KEY, "GET", `${table}?limit=1`);
+    if (r.status !== 200 || (r.body as unknown[]).length === 0) empty.push(`${table} (${r.status})`);
+  }
+  assert.deepEqual(empty, [], "every table holds a row before the matrix");
   const id = crypto.randomUUID();
   const now = Math.floor(Date.now() / 1000);
   const claims = { sub: id, role: "authenticated", aud: "authenticated", iat: now, exp: now + 3600 };
