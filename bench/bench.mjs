@@ -280,42 +280,57 @@ async function checkpoints(ctx) {
   table(["one-way delay", "size", "operation", "AgentmemSaver", "PostgresSaver", "MemorySaver", "agentmem ÷ PostgresSaver (p50)"], rows);
 }
 
-/** CPU time (ms) used so far by the processes whose name `match`es (Linux /proc; 0
- *  elsewhere). utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks
- *  (100 per second on Linux). */
+/** CPU time (ms) used so far by each process whose name `match`es: pid → ms (Linux /proc;
+ *  empty elsewhere). utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock
+ *  ticks (100 per second on Linux). */
 function processCpuMs(match) {
-  let ticks = 0;
+  const used = new Map();
   let pids = [];
   try {
     pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
   } catch {
-    return 0;
+    return used;
   }
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!match(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      if (!match(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), pid, fields[1])) continue;
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // The process ended while we read.
     }
   }
-  return ticks * 10;
+  return used;
+}
+
+/** The stack's postmaster (set by context()): its processes are "Postgres" below, not those
+ *  of another Postgres on the machine. Null: every process named postgres. */
+let postmaster = null;
+
+/** CPU used so far (ms): this process (the client), the gateway's and Postgres's processes. */
+const cpuNow = () => ({
+  client: (({ user, system }) => (user + system) / 1000)(process.cpuUsage()),
+  gateway: processCpuMs((name) => name.startsWith("agentmem-gate")),
+  postgres: processCpuMs((name, pid, ppid) => name === "postgres" && (postmaster === null || pid === postmaster || ppid === postmaster)),
+});
+
+/** The CPU (ms) each side used since `before` (a cpuNow()): per process, what it added; a
+ *  process started since counts whole; one that ended since counts nothing (a sum of the
+ *  processes' totals would go back by its whole life: a pool's connection closing). */
+function cpuSince(before) {
+  const now = cpuNow();
+  const grew = (was, is) => [...is].reduce((ms, [pid, t]) => ms + t - (was.get(pid) ?? 0), 0);
+  return { client: now.client - before.client, gateway: grew(before.gateway, now.gateway), postgres: grew(before.postgres, now.postgres) };
 }
 
 async function concurrency(ctx) {
   const { agentmem, postgres, close } = await ctx.savers(0);
   const seconds = QUICK ? 1 : 3;
-  const usage = () => ({
-    client: (({ user, system }) => (user + system) / 1000)(process.cpuUsage()),
-    gateway: processCpuMs((name) => name.startsWith("agentmem-gate")),
-    postgres: processCpuMs((name) => name === "postgres"),
-  });
   const run = async (saver, label) => {
     let ops = 0;
     const until = performance.now() + seconds * 1000;
-    const before = usage();
+    const before = cpuNow();
     await Promise.all(Array.from({ length: 16 }, async (_, w) => {
       const thread = `bench-conc-${label}-${w}-${crypto.randomUUID()}`;
       let config = (await fill(saver, thread, 1, "small")).last;
@@ -328,8 +343,8 @@ async function concurrency(ctx) {
         ops += 2;
       }
     }));
-    const after = usage();
-    const per = (k) => (after[k] - before[k]) / ops;
+    const used = cpuSince(before);
+    const per = (k) => used[k] / ops;
     return { rate: ops / seconds, client: per("client"), gateway: per("gateway"), postgres: per("postgres") };
   };
   const rounds = await alternating(() => run(agentmem, "am"), () => run(postgres, "pg"));
@@ -499,11 +514,16 @@ async function agentThread(graph, saver, label, turns, durability) {
   const app = graph.build(saver);
   const config = { configurable: { thread_id: `bench-agent-${label}-${crypto.randomUUID()}` } };
   const ms = [];
+  const before = cpuNow();
   for (let t = 1; t <= turns; t += 1) {
     const started = performance.now();
     await app.invoke({ messages: [graph.userMessage(t)] }, { ...config, ...(durability ? { durability } : {}) });
     ms.push(performance.now() - started);
   }
+  const used = cpuSince(before);
+  // CPU per turn of each side (the checks below excluded); at 0 ms no proxy runs in this
+  // process, so "client" is LangGraph's and the saver's own work.
+  ms.cpu = Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / turns]));
   const state = await app.getState(config);
   const kinds = state.values.messages.map((m) => m.getType()).join(",");
   const expected = Array.from({ length: turns }, () => "human,ai,tool,ai").join(",");
@@ -537,6 +557,7 @@ async function agentTurns(ctx) {
     return query.apply(this, args);
   };
   const rows = [];
+  const cpuRows = [];
   const trips = {};
   const user = await ctx.newUser();
   try {
@@ -548,6 +569,7 @@ async function agentTurns(ctx) {
         // request through the gateway, to count the round trips a turn waits for in sequence.
         if (delay > 0 && durability === undefined) trips[delay] = await bareRoundTrips(ports, user);
         const am = [], pgs = [], ratios = [];
+        const cpus = { am: [], pg: [], floor: [], mem: [] };
         let requests = 0, sent = 0;
         for (let r = 0; r < threads; r += 1) {
           const runAm = async () => {
@@ -566,11 +588,22 @@ async function agentTurns(ctx) {
           am.push(...a);
           pgs.push(...p);
           ratios.push(median(a) / median(p));
+          cpus.am.push(a.cpu);
+          cpus.pg.push(p.cpu);
         }
         const floorTurns = [];
-        for (let r = 0; r < threads; r += 1) floorTurns.push(...await agentThread(graph, new OneRequestFloorSaver(gatewayExchange(ports.gateway, user)), "floor", turns, durability));
+        for (let r = 0; r < threads; r += 1) {
+          const t = await agentThread(graph, new OneRequestFloorSaver(gatewayExchange(ports.gateway, user)), "floor", turns, durability);
+          floorTurns.push(...t);
+          cpus.floor.push(t.cpu);
+        }
         await close();
-        const mem = delay === 0 ? (await Promise.all(Array.from({ length: 1 }, () => agentThread(graph, new MemorySaver(), "mem", turns, durability)))).flat() : null;
+        let mem = null;
+        if (delay === 0) {
+          mem = await agentThread(graph, new MemorySaver(), "mem", turns, durability);
+          cpus.mem.push(mem.cpu);
+        }
+        if (delay === 0 && durability === undefined) cpuRows.push(...cpuPerTurn(cpus));
         const sequential = trips[delay] ? `${f(median(am) / trips[delay].http, 1)} / ${f(median(pgs) / trips[delay].pg, 1)}` : "–";
         rows.push([`${delay} ms`, durability ?? "default (async)", `${f(median(am))} / ${f(pct(am, 95))}`, `${f(median(pgs))} / ${f(pct(pgs, 95))}`,
           mem ? `${f(median(mem))} / ${f(pct(mem, 95))}` : "–", `${f(median(floorTurns))} / ${f(pct(floorTurns, 95))}`, `${f(requests / (threads * turns), 1)} / ${f(sent / (threads * turns), 1)}`, sequential, `${median(ratios).toFixed(2)}x`, ratio(median(floorTurns), median(pgs))]);
@@ -589,6 +622,23 @@ async function agentTurns(ctx) {
     say(`One bare round trip through the same proxies (p50; the column before the ratio divides each saver's p50 turn by its own): ${floors.join("; ")}. A turn waits for its read and its five puts one after the other (LangGraph chains the puts), so AgentmemSaver's floor is six of its round trips.`);
     say();
   }
+  if (cpuRows.length) {
+    say("## CPU per agent turn at 0 ms (ms per turn; lower is better)");
+    say();
+    say("The turns above at 0 ms, default durability: the CPU each side used per turn, medians of the threads: the bench's process (LangGraph and the saver's client; no proxy runs in it at 0 ms), the gateway (the local PostgREST-compatible stand-in; on Supabase, PostgREST) and the stack's Postgres processes, read from /proc (10 ms ticks) before and after each thread's 20 turns.");
+    say();
+    table(["saver", "client", "gateway", "Postgres", "total", "÷ PostgresSaver (total)"], cpuRows);
+  }
+}
+
+/** The rows of the CPU-per-turn table: each saver's median client, gateway and Postgres CPU
+ *  per turn over its threads, and its total against PostgresSaver's. */
+function cpuPerTurn(cpus) {
+  const med = (list) => ({ client: median(list.map((c) => c.client)), gateway: median(list.map((c) => c.gateway)), postgres: median(list.map((c) => c.postgres)) });
+  const total = (c) => c.client + c.gateway + c.postgres;
+  const pg = med(cpus.pg);
+  return [["AgentmemSaver", med(cpus.am)], ["PostgresSaver", pg], ["MemorySaver", med(cpus.mem)], ["one request per call (floor)", med(cpus.floor)]]
+    .map(([name, c]) => [name, f(c.client), f(c.gateway), f(c.postgres), f(total(c)), ratio(total(c), total(pg))]);
 }
 
 /** One bare exchange over HTTP through the gateway at `port`: a one-statement RPC as `user`,
@@ -830,6 +880,12 @@ async function context() {
   const db = new pg.Client({ connectionString: env.AGENTMEM_DB_URL });
   await db.connect();
   const dbUrl = new URL(env.AGENTMEM_DB_URL);
+  try {
+    const dir = (await db.query("show data_directory")).rows[0].data_directory;
+    postmaster = readFileSync(`${dir}/postmaster.pid`, "utf8").split("\n")[0].trim();
+  } catch {
+    // Not readable here: every Postgres process on the machine counts.
+  }
   const gatewayPort = Number(new URL(env.SUPABASE_URL).port);
   const pgPort = Number(dbUrl.port);
   const newUser = async () => {
