@@ -684,6 +684,11 @@ returns void
 language plpgsql
 volatile
 set search_path = ''
+-- Planned for each call's tenant: a generic plan (from a connection's sixth refresh on)
+-- takes the caller for a tenant of a few items, as the column's average says, and found the
+-- items by reading every expiring item of the caller (langgraph_store_items_expiring_idx):
+-- 40,000 rows to refresh the one item a get returned, where the primary key reads one.
+set plan_cache_mode = force_custom_plan
 as $$
 begin
   perform pg_catalog.set_config('agentmem.store_refresh', 'on', true);
@@ -921,8 +926,13 @@ begin
         v_vector := (v_op ->> 'vector')::extensions.vector;
       end if;
       v_result := agentmem.langgraph_store_search(v_tenant, v_ns, nullif(v_op -> 'filter', 'null'::jsonb), v_vector, v_limit, v_offset, v_op);
+      -- (Whether the caller has an expiring item at all: the first in the index of them.
+      -- As `exists`, the planner took a sequential scan that stops at the first such item
+      -- for the caller that has many, and read every tenant's items stored before it.)
       if (v_op -> 'refresh') = 'true'::jsonb and jsonb_array_length(v_result) > 0
-         and exists (select 1 from public.langgraph_store_items e where e.tenant_id = v_tenant and e.ttl_minutes is not null) then
+         and coalesce((select true from public.langgraph_store_items e
+                        where e.tenant_id = v_tenant and e.ttl_minutes is not null
+                        order by e.expires_at limit 1), false) then
         perform agentmem.langgraph_store_refresh(v_tenant, v_result);
       end if;
     when 'list' then
