@@ -811,12 +811,6 @@ language plpgsql
 volatile
 security definer
 set search_path = ''
--- Planned for each call's ids and tenant. A generic plan (PL/pgSQL's from a connection's
--- sixth call on; a search and a context read each record) takes the caller for a tenant of
--- a few memories, as the column's average says, and found the ids by reading all of their
--- memories (agent_memories_user_agent_idx): 80,000 rows per access of two memories for a
--- caller with 40,000, where the primary key reads two.
-set plan_cache_mode = force_custom_plan
 as $$
 #variable_conflict use_column
 declare
@@ -826,16 +820,22 @@ begin
     raise exception 'session_id must be at most 255 characters' using errcode = '22023';
   end if;
   return query
+  -- Each id by its primary key: a subquery per id (LIMIT keeps it one, not a join the
+  -- planner may reorder). As `m.id = any (p_ids)`, a generic plan (from a connection's sixth
+  -- call on; a search and a context read each record) took the caller for a tenant of a
+  -- few memories, as the column's average says, and found the ids by reading all of their
+  -- memories: 80,000 rows per access of two memories for a caller with 40,000.
   with hit as materialized (
     select m.id, m.agent_id,
            -- (greatest/least skip nulls: a null score stays null only outside them)
            (select case when s.score is null or s.score = 'NaN'::float8 then null
                         else greatest(-1, least(1, s.score)) end
               from unnest(p_ids, p_scores) as s(id, score) where s.id operator(pg_catalog.=) m.id limit 1) as score
-      from public.agent_memories m
-     where m.user_id operator(pg_catalog.=) v_tenant and m.id operator(pg_catalog.=) any (p_ids)
+      from (select distinct i.id from unnest(p_ids) as i(id) order by i.id) i
+      cross join lateral (select m.id, m.agent_id from public.agent_memories m
+                           where m.user_id operator(pg_catalog.=) v_tenant and m.id operator(pg_catalog.=) i.id
+                           limit 1 for key share) m
      order by m.id
-       for key share
   ),
   counted as (
     insert into public.agent_memory_counters as c (user_id, memory_id, access_count, last_accessed_at)
@@ -893,11 +893,6 @@ language plpgsql
 volatile
 security invoker
 set search_path = public, extensions
--- The answer's rows are looked up by id, planned for each call's ids and tenant: a generic
--- plan (from a connection's sixth search on) takes the caller for a tenant of a few
--- memories and read all of them (and, for the service role, all their counters) to join
--- the few ids: 80,000-230,000 rows per search for a caller with 40,000 memories.
-set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_tenant    uuid := agentmem.tenant();
@@ -941,11 +936,18 @@ begin
                                           'search', p_session_id,
                                           array(select 1 - x.d from unnest(v_ids, v_distances) x(id, d) where x.d <= 1 - v_threshold));
   end if;
+  -- The answer's rows, each by its primary key: a subquery per id (LIMIT keeps it one, not
+  -- a join the planner may reorder). Joined, a generic plan (from a connection's sixth
+  -- search on) took the caller for a tenant of a few memories, as the column's average
+  -- says, and read all of them (for the service role all their counters too) to join the
+  -- few ids: 80,000-230,000 rows per search for a caller with 40,000 memories. (Planned per
+  -- call instead, the search cost about 1 ms more.)
   return query
   select (agentmem.memory_match(m, c.access_count, c.last_accessed_at, (1 - x.distance)::double precision)).*
     from unnest(v_ids, v_distances) with ordinality as x(id, distance, n)
-    join public.agent_memories m on m.user_id = v_tenant and m.id = x.id
-    left join public.agent_memory_counters c on c.user_id = v_tenant and c.memory_id = x.id
+    cross join lateral (select * from public.agent_memories m where m.user_id = v_tenant and m.id = x.id limit 1) m
+    left join lateral (select c.access_count, c.last_accessed_at from public.agent_memory_counters c
+                        where c.user_id = v_tenant and c.memory_id = x.id limit 1) c on true
    order by x.n;
 end;
 $$;
