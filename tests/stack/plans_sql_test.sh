@@ -96,6 +96,17 @@ expect "the tables are the tenant tables, each with its tenant column" \
   "$(q -c "select string_agg(table_name::text || ':' || tenant_col, ',' order by table_name::text collate \"C\") from agentmem.tenant_tables")"
 q -c "insert into auth.users (id, email) values ('$A', 'plans-a-$A@example.test'), ('$O', 'plans-o-$O@example.test')"
 
+# A reference, an access-log row and a counter for each memory of user $1 (a seed's
+# memories, as their RPCs leave them).
+memory_side_rows() {
+  local t
+  for t in "memory_references (user_id, memory_id, reference_type, reference_id) select user_id, id, 'rfp', gen_random_uuid()" \
+           "memory_access_log (user_id, memory_id, agent_id, access_type) select user_id, id, agent_id, 'read'" \
+           "agent_memory_counters (user_id, memory_id, access_count, last_accessed_at) select user_id, id, 1, now()"; do
+    printf "insert into public.%s from public.agent_memories where user_id = '%s'; " "$t" "$1"
+  done
+}
+
 DIMS=$(q -c "select public.langgraph_store_dimensions()")
 # A vector of the store's dimension: 1 at position $1, 0 elsewhere (as JSON and as text).
 vec() { q -c "select '[' || string_agg(case when i = $1 then '1' else '0' end, ',' order by i) || ']' from generate_series(1, $DIMS) i"; }
@@ -131,12 +142,7 @@ q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, check
       -- an empty table until the parents are analyzed, a sequential scan per row.)
       analyze public.agent_memories, public.research_sessions, public.contractor_leads;
       update public.agent_memories set embedding = '$V1' where user_id = '$O' and substr(content, 13)::integer <= 1000;
-      insert into public.memory_references (user_id, memory_id, reference_type, reference_id)
-        select user_id, id, 'rfp', gen_random_uuid() from public.agent_memories where user_id = '$O';
-      insert into public.memory_access_log (user_id, memory_id, agent_id, access_type)
-        select user_id, id, agent_id, 'read' from public.agent_memories where user_id = '$O';
-      insert into public.agent_memory_counters (user_id, memory_id, access_count, last_accessed_at)
-        select user_id, id, 1, now() from public.agent_memories where user_id = '$O';
+      $(memory_side_rows $O)
       insert into public.unified_conversations (tenant_id, id, contractor_lead_id)
         select '$O', md5('seed-conv-' || i)::uuid, 'seed-lead-' || i from generate_series(1, 20000) i;
       insert into public.unified_conversation_memory (tenant_id, conversation_id, memory_type, memory_key, memory_value)
@@ -183,12 +189,7 @@ q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, check
       insert into public.contractor_leads (tenant_id, id, company_name, converted_to_contractor, converted_at)
         select '$A', 'own-lead-' || i, 'Own ' || i, true, now() from generate_series(1, 20000) i;
       analyze public.agent_memories, public.research_sessions, public.contractor_leads;
-      insert into public.memory_references (user_id, memory_id, reference_type, reference_id)
-        select user_id, id, 'rfp', gen_random_uuid() from public.agent_memories where user_id = '$A';
-      insert into public.memory_access_log (user_id, memory_id, agent_id, access_type)
-        select user_id, id, agent_id, 'read' from public.agent_memories where user_id = '$A';
-      insert into public.agent_memory_counters (user_id, memory_id, access_count, last_accessed_at)
-        select user_id, id, 1, now() from public.agent_memories where user_id = '$A';
+      $(memory_side_rows $A)
       insert into public.unified_conversations (tenant_id, id, contractor_lead_id)
         select '$A', md5('own-conv-' || i)::uuid, 'own-lead-' || i from generate_series(1, 20000) i;
       insert into public.unified_conversation_memory (tenant_id, conversation_id, memory_type, memory_key, memory_value)
