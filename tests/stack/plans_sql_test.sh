@@ -96,6 +96,18 @@ expect "the tables are the tenant tables, each with its tenant column" \
   "$(q -c "select string_agg(table_name::text || ':' || tenant_col, ',' order by table_name::text collate \"C\") from agentmem.tenant_tables")"
 q -c "insert into auth.users (id, email) values ('$A', 'plans-a-$A@example.test'), ('$O', 'plans-o-$O@example.test')"
 
+# 20,000 checkpoints of 10,000 threads keyed $1<n> ('<tenant>/<name>-'), a value and a
+# pending write each.
+thread_rows() {
+  printf "%s " \
+    "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, checkpoint_id, checkpoint, metadata)
+       select '$1' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), '{}', '{}' from generate_series(1, 20000) i;" \
+    "insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob)
+       select '$1' || (i % 10000), '', 'n', i::text, 'json', '\\x31' from generate_series(1, 20000) i;" \
+    "insert into public.langgraph_checkpoint_writes (thread_key, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+       select '$1' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), 'task', 0, 'n', 'json', '\\x31' from generate_series(1, 20000) i;"
+}
+
 # A reference, an access-log row and a counter for each memory of user $1 (a seed's
 # memories, as their RPCs leave them).
 memory_side_rows() {
@@ -121,13 +133,7 @@ V2=$(vec 2)
 # embedding has one, and their vector index is slow to fill, so 1,000 of the 20,000
 # memories have one); few distinct values in the other columns (one agent, one stage, one
 # phase, ...), as one tenant's rows often have; then statistics (see `stats`).
-q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, checkpoint_id, checkpoint, metadata)
-        select '$O/seed-' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), '{}', '{}' from generate_series(1, 20000) i;
-      insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob)
-        select '$O/seed-' || (i % 10000), '', 'n', i::text, 'json', '\\x31' from generate_series(1, 20000) i;
-      insert into public.langgraph_checkpoint_writes (thread_key, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-        select '$O/seed-' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), 'task', 0, 'n', 'json', '\\x31'
-          from generate_series(1, 20000) i;
+q -c "$(thread_rows $O/seed-)
       insert into public.langgraph_store_items (tenant_id, namespace, key, value)
         select '$O', array['seed', 'n' || (i % 2)], 'k' || i, jsonb_build_object('text', 'note ' || i) from generate_series(1, 20000) i;
       insert into public.langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
@@ -167,13 +173,7 @@ q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, check
 # the caller has besides. Their items expire in part (a refresh then has some to skip), their
 # memories spread over the importance tiers, their leads are converted, and their
 # conversations' leads have links.
-q -c "insert into public.langgraph_checkpoints (thread_key, checkpoint_ns, checkpoint_id, checkpoint, metadata)
-        select '$A/own-' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), '{}', '{}' from generate_series(1, 20000) i;
-      insert into public.langgraph_checkpoint_blobs (thread_key, checkpoint_ns, channel, version, type, blob)
-        select '$A/own-' || (i % 10000), '', 'n', i::text, 'json', '\\x31' from generate_series(1, 20000) i;
-      insert into public.langgraph_checkpoint_writes (thread_key, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-        select '$A/own-' || (i % 10000), '', 'cp-' || lpad(i::text, 6, '0'), 'task', 0, 'n', 'json', '\\x31'
-          from generate_series(1, 20000) i;
+q -c "$(thread_rows $A/own-)
       insert into public.langgraph_store_items (tenant_id, namespace, key, value, ttl_minutes, expires_at)
         select '$A', array['own', 'n' || (i % 2)], 'k' || i, jsonb_build_object('text', 'note ' || i),
                case when i % 2 = 0 then 60 end, case when i % 2 = 0 then now() + interval '1 hour' end
