@@ -6,7 +6,8 @@
 --          thread-key functions; the helpers every later file uses: agentmem.protect()
 --          (row-level security + table grants), agentmem.grant_table(),
 --          agentmem.expose() / expose_to_service() / keep_private() (function grants);
---          agentmem.vector_dimensions() / set_vector_dimensions() (pgvector columns);
+--          agentmem.vector_dimensions() / set_vector_dimensions() /
+--          keep_vectors_in_line() (pgvector columns);
 --          agentmem.check_id() / check_fields() (arguments); agentmem.delete_session()
 --          (the state stores' deletes); the trigger on auth.users that deletes a deleted
 --          user's rows.
@@ -745,6 +746,33 @@ begin
 end;
 $$;
 
+-- A vector column that searches read row after row, kept in its rows. pgvector stores its
+-- types EXTERNAL: a row over ~2 KB (a halfvec of more than ~1,000 dimensions, a vector of
+-- more than ~500; embeddings of 1,024, 1,536 and 3,072 are common) gets its value moved to
+-- the TOAST table, and a scan that measures every row of a tenant then looks each value up
+-- through that table's index: a search of 20,000 memories of 1,536 dimensions took 81-104 ms
+-- so, 31-39 ms with the copies in their rows. toast_tuple_target = 8160 (the most Postgres
+-- allows) leaves any row that fits a page as it is, uncompressed. Values stored out of line
+-- before (an install that predates this) are written again, once, in their rows.
+create or replace function agentmem.keep_vectors_in_line(p_table regclass, p_column name)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if exists (select 1 from pg_catalog.pg_class c
+              where c.oid = p_table and 'toast_tuple_target=8160' = any (coalesce(c.reloptions, '{}'))) then
+    return;
+  end if;
+  execute pg_catalog.format('alter table %s set (toast_tuple_target = 8160)', p_table);
+  if (select pg_catalog.pg_relation_size(c.reltoastrelid) from pg_catalog.pg_class c where c.oid = p_table) > 0 then
+    -- (A new value: an unchanged one would keep its place in the TOAST table.)
+    execute pg_catalog.format('update %s set %I = extensions.subvector(%I, 1, extensions.vector_dims(%I))',
+                              p_table, p_column, p_column, p_column);
+  end if;
+end;
+$$;
+
 -- Grants ----------------------------------------------------------------------------------
 -- The policies and the public functions run these as the caller.
 select agentmem.expose(
@@ -760,4 +788,5 @@ select agentmem.keep_private(
   'agentmem.refuse_key_change()', 'agentmem.stamp_times()', 'agentmem.stamp_created()',
   'agentmem.keep_bookkeeping(regclass, regproc)', 'agentmem.ensure_check(regclass, name, text)',
   'agentmem.delete_session(regclass, text)',
-  'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)');
+  'agentmem.set_vector_dimensions(regclass, name, integer, integer, text, text, text)',
+  'agentmem.keep_vectors_in_line(regclass, name)');

@@ -179,6 +179,10 @@ create table if not exists public.agent_memory_vectors (
     references public.agent_memories (user_id, id) on delete cascade
 );
 
+-- Each copy in its row, whatever the dimension: the exact scan reads them all. (First: the
+-- options' order then stays as it is when the file runs again.)
+select agentmem.keep_vectors_in_line('public.agent_memory_vectors', 'embedding');
+
 -- The search reads the copies from the index alone only where the visibility map says a
 -- page is all-visible, which vacuum sets: after 1% new rows rather than autovacuum's 20%,
 -- so a bulk import is vacuumed in autovacuum's next round, not once the table grows by a

@@ -123,6 +123,8 @@ create table if not exists public.langgraph_store_vectors (
 
 comment on table public.langgraph_store_vectors is
   'Embeddings of the indexed fields of langgraph_store_items (cosine); dimension: langgraph_store_dimensions().';
+-- Each embedding in its row: a search measures every vector under its namespace prefix.
+select agentmem.keep_vectors_in_line('public.langgraph_store_vectors', 'embedding');
 
 -- The bounds on an install that predates them.
 select agentmem.ensure_check('public.langgraph_store_items', 'langgraph_store_items_size_check',

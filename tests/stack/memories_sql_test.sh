@@ -341,8 +341,8 @@ expect "search copies follow an update (agent, type, expiry, vector), a cleared 
        "delete from agent_memories where id = '$FAR';" \
        "select count(*) from agent_memory_vectors where memory_id = '$FAR';" 'rollback;' |
      q -X -q -At | paste -sd'|')"
-expect "search copies: autovacuum visits them after 1% new rows (the index-only scan needs the visibility map)" \
-  "{autovacuum_vacuum_insert_scale_factor=0.01}" "$(q -c "select reloptions from pg_class where oid = 'public.agent_memory_vectors'::regclass")"
+expect "search copies: kept in their rows, and autovacuum visits them after 1% new rows (the index-only scan needs the visibility map)" \
+  "{toast_tuple_target=8160,autovacuum_vacuum_insert_scale_factor=0.01}" "$(q -c "select reloptions from pg_class where oid = 'public.agent_memory_vectors'::regclass")"
 expect "search copies: no API role writes them (42501 / RLS)" "42501|42501|42501" \
   "$(sqlstate authenticated "$A" "insert into agent_memory_vectors (user_id, memory_id, agent_id, memory_type, embedding) values ('$A', '$NEAR', 'a', 'fact', '[1]')")|$(sqlstate authenticated "$A" "update agent_memory_vectors set agent_id = 'x'")|$(sqlstate anon "" "select * from agent_memory_vectors")"
 # Exact answers where half precision cannot rank the rows: 30 memories of one agent
@@ -602,11 +602,13 @@ expect "set_agent_memory_dimensions(8) on an empty column: type, index, then 8-d
 expect "after the rolled-back change the column is vector(384) again" 384 "$(q -c 'select agent_memory_dimensions()')"
 # Above 768 dimensions the search copies' index leaves the vector out (a btree entry holds
 # ~2,700 bytes): a 1,536-dimension memory with a 255-character agent id of 4-byte
-# characters is stored and found, exactly.
+# characters is stored and found, exactly. Its copy (3 KB) stays in its row, not in the
+# TOAST table, where the exact scan would look each copy up (pgvector's types are stored
+# EXTERNAL: out of line from a 2 KB row on).
 E1536=$(DIMS=1536 vec 1)
 LONG_AGENT=$(python3 -c "print('\U0001F600' * 255)")
-expect "set_agent_memory_dimensions(1536): the copies' index without the vector, create and search still work" \
-  "INCLUDE (memory_id)|t|1.000" \
+expect "set_agent_memory_dimensions(1536): the copies' index without the vector, create and search still work, the copy in its row" \
+  "INCLUDE (memory_id)|t|1.000|3080|t" \
   "$(printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' "set local lock_timeout = '10s';" 'set local role service_role;' \
        'update agent_memories set embedding = null where embedding is not null \g /dev/null' \
        'select set_agent_memory_dimensions(1536) \g /dev/null' \
@@ -614,7 +616,10 @@ expect "set_agent_memory_dimensions(1536): the copies' index without the vector,
        'set local role authenticated;' \
        "select set_config('request.jwt.claims', '{\"sub\":\"$A\",\"role\":\"authenticated\"}', true) \\g /dev/null" \
        "select (create_agent_memory('$LONG_AGENT', 'wide', 'fact', p_embedding => '$E1536')).id is not null;" \
-       "select round(similarity::numeric, 3) from search_agent_memories('$E1536', '$LONG_AGENT');" 'rollback;' |
+       "select round(similarity::numeric, 3) from search_agent_memories('$E1536', '$LONG_AGENT');" \
+       'reset role;' \
+       "select pg_column_size(v.embedding), pg_column_toast_chunk_id(v.embedding) is null from agent_memory_vectors v where v.user_id = '$A' and v.agent_id = '$LONG_AGENT';" \
+       'rollback;' |
      q_continue | tr '\n' '|' | sed 's/|$//')"
 
 # Back to fewer dimensions while the wider copies are deleted but not yet vacuumed (the

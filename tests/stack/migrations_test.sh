@@ -284,6 +284,42 @@ EOF
   done <<<"$stored"
 fi
 
+# An install from before agentmem.keep_vectors_in_line: its search copies and store vectors
+# of 1,536 dimensions were stored out of line (the TOAST table). Re-running the files moves
+# them into their rows, once, with the same values. (Last: it changes the embedding
+# dimensions of the scratch database.)
+upgraded=$("$PG" psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" 2>&1 <<EOF
+select set_embedding_dimensions(1536) \g /dev/null
+alter table agent_memory_vectors reset (toast_tuple_target);
+alter table langgraph_store_vectors reset (toast_tuple_target);
+insert into auth.users (id, email) values ('00000000-0000-4000-8000-00000000aaaa', 'upgrade@example.test');
+insert into agent_memories (user_id, agent_id, content, memory_type, embedding)
+select '00000000-0000-4000-8000-00000000aaaa', 'a', 'wide', 'fact', array_agg(sin(i))::real[]::extensions.vector
+  from generate_series(1, 1536) i;
+insert into langgraph_store_items (tenant_id, namespace, key, value)
+values ('00000000-0000-4000-8000-00000000aaaa', '{docs}', 'k', '{}');
+insert into langgraph_store_vectors (tenant_id, namespace, key, field, embedding)
+select '00000000-0000-4000-8000-00000000aaaa', '{docs}', 'k', 'text', array_agg(cos(i))::real[]::extensions.vector
+  from generate_series(1, 1536) i;
+create temp table before as
+  select (select md5(embedding::text) from agent_memory_vectors) as copy,
+         (select md5(embedding::text) from langgraph_store_vectors) as stored;
+select (select pg_column_toast_chunk_id(embedding) is not null from agent_memory_vectors)
+       || '|' || (select pg_column_toast_chunk_id(embedding) is not null from langgraph_store_vectors);
+\set QUIET on
+\o /dev/null
+\i $SQL_ROOT/supabase/migrations/20261122000200_agent_memories.sql
+\i $SQL_ROOT/supabase/migrations/20261122000700_langgraph_store.sql
+\o
+select (select pg_column_toast_chunk_id(embedding) is null from agent_memory_vectors)
+       || '|' || (select pg_column_toast_chunk_id(embedding) is null from langgraph_store_vectors)
+       || '|' || (select (select md5(embedding::text) from agent_memory_vectors) = copy
+                     and (select md5(embedding::text) from langgraph_store_vectors) = stored from before);
+EOF
+)
+expect "re-run over an install with vectors stored out of line (1,536 dimensions): out of line before, in their rows after, the same values" \
+  "true|true true|true|true" "$(grep -E '^(true|false)' <<<"$upgraded" | paste -sd' ')"
+
 if [ "$failed" != 0 ]; then
   log "migrations re-run test: $failed of $checks checks FAILED"
   exit 1
