@@ -616,6 +616,44 @@ q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, 
 expect "a checkpoint written around the RPCs (a direct connection, PostgresSaver) is listed too" "1|7" \
   "$(as_api authenticated "$A" "select count(*) || '|' || max(t -> 'metadata' ->> 'step') from langgraph_list_threads('$P-direct') t;")"
 
+# A prefix is matched literally, code point by code point (LIKE's % _ and \ are characters
+# like others; the last code points below and above the surrogates, and the highest, which
+# no next one follows), and answers what a filter of all the caller's threads answers: the
+# same rows, order and pages, for a user (one range of keys), a member of a deal (their own
+# and the deal's threads: bare ids, a key under the deal's tenant, a prefix within the
+# user's own keys), the service role acting for them, and not acting for anyone (its own
+# threads: bare ids among every user's keys).
+LT="$P-lt-"
+lt_ids="'$LT' || x from unnest(array['a', 'ab', 'b', '%', '%x', '_', 'x_', chr(92), chr(92) || 'x', chr(55295), chr(57344), chr(65535),
+  chr(1114111), chr(1114111) || 'x', chr(1114111) || chr(1114111)]) x union all select '$A/${LT}nested'"
+lt_put="select langgraph_put(i, '', 'c1', null, 'json', '$(ckpt c1 '{}')', '{}', '[]') from"
+for u in "$A" "$C"; do
+  as_api authenticated "$u" "select count(*) from ($lt_put (select $lt_ids) i(i) where i not like '%b') x;" commit >/dev/null
+  as_api authenticated "$u" "select count(*) from ($lt_put (select $lt_ids) i(i) where i like '%b') x;" commit >/dev/null
+done
+as_api authenticated "$A" "select langgraph_put('$TD-lt', '', 'c1', null, 'json', '$(ckpt c1 '{}')', '{}', '[]');" commit >/dev/null
+as_api service_role "" "select count(*) from ($lt_put unnest(array['${LT}svc', '${LT}svc-2', '${LT}a']) i) x;" commit >/dev/null
+q -c "insert into langgraph_checkpoints (thread_key, checkpoint_id, checkpoint, metadata) values ('$DT/${LT}dt', 'd1', '{}', '{}')" >/dev/null
+LT_SAME="with c(n, p, l, o) as (
+  select row_number() over (), p, l, o
+    from unnest(array['$LT', '$LT%', '${LT}_', '$LT' || chr(92), '${LT}a', '$LT' || chr(55295), '$LT' || chr(65535), '$LT' || chr(1114111),
+                      '$LT' || chr(1114111) || chr(1114111), '$A/', '$A/$LT', 'cim-$DEAL_ID', '${LT}dt', '${LT}svc', '']) p,
+         (values (50, 0), (2, 1), (1, 0), (50, 3)) v(l, o))
+select coalesce(string_agg(c.n || ':' || c.l || ',' || c.o, ' ' order by c.n) filter (where
+         (select coalesce(jsonb_agg(x.j order by x.n), '[]') from langgraph_list_threads(c.p, null, c.l, c.o) with ordinality x(j, n))
+         is distinct from
+         (select coalesce(jsonb_agg(agentmem.langgraph_thread_summary(s.t) order by (s.t).updated_at desc, (s.t).thread_key), '[]')
+            from (select t from langgraph_threads t where t.tenant_id = any (agentmem.thread_tenants()) and starts_with(t.thread_id, c.p)
+                   order by t.updated_at desc, t.thread_key limit c.l offset c.o) s)), 'same')
+       || '|' || string_agg((select count(*) from langgraph_threads t
+                              where t.tenant_id = any (agentmem.thread_tenants()) and starts_with(t.thread_id, c.p))::text, ',' order by c.n)
+                   filter (where c.l = 50 and c.o = 0 and c.p <> '')
+  from c;"
+# (After each answer, how many threads each prefix matches, but '': every page of each is compared.)
+expect "list_threads: a prefix answers as a filter of all the caller's threads would (a user; a deal's member; the service role for them, and for itself)" \
+  "same|15,2,1,2,2,1,1,3,1,1,1,0,0,0 same|16,2,1,2,2,1,1,3,1,1,1,2,1,0 same|16,2,1,2,2,1,1,3,1,1,1,2,1,0 same|3,0,0,0,1,0,0,0,0,0,0,0,0,2" \
+  "$(as_api authenticated "$C" "$LT_SAME") $(as_api authenticated "$A" "$LT_SAME") $(acting_for "$A" as_api service_role "" "$LT_SAME") $(as_api service_role "" "$LT_SAME")"
+
 # --- deleting a user ---------------------------------------------------------------------------
 as_api authenticated "$E" "$(quiet put "$P-e" "" "$ID1" null "$(ckpt $ID1 '{"a":1}')" '{}' "[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"$W1\"}]")
 $(quiet put_writes "$P-e" "" "$ID1" t "" "[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"$W1\"}]")

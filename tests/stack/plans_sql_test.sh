@@ -232,6 +232,7 @@ select public.langgraph_get_tuple('mine', '', 'cp-000$i') \\g /dev/null
 select public.langgraph_list('mine', '', null, null, null, 10) \\g /dev/null
 select public.langgraph_list(null, null, null, null, null, 10) \\g /dev/null
 select public.langgraph_list_threads() \\g /dev/null
+select public.langgraph_list_threads('mine') \\g /dev/null
 select public.langgraph_put('gone-$i', '', 'cp-1', null, null, '{\"v\": 4, \"id\": \"cp-1\", \"channel_versions\": {\"n\": 1}}', '{}',
          '[{\"channel\": \"n\", \"version\": \"1\", \"type\": \"json\", \"text\": \"1\"}]') \\g /dev/null
 select public.langgraph_put_writes('gone-$i', '', 'cp-1', 'task', '', '[{\"channel\": \"n\", \"type\": \"json\", \"text\": \"1\"}]') \\g /dev/null
@@ -303,7 +304,10 @@ done
 # few rows): an access of two memories, a search's answer and one agent's statistics read
 # all of the caller's memories (or counters, per memory); a get's TTL refresh every
 # expiring item of the caller; a delete of a conversation all of the caller's links; a
-# list of the caller's newest checkpoints all of them.
+# list of the caller's newest checkpoints all of them. The calls that answer a page of the
+# caller's rows read about the page, on any plan: the threads whose ids start with a
+# prefix (one of the caller's 10,000 threads has it). Until 2026-11-29 a prefix read all
+# of the caller's threads (newest first, or the whole table) to keep those that match.
 READS="select coalesce(string_agg(t || ' ' || n, ', ' order by t), 'none')
   from (select c.relname as t, pg_stat_get_xact_tuples_fetched(c.oid)
                  + (select coalesce(sum(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0) from pg_index i where i.indrelid = c.oid) as n
