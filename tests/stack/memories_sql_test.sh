@@ -528,6 +528,21 @@ expect "context: char budget 2400 fits all five" "c1,c2,c3,c4,c6" "$(ctx "'agent
 expect "context: budget smaller than the first memory returns nothing" "" "$(ctx "'agent-ctx', p_max_chars => 99")"
 expect "context: max_memories" "c1,c2,c3" "$(ctx "'agent-ctx', p_max_memories => 3")"
 expect "context: min_importance" "c1,c2,c3" "$(ctx "'agent-ctx', p_min_importance => 0.6")"
+# Ties of importance and age go by id, within a tier read from its start (its newest first,
+# through the index, without a query vector); an expired memory among them is skipped.
+q -c "set session_replication_role = replica;
+insert into agent_memories (user_id, agent_id, content, memory_type, importance_score, expires_at, created_at, metadata)
+select '$A', 'agent-tie', 'tie ' || i, 'fact', case when i = 7 then 0.2 else 0.4 end,
+       case when i = 3 then now() - interval '1 second' end,
+       case when i = 6 then now() - interval '30 minutes' else now() - interval '1 hour' end, jsonb_build_object('label', 't' || i)
+  from generate_series(1, 7) i" >/dev/null
+tie_order="select string_agg(metadata->>'label', ',' order by importance_score desc, created_at desc, id) from (
+  select * from agent_memories where agent_id = 'agent-tie' and (expires_at is null or expires_at > now())
+   order by importance_score desc, created_at desc, id limit"
+expect "context: a tier newest first, then by id; expired skipped; a page of it" \
+  "$(q -c "$tie_order 6) m")|$(q -c "$tie_order 2) m")|t6|t7|6" \
+  "$(ctx "'agent-tie'")|$(ctx "'agent-tie', p_max_memories => 2")|$(ctx "'agent-tie'" | awk -F, '{print $1 "|" $NF "|" NF}')"
+q -c "delete from agent_memories where agent_id = 'agent-tie'" >/dev/null
 expect "context: similarity null without a query; set with one (null where no embedding)" "||||;1.000|1.000|0.000||1.000" \
   "$(as_api authenticated "$A" "select string_agg(coalesce(round(similarity::numeric, 3)::text, ''), '|' order by o) from get_memory_context('agent-ctx') with ordinality x(id,u,a,s,c,t,i,m,e,ac,la,ca,ua,similarity,o);
 select string_agg(coalesce(round(similarity::numeric, 3)::text, ''), '|' order by o) from get_memory_context('agent-ctx', '$E1') with ordinality x(id,u,a,s,c,t,i,m,e,ac,la,ca,ua,similarity,o);" | paste -sd';')"

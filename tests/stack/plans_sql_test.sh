@@ -255,6 +255,7 @@ select public.update_agent_memory(:'m$i', p_importance_score => 0.$i) \\g /dev/n
 select public.update_agent_memory(:'m$i', 'memory $i changed', '$V2') \\g /dev/null
 select public.update_memory_access(array[:'m$i', :'d$i']::uuid[]) \\g /dev/null
 select count(*) from public.get_memory_context('agent') \\g /dev/null
+select count(*) from public.get_memory_context() \\g /dev/null
 select public.get_memory_statistics('agent') \\g /dev/null
 select public.delete_agent_memory(:'d$i') \\g /dev/null"
   # state stores: a conversation saved again and again, and one per call created, saved and deleted
@@ -306,8 +307,10 @@ done
 # expiring item of the caller; a delete of a conversation all of the caller's links; a
 # list of the caller's newest checkpoints all of them. The calls that answer a page of the
 # caller's rows read about the page, on any plan: the threads whose ids start with a
-# prefix (one of the caller's 10,000 threads has it). Until 2026-11-29 a prefix read all
-# of the caller's threads (newest first, or the whole table) to keep those that match.
+# prefix (one of the caller's 10,000 threads has it), and the context without a query
+# vector (the newest of the best tier, 2,000 of the caller's memories). Until 2026-11-29
+# a prefix read all of the caller's threads (newest first, or the whole table) to keep
+# those that match, and a context each tier it answered from whole, to order it by age.
 READS="select coalesce(string_agg(t || ' ' || n, ', ' order by t), 'none')
   from (select c.relname as t, pg_stat_get_xact_tuples_fetched(c.oid)
                  + (select coalesce(sum(pg_stat_get_xact_tuples_returned(i.indexrelid)), 0) from pg_index i where i.indrelid = c.oid) as n
