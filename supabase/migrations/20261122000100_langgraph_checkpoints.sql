@@ -964,6 +964,7 @@ declare
   v_lo       text;
   v_hi       text;
   v_filter   boolean;
+  v_keys     text[];
 begin
   if p_limit is not null and (p_limit < 1 or p_limit > 1000) then
     raise exception 'langgraph_list_threads: p_limit must be between 1 and 1000' using errcode = '22023';
@@ -1049,6 +1050,32 @@ begin
     v_lo := v_starts[1];
     v_hi := v_ends[1];
     v_filter := v_filtered[1];
+    -- A prefix most of the caller's threads have: the page is among their newest, which a
+    -- walk of twice the page's length (offset included) finds first. (Read as a range, a
+    -- prefix all of a caller's 40,000 threads have cost 31 ms a page; newest first, 0.5.)
+    -- Found or not, the walk reads at most twice the page, beside a range that reads the
+    -- threads that match. (The caller's keys start with v_lo exactly where their ids start
+    -- with the prefix: '<tenant>/' and the prefix for a user, the prefix for the service
+    -- tenant.)
+    if v_tenants = array[v_own] then
+      v_keys := array(
+        select w.thread_key
+          from (select t.thread_key, t.updated_at, t.metadata from public.langgraph_threads t
+                 where t.tenant_id = v_own
+                 order by t.updated_at desc, t.thread_key limit 2 * (coalesce(p_offset, 0) + coalesce(p_limit, 50))) w
+         where starts_with(w.thread_key, v_lo) and (p_filter is null or w.metadata @> p_filter)
+         order by w.updated_at desc, w.thread_key limit coalesce(p_offset, 0) + coalesce(p_limit, 50));
+      if cardinality(v_keys) = coalesce(p_offset, 0) + coalesce(p_limit, 50) then
+        -- (The page's keys in a variable: coalesce in the predicate is not leakproof, which
+        -- keeps it out of the index under row-level security.)
+        v_keys := v_keys[coalesce(p_offset, 0) + 1:];
+        return query
+          select agentmem.langgraph_thread_summary(t) from public.langgraph_threads t
+           where t.thread_key = any (v_keys)
+           order by t.updated_at desc, t.thread_key;
+        return;
+      end if;
+    end if;
     return query
       select agentmem.langgraph_thread_summary(x.t)
         from (select t from public.langgraph_threads t

@@ -619,10 +619,11 @@ expect "a checkpoint written around the RPCs (a direct connection, PostgresSaver
 # A prefix is matched literally, code point by code point (LIKE's % _ and \ are characters
 # like others; the last code points below and above the surrogates, and the highest, which
 # no next one follows), and answers what a filter of all the caller's threads answers: the
-# same rows, order and pages, for a user (one range of keys), a member of a deal (their own
-# and the deal's threads: bare ids, a key under the deal's tenant, a prefix within the
-# user's own keys), the service role acting for them, and not acting for anyone (its own
-# threads: bare ids among every user's keys).
+# same rows, order and pages, for a user (one range of keys, or their newest threads when
+# a page is among them), a member of a deal (their own and the deal's threads: bare ids, a
+# key under the deal's tenant, a prefix within the user's own keys), the service role
+# acting for them, and not acting for anyone (its own threads: bare ids among every
+# user's keys).
 LT="$P-lt-"
 lt_ids="'$LT' || x from unnest(array['a', 'ab', 'b', '%', '%x', '_', 'x_', chr(92), chr(92) || 'x', chr(55295), chr(57344), chr(65535),
   chr(1114111), chr(1114111) || 'x', chr(1114111) || chr(1114111)]) x union all select '$A/${LT}nested'"
