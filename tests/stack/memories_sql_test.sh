@@ -348,14 +348,14 @@ expect "search copies: no API role writes them (42501 / RLS)" "42501|42501|42501
 # Exact answers where half precision cannot rank the rows: 30 memories of one agent
 # 1.5e-6 apart in distance from the query, each turned its own way (rounding to half
 # precision moves a distance by up to ~2e-4, so the copies' order of these is not the
-# true one: the band of rows re-ranked at full precision decides), 120 farther away; and
-# 150 where 120 duplicates tie (more rows in the band than the window holds: every row is
-# measured at full precision). Compared with a scan that uses no index, as the owner runs
-# it, ids included (ties by id).
-ties() { # agent, embedding expression of i, query
+# true one: the band of rows re-ranked at full precision decides), 120 farther away; 150
+# where 120 duplicates tie; and 1,200 where 1,170 do (more rows in the band than the first
+# pass keeps, 1,010: a second pass over the copies takes them all). Compared with a scan
+# that uses no index, as the owner runs it, ids included (ties by id).
+ties() { # agent, embedding expression of i, query[, how many memories (150)]
   printf '%s\n' '\set ON_ERROR_ROLLBACK on' 'begin;' \
     "insert into agent_memories (user_id, agent_id, content, memory_type, embedding)
-     select '$A', '$1', 'tie ' || i, 'fact', $2 from generate_series(0, 149) i;" \
+     select '$A', '$1', 'tie ' || i, 'fact', $2 from generate_series(0, ${4:-150} - 1) i;" \
     "create temp table exact on commit drop as
        select array_agg(id order by d, id) as ids from (select id, embedding <=> $3 as d from agent_memories
         where user_id = '$A' and agent_id = '$1' order by (embedding <=> $3) + 0, id limit 10) x;" \
@@ -368,8 +368,9 @@ ties() { # agent, embedding expression of i, query
 SCATTERED="(case when i < 30 then ('[' || (0.7 - i * 3e-6) || ',' || 0.714 * cos(i * 2.3999) || ',' || 0.714 * sin(i * 2.3999)
                                     || repeat(',0', 381) || ']')::vector
                  else '$(vec 0.6 0.8)'::vector end)"
-expect "exact where half precision cannot rank: near-equal distances turned every way, and more duplicates than the window" "t|t" \
-  "$(ties agent-scattered "$SCATTERED" "'$E1'::vector")|$(ties agent-dups "('$(vec 1 1)'::vector + (case when i < 30 then '$(vec 0 0 1)' else '$(vec 0)' end)::vector)" "'$(vec 1 1 0.001)'::vector")"
+DUPS="('$(vec 1 1)'::vector + (case when i < 30 then '$(vec 0 0 1)' else '$(vec 0)' end)::vector)"
+expect "exact where half precision cannot rank: near-equal distances turned every way, duplicates, and more duplicates than the first pass keeps" "t|t|t" \
+  "$(ties agent-scattered "$SCATTERED" "'$E1'::vector")|$(ties agent-dups "$DUPS" "'$(vec 1 1 0.001)'::vector")|$(ties agent-many-dups "$DUPS" "'$(vec 1 1 0.001)'::vector" 1200)"
 
 # --- update_memory_access ---------------------------------------------------------------------
 expect "update_memory_access: distinct visible ids, logs each (B's id ignored)" "2|2|2" \

@@ -21,16 +21,16 @@ create table if not exists scale.centres (c integer primary key, v extensions.ve
 create table if not exists scale.noise_a (n integer primary key, v extensions.vector);
 create table if not exists scale.noise_b (n integer primary key, v extensions.vector);
 
--- p_topics topic centres, and the two noise tables.
+-- p_topics topic centres, and the two noise tables, of the embedding column's dimension.
 create or replace function scale.prepare(p_topics integer)
 returns void
 language sql
 as $$
-  insert into scale.centres select c, scale.pseudo(c + 0.5, 384, 1) from generate_series(0, p_topics - 1) c
+  insert into scale.centres select c, scale.pseudo(c + 0.5, public.agent_memory_dimensions(), 1) from generate_series(0, p_topics - 1) c
     on conflict do nothing;
-  insert into scale.noise_a select n, scale.pseudo(n + 10000.25, 384, 0.35) from generate_series(0, 996) n
+  insert into scale.noise_a select n, scale.pseudo(n + 10000.25, public.agent_memory_dimensions(), 0.35) from generate_series(0, 996) n
     on conflict do nothing;
-  insert into scale.noise_b select n, scale.pseudo(n + 20000.75, 384, 0.15) from generate_series(0, 100) n
+  insert into scale.noise_b select n, scale.pseudo(n + 20000.75, public.agent_memory_dimensions(), 0.15) from generate_series(0, 100) n
     on conflict do nothing;
 $$;
 
@@ -69,7 +69,7 @@ returns extensions.vector
 language sql
 stable
 as $$
-  select c.v operator(extensions.+) scale.pseudo(p_n + 30000.5, 384, 0.3) from scale.centres c where c.c = p_topic
+  select c.v operator(extensions.+) scale.pseudo(p_n + 30000.5, extensions.vector_dims(c.v), 0.3) from scale.centres c where c.c = p_topic
 $$;
 
 -- The exact answer: the best p_k of the tenant's memories that pass the filters, by a scan
