@@ -605,8 +605,8 @@ begin
            max(case v_metric
                  when 'l2' then 1 / (1 + (v.embedding operator(extensions.<->) p_vector))
                  when 'inner_product' then -(v.embedding operator(extensions.<#>) p_vector)
-                 else (select case when d.d = 'NaN'::double precision then 0 else 1 - d.d end
-                         from (select v.embedding operator(extensions.<=>) p_vector as d) d)
+                 -- (a zero vector's NaN distance: similarity 0)
+                 else 1 - coalesce(nullif(v.embedding operator(extensions.<=>) p_vector, 'NaN'::double precision), 1)
                end) as sim
       from public.langgraph_store_vectors v
      where p_vector is not null and v_mode is distinct from 'text'
@@ -615,7 +615,7 @@ begin
        and v.namespace[1:pg_catalog.cardinality(p_prefix)] = p_prefix collate "C"
      group by v.namespace, v.key),
   found as (
-    select i.namespace, i.key, i.value, i.created_at, i.updated_at, s.sim, t.text,
+    select i.namespace, i.key, i.created_at, i.updated_at, s.sim, t.text,
            t.doc operator(pg_catalog.@@) v_query as hit,
            pg_catalog.ts_rank(t.doc, v_query) as rank,
            i.ns_order as ns_rank,
@@ -667,7 +667,10 @@ begin
     union all
     select 1, * from rest)
   select coalesce(pg_catalog.jsonb_agg(
-           pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(a.namespace), 'key', a.key, 'value', a.value,
+           pg_catalog.jsonb_build_object('namespace', pg_catalog.to_jsonb(a.namespace), 'key', a.key,
+                                         -- (the page's values only: the ranking carries none)
+                                         'value', (select i.value from public.langgraph_store_items i
+                                                    where i.tenant_id = p_tenant and i.namespace = a.namespace and i.key = a.key),
                                          'createdAt', a.created_at, 'updatedAt', a.updated_at, 'score', a.score)
            order by a.part, a.score desc nulls last, a.ns_rank, a.item_order), '[]'::jsonb)
     into v_result
