@@ -371,6 +371,10 @@ SCATTERED="(case when i < 30 then ('[' || (0.7 - i * 3e-6) || ',' || 0.714 * cos
 DUPS="('$(vec 1 1)'::vector + (case when i < 30 then '$(vec 0 0 1)' else '$(vec 0)' end)::vector)"
 expect "exact where half precision cannot rank: near-equal distances turned every way, duplicates, and more duplicates than the first pass keeps" "t|t|t" \
   "$(ties agent-scattered "$SCATTERED" "'$E1'::vector")|$(ties agent-dups "$DUPS" "'$(vec 1 1 0.001)'::vector")|$(ties agent-many-dups "$DUPS" "'$(vec 1 1 0.001)'::vector" 1200)"
+# The rolled-back inserts above left ~1,500 dead memories and copies: vacuumed now, not by
+# an autovacuum that a later TRUNCATE check could deadlock with (a VACUUM of agent_memories
+# waited on that check's transaction while it waited for the table's lock: 40P01, seen once).
+q -c "vacuum agent_memories, agent_memory_vectors" >/dev/null
 
 # --- update_memory_access ---------------------------------------------------------------------
 expect "update_memory_access: distinct visible ids, logs each (B's id ignored)" "2|2|2" \
