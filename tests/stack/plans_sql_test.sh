@@ -119,6 +119,18 @@ memory_side_rows() {
   done
 }
 
+# 20,000 workflow states, research drafts (2,000 sessions) and contractors of tenant $1, named
+# $2<n> ('seed-', 'own-'; a contractor's lead $2lead-<n>, company $3 <n>).
+state_rows() {
+  printf "%s " \
+    "insert into public.workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage)
+       select '$1', '$2' || i, 0, 0, 'clarification' from generate_series(1, 20000) i;" \
+    "insert into public.research_drafts (tenant_id, session_id, phase, version, content, created_at)
+       select '$1', '$2' || (i % 2000 + 1), '1_browsing', i, 'draft', 0 from generate_series(1, 20000) i;" \
+    "insert into public.contractors (tenant_id, contractor_lead_id, company_name)
+       select '$1', '$2lead-' || i, '$3 ' || i from generate_series(1, 20000) i;"
+}
+
 DIMS=$(q -c "select public.langgraph_store_dimensions()")
 # A vector of the store's dimension: 1 at position $1, 0 elsewhere (as JSON and as text).
 vec() { q -c "select '[' || string_agg(case when i = $1 then '1' else '0' end, ',' order by i) || ']' from generate_series(1, $DIMS) i"; }
@@ -155,12 +167,7 @@ q -c "$(thread_rows $O/seed-)
         select '$O', md5('seed-conv-' || (i / 10))::uuid, case when i % 10 = 0 then 'checkpoint' else 'coia_state' end,
                case when i % 10 = 0 then 'state_checkpoint' else 'field-' || (i % 10) end, '1'
           from generate_series(1, 20000) i;
-      insert into public.workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage)
-        select '$O', 'seed-' || i, 0, 0, 'clarification' from generate_series(1, 20000) i;
-      insert into public.research_drafts (tenant_id, session_id, phase, version, content, created_at)
-        select '$O', 'seed-' || (i % 2000 + 1), '1_browsing', i, 'draft', 0 from generate_series(1, 20000) i;
-      insert into public.contractors (tenant_id, contractor_lead_id, company_name)
-        select '$O', 'seed-lead-' || i, 'Seed ' || i from generate_series(1, 20000) i;
+      $(state_rows $O seed- Seed)
       -- and one large namespace of the caller's own, which their puts add to, and many
       -- conversations of their own, beside the ones their calls delete
       insert into public.langgraph_store_items (tenant_id, namespace, key, value)
@@ -195,12 +202,7 @@ q -c "$(thread_rows $A/own-)
       insert into public.unified_conversation_memory (tenant_id, conversation_id, memory_type, memory_key, memory_value)
         select '$A', md5('own-link-' || i)::uuid, 'contractor_mapping', 'contractor_lead_id', to_jsonb('own-lead-' || i)
           from generate_series(1, 20000) i;
-      insert into public.workflow_agent_states (tenant_id, session_id, created_at, updated_at, stage)
-        select '$A', 'own-' || i, 0, 0, 'clarification' from generate_series(1, 20000) i;
-      insert into public.research_drafts (tenant_id, session_id, phase, version, content, created_at)
-        select '$A', 'own-' || (i % 2000 + 1), '1_browsing', i, 'draft', 0 from generate_series(1, 20000) i;
-      insert into public.contractors (tenant_id, contractor_lead_id, company_name)
-        select '$A', 'own-lead-' || i, 'Own ' || i from generate_series(1, 20000) i;"
+      $(state_rows $A own- Own)"
 q -c "$(stats set)"
 pages=""
 for t in "${TABLE_NAMES[@]}"; do
