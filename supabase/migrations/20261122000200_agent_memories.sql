@@ -617,6 +617,20 @@ as $$
      and (m.expires_at is null or m.expires_at > now())
 $$;
 
+-- Their search copies (agent_memory_vectors), with the same filters: what memory_exact's
+-- passes scan, inlined into each as memory_candidates is.
+create or replace function agentmem.memory_copies(p_tenant uuid, p_agent text, p_types text[])
+returns setof public.agent_memory_vectors
+language sql
+stable
+as $$
+  select v.* from public.agent_memory_vectors v
+   where v.user_id = p_tenant
+     and (p_agent is null or v.agent_id = p_agent)
+     and (p_types is null or v.memory_type = any (p_types))
+     and (v.expires_at is null or v.expires_at > now())
+$$;
+
 -- Search: the contract ------------------------------------------------------------------
 -- search_agent_memories (and get_memory_context with a query) answer the best p_k of the
 -- tenant's memories that pass the filters, by cosine distance, ties by id:
@@ -684,12 +698,8 @@ begin
   select array_agg(c.memory_id order by c.d), array_agg(c.d order by c.d)
     into v_ids, v_copies
     from (select v.memory_id, v.embedding operator(extensions.<=>) v_copy as d
-            from public.agent_memory_vectors v
-           where v.user_id = p_tenant
-             and (p_agent is null or v.agent_id = p_agent)
-             and (p_types is null or v.memory_type = any (p_types))
-             and (v.expires_at is null or v.expires_at > now())
-             and (p_known_kth is null or v.embedding operator(extensions.<=>) v_copy <= p_known_kth + 3 * v_margin)
+            from agentmem.memory_copies(p_tenant, p_agent, p_types) v
+           where p_known_kth is null or v.embedding operator(extensions.<=>) v_copy <= p_known_kth + 3 * v_margin
            order by 2
            limit v_window) c;
   -- (Fewer than p_k rows: all of them. A NaN distance, of a zero vector a direct write
@@ -697,12 +707,8 @@ begin
   v_band := array(select x.id from unnest(v_ids, v_copies) x(id, d)
                    where cardinality(v_ids) <= p_k or x.d <= v_copies[p_k] + 2 * v_margin);
   if cardinality(v_band) >= v_window then
-    v_band := array(select v.memory_id from public.agent_memory_vectors v
-                     where v.user_id = p_tenant
-                       and (p_agent is null or v.agent_id = p_agent)
-                       and (p_types is null or v.memory_type = any (p_types))
-                       and (v.expires_at is null or v.expires_at > now())
-                       and v.embedding operator(extensions.<=>) v_copy <= v_copies[p_k] + 2 * v_margin);
+    v_band := array(select v.memory_id from agentmem.memory_copies(p_tenant, p_agent, p_types) v
+                     where v.embedding operator(extensions.<=>) v_copy <= v_copies[p_k] + 2 * v_margin);
   end if;
   -- (`+ 0` keeps the HNSW index out: the order is not the operator's own.)
   return query
@@ -1307,7 +1313,7 @@ select agentmem.expose(
 select agentmem.expose(
   'agentmem.memory_types()', 'agentmem.check_memory_type(text)',
   'agentmem.check_embedding(extensions.vector, boolean)',
-  'agentmem.memory_candidates(uuid, text, text[])',
+  'agentmem.memory_candidates(uuid, text, text[])', 'agentmem.memory_copies(uuid, text, text[])',
   'agentmem.memory_exact(uuid, extensions.vector, text, text[], integer, double precision)',
   'agentmem.memory_vector_copy(extensions.vector)',
   'agentmem.memory_nearest(uuid, extensions.vector, text, text[], integer)',
