@@ -476,12 +476,21 @@ language plpgsql
 immutable
 set search_path = ''
 as $$
+declare
+  v_labels text[] := '{}';
 begin
-  if pg_catalog.jsonb_typeof(p) is distinct from 'array'
-     or exists (select 1 from pg_catalog.jsonb_array_elements(p) e where pg_catalog.jsonb_typeof(e) <> 'string') then
+  if pg_catalog.jsonb_typeof(p) is distinct from 'array' then
     raise exception '%: a namespace must be an array of strings', p_what using errcode = '22023';
   end if;
-  return array(select pg_catalog.jsonb_array_elements_text(p));
+  -- Label by label, as simple expressions: no query (2 µs a call, not 6.5; a batch's puts
+  -- call it once per item).
+  for v_at in 0 .. pg_catalog.jsonb_array_length(p) - 1 loop
+    if pg_catalog.jsonb_typeof(p -> v_at) <> 'string' then
+      raise exception '%: a namespace must be an array of strings', p_what using errcode = '22023';
+    end if;
+    v_labels := v_labels || (p ->> v_at);
+  end loop;
+  return v_labels;
 end;
 $$;
 

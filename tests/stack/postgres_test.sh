@@ -267,6 +267,15 @@ expect "... each pins its search_path (the public writers an empty one); the cal
 expect "forget_user runs only as the trigger (it cannot be called)" "0A000" \
   "$("$PG" psql -X -q -At -c "select agentmem.forget_user()" -c '\echo :SQLSTATE' 2>/dev/null | tail -n 1)"
 
+# A store namespace from JSON (agentmem.langgraph_store_labels): its labels in order; an
+# empty array none; anything but an array of strings 22023, naming the operation.
+expect "store labels: an array of strings, in order" '{n,"a b",ü,""}|{}' \
+  "$(q -c "select agentmem.langgraph_store_labels('[\"n\", \"a b\", \"ü\", \"\"]', 'get')::text || '|' || agentmem.langgraph_store_labels('[]', 'get')::text")"
+for bad_ns in '["n", 1]' '["n", null]' '[["n"]]' '{"a": "n"}' '"n"' 'null'; do
+  expect "store labels: $bad_ns is refused" "put: a namespace must be an array of strings|22023" \
+    "$("$PG" psql -X -q -At -c "\\set VERBOSITY terse" -c "select agentmem.langgraph_store_labels('$bad_ns', 'put')" -c '\echo :LAST_ERROR_MESSAGE|:SQLSTATE' 2>/dev/null | tail -n 1)"
+done
+
 # One row of U1's in every table, through the RPCs, the way a client writes them.
 SEED="select langgraph_put('t', '', 'c1', null, 'json', '{\"v\":4,\"id\":\"c1\",\"channel_versions\":{\"a\":\"1\"}}', '{}', '[{\"channel\":\"a\",\"version\":\"1\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
 select langgraph_put_writes('t', '', 'c1', 'task', '', '[{\"idx\":0,\"channel\":\"x\",\"type\":\"json\",\"blob\":\"eA==\"}]') \\g /dev/null
